@@ -1,0 +1,137 @@
+"""The one context object: execution mode, device, debug settings and the active tape."""
+import logging
+import threading
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+logger = logging.getLogger("minispore")
+
+# Keys MindSpore accepts that change nothing here; kept so MindSpore scripts run unchanged.
+_COMPAT_KEYS = {
+    "max_device_memory": "1024GB",   # only meaningful for GPU memory pools; ignored on CPU
+    "variable_memory_max_size": "0",
+    "enable_graph_kernel": False,     # our GRAPH mode fuses elementwise chains by itself
+    "graph_kernel_flags": "",
+    "pynative_synchronize": False,    # CPU kernels are synchronous already
+    "memory_optimize_level": "O0",
+    "max_call_depth": 1000,
+    "jit_config": None,
+    "deterministic": "OFF",
+    "enable_reduce_precision": True,
+    "check_bprop": False,
+    "print_file_path": "",
+    "enable_compile_cache": False,
+    "compile_cache_path": "",
+    "inter_op_parallel_num": 0,
+    "ascend_config": None,
+    "jit_syntax_level": 0,
+    "gpu_config": None,
+    "enable_profiling": False,
+    "reserve_class_name_in_scope": True,
+}
+
+
+class _Context:
+    def __init__(self):
+        self._settings = {
+            "mode": PYNATIVE_MODE,
+            "device_target": "CPU",
+            "device_id": 0,
+            "save_graphs": 0,
+            "save_graphs_path": ".",
+            "runtime_num_threads": 0,
+        }
+        self._settings.update(_COMPAT_KEYS)
+        self._local = threading.local()
+
+    # -- settings ------------------------------------------------------------------------
+    def set(self, **kwargs):
+        for key in kwargs:
+            if key not in self._settings:
+                raise ValueError(f"For 'context.set_context', the keyword argument {key} is not "
+                                 f"recognized! The valid keys are: {sorted(self._settings)}.")
+        for key, value in kwargs.items():
+            getattr(self, "_check_" + key, lambda v: v)(value)
+            if key == "save_graphs" and isinstance(value, bool):
+                value = 2 if value else 0
+            if key == "max_device_memory" and self._settings["device_target"] == "CPU":
+                logger.warning("The parameter 'max_device_memory' is ignored on device CPU.")
+            self._settings[key] = value
+
+    def get(self, key):
+        if key not in self._settings:
+            raise ValueError(f"For 'context.get_context', the keyword argument {key} is not "
+                             f"recognized! The valid keys are: {sorted(self._settings)}.")
+        return self._settings[key]
+
+    @staticmethod
+    def _check_mode(value):
+        if value not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise ValueError(f"For 'context.set_context', the argument 'mode' should be "
+                             f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), but got {value}.")
+
+    @staticmethod
+    def _check_device_target(value):
+        if value not in ("CPU", "GPU", "Ascend"):
+            raise ValueError(f"For 'context.set_context', the argument 'device_target' must be "
+                             f"one of ['CPU', 'GPU', 'Ascend'], but got {value!r}.")
+        if value == "Ascend":
+            raise ValueError("For 'context.set_context', device_target 'Ascend' is not available "
+                             "in minispore; use 'CPU' or 'GPU'.")
+
+    @staticmethod
+    def _check_save_graphs(value):
+        if not isinstance(value, (bool, int)) or not 0 <= int(value) <= 3:
+            raise ValueError(f"For 'context.set_context', the argument 'save_graphs' must be a "
+                             f"bool or an int in [0, 3], but got {value!r}.")
+
+    @property
+    def mode(self):
+        return self._settings["mode"]
+
+    @property
+    def device(self):
+        return "cuda" if self._settings["device_target"] == "GPU" else "cpu"
+
+    # -- per-thread interpreter state ----------------------------------------------------
+    @property
+    def tapes(self):
+        """The stack of autodiff tapes recording right now (innermost last)."""
+        local = self._local
+        if not hasattr(local, "tapes"):
+            local.tapes = []
+        return local.tapes
+
+    @property
+    def scopes(self):
+        """The stack of cell names being called right now (root first), for error messages."""
+        local = self._local
+        if not hasattr(local, "scopes"):
+            local.scopes = []
+        return local.scopes
+
+    def scope_name(self, leaf=""):
+        parts = list(self.scopes) + ([leaf] if leaf else [])
+        return ".".join(parts)
+
+
+_CONTEXT = _Context()
+
+
+def context():
+    return _CONTEXT
+
+
+def set_context(**kwargs):
+    """Set global settings, MindSpore style: ``set_context(mode=GRAPH_MODE, device_target='CPU')``.
+
+    Unknown keys raise ValueError listing the valid ones. Keys accepted only for compatibility
+    (``max_device_memory`` on CPU, ``enable_graph_kernel``, ``pynative_synchronize`` …) are stored
+    and have no effect.
+    """
+    _CONTEXT.set(**kwargs)
+
+
+def get_context(key):
+    return _CONTEXT.get(key)

@@ -1,0 +1,61 @@
+"""Parameter: a named, trainable Tensor whose buffer optimizers update in place."""
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+
+
+class Parameter(Tensor):
+    """``Parameter(default_input, name=None, requires_grad=True)``.
+
+    ``default_input`` is a Tensor (e.g. from ``initializer``), a numpy array or a number.
+    An unnamed parameter gets its name from the cell tree when assigned to a Cell
+    (``fc1.weight``).
+    """
+
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True):
+        if isinstance(default_input, Tensor):
+            if default_input.is_placeholder:
+                raise ValueError(f"For 'Parameter' {name!r}, default_input must have data, "
+                                 f"not be a placeholder of shape {list(default_input.shape)}.")
+            super().__init__(np.array(default_input.asnumpy(), copy=True), default_input.dtype,
+                             internal=True)
+        elif isinstance(default_input, (np.ndarray, int, float, bool, list, tuple, np.generic)):
+            super().__init__(default_input)
+        else:
+            raise TypeError(f"For 'Parameter', default_input must be a Tensor, numpy array or "
+                            f"number, but got {type(default_input).__name__}.")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"For 'Parameter', name must be a str, got {type(name).__name__}.")
+        self.name = name
+        self.requires_grad = bool(requires_grad)
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
+        self._name_from_user = name is not None
+
+    @property
+    def data(self):
+        return self
+
+    def set_data(self, data):
+        """Replace the value (same shape); a Tensor, numpy array or number."""
+        arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
+        if arr.shape != self.shape and arr.size != 1:
+            raise ValueError(f"For Parameter '{self.name}', set_data got shape {arr.shape}, "
+                             f"but the parameter's shape is {self.shape}.")
+        self._data = np.array(np.broadcast_to(arr, self.shape), dtype=self._dtype.np_dtype)
+        return self
+
+    def assign_value(self, value):
+        return self.set_data(value)
+
+    def clone(self, init="same"):
+        return Parameter(Tensor(self._data.copy(), self._dtype), name=self.name,
+                         requires_grad=self.requires_grad)
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self._dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__

@@ -1,0 +1,262 @@
+"""Tensor: an array on a device with an ms dtype; its methods and operators dispatch to primitives."""
+import numbers
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.symbol import Symbol
+
+_functional = None
+
+
+def _F():
+    """minispore.ops.functional, imported on first use (ops sits above common)."""
+    global _functional
+    if _functional is None:
+        from minispore.ops import functional
+        _functional = functional
+    return _functional
+
+
+def _default_dtype_for(data):
+    """MindSpore's defaults: Python floats become float32, ints int64, bools bool."""
+    if isinstance(data, bool):
+        return mstype.bool_
+    if isinstance(data, numbers.Integral):
+        return mstype.int64
+    if isinstance(data, numbers.Real):
+        return mstype.float32
+    if isinstance(data, (list, tuple)):
+        arr = np.asarray(data)
+        if arr.dtype == np.float64:
+            return mstype.float32
+        return mstype.to_type(arr.dtype)
+    return None
+
+
+class Tensor:
+    """An n-dimensional array with an ms dtype.
+
+    ``Tensor(input_data, dtype=None)`` wraps numpy arrays, lists and scalars (float scalars and
+    lists default to float32, like MindSpore). ``Tensor(shape=[None, 3], dtype=ms.float32)``
+    is a data-less placeholder for ``Cell.set_inputs``; its dims may be ints, None or Symbol.
+
+    >>> Tensor(np.ones((2, 2), np.float32)).shape
+    (2, 2)
+    """
+
+    # Make numpy defer to our reflected operators (np.float32(2) * Tensor -> Tensor).
+    __array_priority__ = 100
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False,
+                 internal=False):
+        if internal:               # fast path used by the interpreters: input_data is an array
+            self._data = input_data
+            self._dtype = dtype
+            self._placeholder_dims = None
+            return
+        self._placeholder_dims = None
+        if dtype is not None:
+            dtype = mstype.to_type(dtype)
+        if input_data is None:
+            if shape is None:
+                raise ValueError("For 'Tensor', either 'input_data' or 'shape' must be given.")
+            if isinstance(shape, int):
+                shape = (shape,)
+            dims = tuple(shape)
+            for d in dims:
+                if not (d is None or isinstance(d, Symbol) or (isinstance(d, int) and d >= -1)):
+                    raise TypeError(f"For 'Tensor', each dim of 'shape' must be an int >= -1, "
+                                    f"None or Symbol, but got {d!r} in {list(dims)}.")
+            self._dtype = dtype or mstype.float32
+            if init is not None:
+                from minispore.common.initializer import initializer
+                self._data = initializer(init, dims, self._dtype)._data
+            elif any(d is None or isinstance(d, Symbol) or d == -1 for d in dims):
+                self._data = None
+                self._placeholder_dims = tuple(None if d == -1 else d for d in dims)
+            else:
+                self._data = np.zeros(dims, self._dtype.np_dtype)
+            return
+        if shape is not None:
+            raise ValueError("For 'Tensor', 'shape' must not be given together with 'input_data'.")
+        if isinstance(input_data, Tensor):
+            data = input_data._data
+            dtype = dtype or input_data._dtype
+        else:
+            dtype = dtype or _default_dtype_for(input_data)
+            data = input_data
+        arr = np.asarray(data)
+        if arr.dtype == object:
+            raise TypeError(f"For 'Tensor', input_data must be a number, bool, list, tuple or "
+                            f"numpy array of numbers, but got {type(input_data).__name__}.")
+        if dtype is None:
+            dtype = mstype.to_type(arr.dtype)
+        self._dtype = dtype
+        self._data = np.array(arr, dtype=dtype.np_dtype, copy=True)
+
+    # -- basic properties ----------------------------------------------------------------
+    @property
+    def shape(self):
+        if self._placeholder_dims is not None:
+            return tuple(d if isinstance(d, int) else -1 for d in self._placeholder_dims)
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def itemsize(self):
+        return self._dtype.np_dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.itemsize
+
+    @property
+    def is_placeholder(self):
+        return self._placeholder_dims is not None
+
+    @property
+    def placeholder_dims(self):
+        """The raw dims of a placeholder (int, None or Symbol); None for a tensor with data."""
+        return self._placeholder_dims
+
+    def _require_data(self):
+        if self._data is None:
+            raise RuntimeError(f"This Tensor is a placeholder of shape {list(self.shape)} "
+                               f"(dtype {self._dtype}) and has no data; placeholders are only "
+                               f"for Cell.set_inputs.")
+        return self._data
+
+    def asnumpy(self):
+        """The data as a numpy array (a copy for device tensors, the buffer itself on CPU)."""
+        data = self._require_data()
+        if isinstance(data, np.ndarray):
+            return data
+        return data.copy_to_host()
+
+    def numpy(self):
+        return self.asnumpy()
+
+    def item(self):
+        arr = self.asnumpy()
+        if arr.size != 1:
+            raise ValueError(f"For 'Tensor.item', the tensor must have exactly one element, "
+                             f"but its shape is {arr.shape}.")
+        return arr.reshape(()).item()
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
+    def __bool__(self):
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if not self._dtype.is_int:
+            raise TypeError(f"Only integer tensors can be used as an index, got {self._dtype}.")
+        return int(self.item())
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.asnumpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        if self._data is None:
+            return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=None)"
+        value = np.array2string(self.asnumpy(), separator=" ", threshold=1000)
+        sep = "\n" if self.ndim > 1 else " "
+        return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value={sep}{value})"
+
+    __str__ = __repr__
+
+    def init_data(self):
+        """MindSpore initialises lazily; our initializer materialises at once, so this is self."""
+        return self
+
+    def set_dtype(self, dtype):
+        self._dtype = mstype.to_type(dtype)
+        self._data = self._data.astype(self._dtype.np_dtype)
+        return self
+
+    def copy(self):
+        return _F().identity(self)
+
+    # -- operators (all differentiable: they go through primitives) --------------------
+    def __add__(self, other): return _F().add(self, other)
+    def __radd__(self, other): return _F().add(other, self)
+    def __sub__(self, other): return _F().sub(self, other)
+    def __rsub__(self, other): return _F().sub(other, self)
+    def __mul__(self, other): return _F().mul(self, other)
+    def __rmul__(self, other): return _F().mul(other, self)
+    def __truediv__(self, other): return _F().div(self, other)
+    def __rtruediv__(self, other): return _F().div(other, self)
+    def __matmul__(self, other): return _F().matmul(self, other)
+    def __rmatmul__(self, other): return _F().matmul(other, self)
+    def __pow__(self, other): return _F().pow(self, other)
+    def __rpow__(self, other): return _F().pow(other, self)
+    def __neg__(self): return _F().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _F().abs(self)
+    def __eq__(self, other): return _F().equal(self, other)
+    def __ne__(self, other): return _F().not_equal(self, other)
+    def __lt__(self, other): return _F().less(self, other)
+    def __le__(self, other): return _F().less_equal(self, other)
+    def __gt__(self, other): return _F().greater(self, other)
+    def __ge__(self, other): return _F().greater_equal(self, other)
+    def __getitem__(self, index): return _F().tensor_getitem(self, index)
+
+    # -- methods ---------------------------------------------------------------------------
+    def astype(self, dtype, copy=True): return _F().cast(self, mstype.to_type(dtype))
+    def sum(self, axis=None, keepdims=False): return _F().reduce_sum(self, axis, keepdims)
+    def mean(self, axis=None, keep_dims=False): return _F().reduce_mean(self, axis, keep_dims)
+    def max(self, axis=None, keepdims=False): return _F().reduce_max(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return _F().reduce_min(self, axis, keepdims)
+    def argmax(self, axis=None): return _F().argmax(self, axis)
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _F().transpose(self, axes or tuple(reversed(range(self.ndim))))
+    @property
+    def T(self): return self.transpose()
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _F().reshape(self, shape)
+    def view(self, *shape): return self.reshape(*shape)
+    def expand_dims(self, axis): return _F().expand_dims(self, axis)
+    def squeeze(self, axis=None): return _F().squeeze(self, axis)
+    def flatten(self): return _F().reshape(self, (-1,))
+    def ravel(self): return _F().reshape(self, (-1,))
+    def abs(self): return _F().abs(self)
+    def exp(self): return _F().exp(self)
+    def log(self): return _F().log(self)
+    def sqrt(self): return _F().sqrt(self)
+    def square(self): return _F().square(self)

@@ -1,0 +1,7 @@
+"""Operators: Primitive classes (ops.MatMul), functional forms (ops.matmul) and the grad API."""
+from minispore.ops import functional  # noqa: F401
+from minispore.ops import operations  # noqa: F401
+from minispore.ops.functional import *  # noqa: F401,F403
+from minispore.ops.grad import GradOperation  # noqa: F401
+from minispore.ops.operations import *  # noqa: F401,F403
+from minispore.ops.primitive import Primitive  # noqa: F401

@@ -1,0 +1,78 @@
+"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards."""
+from minispore.common.context import context
+from minispore.common.tensor import Tensor
+
+_CTX = context()
+
+
+class Tape:
+    """Records the primitives applied to tensors that depend on the watched ones.
+
+    Only ops with at least one live input are recorded, so work unrelated to the gradient
+    (data preparation, metrics) costs one set lookup per input.
+    """
+
+    def __init__(self):
+        self.entries = []
+        self.live = set()
+        self._keep = []   # holds watched tensors so their ids stay unique while the tape lives
+
+    def watch(self, tensor):
+        self.live.add(id(tensor))
+        self._keep.append(tensor)
+
+    def record(self, prim, args, outs):
+        live = self.live
+        for a in args:
+            if isinstance(a, Tensor) and id(a) in live:
+                break
+        else:
+            return
+        self.entries.append((prim, args, outs))
+        if isinstance(outs, tuple):
+            for o in outs:
+                live.add(id(o))
+        else:
+            live.add(id(outs))
+
+    def __enter__(self):
+        _CTX.tapes.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CTX.tapes.remove(self)
+        return False
+
+    def backward(self, outputs, sens):
+        """Cotangents of every live tensor, keyed by id, from `outputs` seeded with `sens`."""
+        from minispore.ops import functional as F
+        cot = {}
+        for o, s in zip(outputs, sens):
+            _accumulate(cot, o, s)
+        for prim, args, outs in reversed(self.entries):
+            multi = isinstance(outs, tuple)
+            if multi:
+                douts = [cot.get(id(o)) for o in outs]
+                if all(d is None for d in douts):
+                    continue
+                dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outs, douts))
+            else:
+                dout = cot.get(id(outs))
+                if dout is None:
+                    continue
+            grads = prim.bprop(args, outs, dout)
+            if len(grads) != len(args):
+                raise RuntimeError(f"bprop of '{prim.name}' returned {len(grads)} gradients for "
+                                   f"{len(args)} inputs")
+            for a, g in zip(args, grads):
+                if g is not None and isinstance(a, Tensor) and id(a) in self.live:
+                    _accumulate(cot, a, g)
+        return cot
+
+
+def _accumulate(cot, tensor, grad):
+    key = id(tensor)
+    if key in cot:
+        cot[key] = cot[key] + grad
+    else:
+        cot[key] = grad

@@ -1,0 +1,1 @@
+"""Functional forms of neural-network operators (ops.relu, ops.softmax, ops.conv2d …)."""

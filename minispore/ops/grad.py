@@ -1,0 +1,181 @@
+"""The gradient API: ms.grad, ms.value_and_grad and ops.GradOperation, over the eager tape."""
+from minispore.common.tensor import Tensor
+from minispore.ops.autodiff import Tape
+
+
+def _check_positions(grad_position, weights, nargs, fn_name):
+    if grad_position is None:
+        if weights is None:
+            raise ValueError(f"For 'grad' of '{fn_name}', 'grad_position' and 'weights' cannot "
+                             f"both be None.")
+        return ()
+    positions = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
+    for p in positions:
+        if not isinstance(p, int) or isinstance(p, bool):
+            raise TypeError(f"For 'grad' of '{fn_name}', 'grad_position' must be an int or a "
+                            f"tuple of ints, but got {grad_position!r}.")
+        if not -nargs <= p < nargs:
+            raise ValueError(f"For 'grad' of '{fn_name}', 'grad_position' {p} is out of range "
+                             f"for {nargs} positional inputs.")
+    return tuple(p % nargs for p in positions)
+
+
+def _weights_list(weights):
+    if weights is None:
+        return None
+    if isinstance(weights, Tensor):
+        return [weights]
+    return list(weights)
+
+
+def _run_with_tape(fn, args, positions, weights, has_aux, sens=None):
+    """Run fn(*args) on a tape; return (full output, input grads, weight grads)."""
+    from minispore.ops import functional as F
+    fn_name = getattr(fn, "__name__", type(fn).__name__)
+    for p in positions:
+        if not isinstance(args[p], Tensor):
+            raise TypeError(f"For 'grad' of '{fn_name}', the input at grad_position {p} must be "
+                            f"a Tensor, but got {type(args[p]).__name__}.")
+    with Tape() as tape:
+        for p in positions:
+            tape.watch(args[p])
+        for w in weights or ():
+            tape.watch(w)
+        out = fn(*args)
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) < 2:
+            raise ValueError(f"For 'grad' of '{fn_name}' with has_aux=True, the function must "
+                             f"return a tuple of at least two outputs, but got "
+                             f"{type(out).__name__}.")
+        heads = (out[0],)
+    else:
+        heads = out if isinstance(out, tuple) else (out,)
+    if sens is None:
+        sens_list = [F.ones_like(h) for h in heads]
+    else:
+        sens_list = list(sens) if isinstance(sens, tuple) else [sens]
+    cot = tape.backward(heads, sens_list)
+
+    def grad_of(t):
+        g = cot.get(id(t))
+        return F.zeros_like(t) if g is None else g
+
+    input_grads = tuple(grad_of(args[p]) for p in positions)
+    weight_grads = tuple(grad_of(w) for w in weights) if weights is not None else None
+    return out, input_grads, weight_grads
+
+
+def _pack(grad_position, input_grads, weight_grads):
+    if weight_grads is None:
+        return input_grads[0] if isinstance(grad_position, int) else input_grads
+    if grad_position is None:
+        return weight_grads
+    pos = input_grads[0] if isinstance(grad_position, int) else input_grads
+    return pos, weight_grads
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Return a function computing ``(fn(*args), gradients)``.
+
+    Gradients are taken w.r.t. the inputs at ``grad_position`` (int, tuple or None) and the
+    Parameters in ``weights``; with both, the result is ``(input_grads, weight_grads)``.
+    With ``has_aux=True`` only the first output is differentiated.
+
+    >>> import minispore as ms, numpy as np
+    >>> f = ms.value_and_grad(lambda x: (x * x).sum())
+    >>> v, g = f(ms.Tensor(np.array([1.0, 2.0], np.float32)))
+    >>> g.asnumpy().tolist()
+    [2.0, 4.0]
+    """
+    weights = _weights_list(weights)
+
+    def wrapper(*args):
+        positions = _check_positions(grad_position, weights, len(args), _name(fn))
+        out, ig, wg = _run_with_tape(fn, args, positions, weights, has_aux)
+        return out, _pack(grad_position, ig, wg)
+
+    return wrapper
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Return a function computing the gradients of ``fn`` (see value_and_grad).
+
+    With ``has_aux=True`` it returns ``(gradients, aux_outputs)``.
+    """
+    weights = _weights_list(weights)
+
+    def wrapper(*args):
+        positions = _check_positions(grad_position, weights, len(args), _name(fn))
+        out, ig, wg = _run_with_tape(fn, args, positions, weights, has_aux)
+        grads = _pack(grad_position, ig, wg)
+        if return_ids:
+            grads = _with_ids(grad_position, positions, weights, grads)
+        if has_aux:
+            return grads, out[1:] if len(out) > 2 else out[1]
+        return grads
+
+    return wrapper
+
+
+def _with_ids(grad_position, positions, weights, grads):
+    if weights is None:
+        if isinstance(grad_position, int):
+            return (positions[0], grads)
+        return tuple(zip(positions, grads))
+    named = tuple((w.name, g) for w, g in zip(weights, grads if grad_position is None else grads[1]))
+    if grad_position is None:
+        return named
+    pos = grads[0]
+    pos = (positions[0], pos) if isinstance(grad_position, int) else tuple(zip(positions, pos))
+    return pos, named
+
+
+def _name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+class GradOperation:
+    """MindSpore's higher-order grad: ``GradOperation(get_all, get_by_list, sens_param)(fn[, weights])``.
+
+    - default: gradient w.r.t. the first input;
+    - ``get_all``: a tuple with the gradient of every input;
+    - ``get_by_list``: gradients of ``weights``; with get_all too, ``(input_grads, weight_grads)``;
+    - ``sens_param``: the last call argument is the output sensitivity instead of ones.
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        for name, v in (("get_all", get_all), ("get_by_list", get_by_list),
+                        ("sens_param", sens_param)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'GradOperation', '{name}' must be bool, "
+                                f"but got {type(v).__name__}.")
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise TypeError("For 'GradOperation' with get_by_list=True, 'weights' (a list of "
+                            "Parameters) must be given.")
+        weights = _weights_list(weights) if self.get_by_list else None
+
+        def wrapper(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError("For 'GradOperation' with sens_param=True, the last input "
+                                     "must be the sensitivity, but no input was given.")
+                args, sens = args[:-1], args[-1]
+            tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            if self.get_all:
+                positions = tensor_positions
+            elif self.get_by_list:
+                positions = ()
+            else:
+                positions = tensor_positions[:1]
+            _, ig, wg = _run_with_tape(fn, args, positions, weights, False, sens)
+            if self.get_by_list:
+                return (ig, wg) if self.get_all else wg
+            return ig if self.get_all else ig[0]
+
+        return wrapper

@@ -1,0 +1,21 @@
+"""Picks an operator's kernel for the current device: minispore.kernels.<cpu|cuda>.<family>.<name>."""
+import importlib
+
+from minispore.common.context import context
+
+_CTX = context()
+_cache = {}
+
+
+def kernel(family, name):
+    """The kernel function `name` of module `family` for the active device (cached)."""
+    key = (_CTX.device, family, name)
+    fn = _cache.get(key)
+    if fn is None:
+        module = importlib.import_module(f"minispore.kernels.{key[0]}.{family}")
+        fn = getattr(module, name, None)
+        if fn is None:
+            raise NotImplementedError(f"No {key[0]} kernel '{name}' in kernels/{key[0]}/"
+                                      f"{family}.py")
+        _cache[key] = fn
+    return fn

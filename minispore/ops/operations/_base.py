@@ -1,0 +1,163 @@
+"""Shared pieces of operator definitions: shape/dtype checks, broadcasting, the elementwise factory."""
+import numbers
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops.interpreter import to_tensor
+from minispore.ops.kernel_registry import kernel
+from minispore.ops.primitive import Aval, Primitive
+
+
+def check_tensor(prim, arg_name, x):
+    if not isinstance(x, Tensor):
+        raise prim.error(f"the input '{arg_name}' must be a Tensor, but got "
+                         f"{type(x).__name__}.", TypeError)
+
+
+def check_dtype(prim, arg_name, x, valid):
+    if x.dtype not in valid:
+        raise prim.error(f"the dtype of '{arg_name}' must be one of "
+                         f"[{', '.join(str(t) for t in valid)}], but got {x.dtype}.", TypeError)
+
+
+def check_same_dtype(prim, names, tensors):
+    dtypes = [t.dtype for t in tensors]
+    if any(d != dtypes[0] for d in dtypes):
+        shown = ", ".join(f"'{n}' {d}" for n, d in zip(names, dtypes))
+        raise prim.error(f"the inputs must have the same dtype, but got {shown}.", TypeError)
+
+
+def normalize_axis(prim, axis, ndim, arg_name="axis"):
+    """One axis in [-ndim, ndim) -> [0, ndim), with a clear error otherwise."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise prim.error(f"'{arg_name}' must be an int, but got {type(axis).__name__}.",
+                         TypeError)
+    if not -ndim <= axis < max(ndim, 1):
+        raise prim.error(f"'{arg_name}' must be in [{-ndim}, {ndim}), but got {axis}.")
+    return int(axis) % max(ndim, 1)
+
+
+def broadcast_shape(prim, sx, sy):
+    """numpy broadcasting of two shapes, or an error naming both."""
+    out = []
+    for i in range(1, max(len(sx), len(sy)) + 1):
+        a = sx[-i] if i <= len(sx) else 1
+        b = sy[-i] if i <= len(sy) else 1
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            raise prim.error(f"x.shape {tuple(sx)} and y.shape {tuple(sy)} cannot be "
+                             f"broadcast together (dim {-i}: {a} vs {b}).")
+    return tuple(reversed(out))
+
+
+def sum_to_shape(grad, shape):
+    """Reduce a broadcast gradient back to `shape` (sum over the broadcast axes)."""
+    from minispore.ops import functional as F
+    gshape = grad.shape
+    if tuple(gshape) == tuple(shape):
+        return grad
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                      if d == 1 and gshape[i + lead] != 1)
+    if axes:
+        grad = F.reduce_sum(grad, axes, False)
+    return F.reshape(grad, tuple(shape))
+
+
+class UnaryElementwise(Primitive):
+    """y = f(x) elementwise; subclasses set `kernel_name` and `valid_dtypes`, and a bprop."""
+
+    kernel_name = None
+    valid_dtypes = mstype.float_types
+    family = "elementwise"
+
+    def __init__(self):
+        super().__init__()
+
+    def infer(self, x):
+        check_tensor(self, "x", x)
+        check_dtype(self, "x", x, self.valid_dtypes)
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x):
+        return kernel(self.family, self.kernel_name)(x)
+
+
+class BinaryElementwise(Primitive):
+    """z = f(x, y) elementwise with numpy broadcasting; Python scalars take the tensor's dtype.
+
+    The bprop reduces each gradient over the axes its input was broadcast along.
+    """
+
+    kernel_name = None
+    valid_dtypes = mstype.number_types
+    out_dtype = None          # None: same as the inputs (comparisons set bool_)
+    family = "elementwise"
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, y):
+        if not isinstance(x, Tensor):
+            if not isinstance(y, Tensor):
+                raise self.error(f"at least one input must be a Tensor, but got "
+                                 f"{type(x).__name__} and {type(y).__name__}.", TypeError)
+            x = to_tensor(x, y)
+        elif not isinstance(y, Tensor):
+            if not isinstance(y, (numbers.Number, np.generic)):
+                raise self.error(f"the input 'y' must be a Tensor or a number, but got "
+                                 f"{type(y).__name__}.", TypeError)
+            y = to_tensor(y, x)
+        return super().__call__(x, y)
+
+    def infer(self, x, y):
+        check_dtype(self, "x", x, self.valid_dtypes)
+        check_same_dtype(self, ("x", "y"), (x, y))
+        return Aval(broadcast_shape(self, x.shape, y.shape), self.out_dtype or x.dtype)
+
+    def impl(self, x, y):
+        return kernel(self.family, self.kernel_name)(x, y)
+
+
+def reduce_axes(prim, axis, ndim):
+    """MindSpore's `axis` argument (None, (), int, tuple or list) -> sorted tuple of axes;
+    None and () both mean every axis."""
+    if axis is None or axis == () or axis == []:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = sorted({normalize_axis(prim, a, ndim) for a in axes})
+    if len(out) != len(axes):
+        raise prim.error(f"'axis' {axis} has duplicate axes.")
+    return tuple(out)
+
+
+def reduced_shape(shape, axes, keep_dims):
+    if keep_dims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
+    """Apply a `*_middle` reduction kernel: view x as (outer, reduced, inner) when the reduced
+    axes are one contiguous block, else move them to the end first (one copy)."""
+    shape = x.shape
+    if axes and axes == tuple(range(axes[0], axes[-1] + 1)):
+        outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
+        red = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
+        inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
+        view = np.ascontiguousarray(x).reshape(outer, red, inner)
+    else:
+        keep = [i for i in range(len(shape)) if i not in axes]
+        moved = np.ascontiguousarray(np.transpose(x, keep + list(axes)))
+        outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
+        red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+        inner = 1
+        view = moved.reshape(outer, red, inner)
+    out = np.empty((outer, inner), dtype=out_dtype or x.dtype)
+    kernel_fn(view, out)
+    return out

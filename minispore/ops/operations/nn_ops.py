@@ -1,0 +1,3 @@
+"""Neural-network operators: activations, softmax and losses, convolution, pooling, normalisation."""
+
+__all__ = []

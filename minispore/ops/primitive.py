@@ -1,0 +1,158 @@
+"""Primitive: the base of every operator; `__call__` binds it to the active interpreter."""
+import logging
+
+from minispore.common.auto_parallel_context import get_auto_parallel_context
+from minispore.common.context import context
+
+logger = logging.getLogger("minispore")
+
+_warned_shard = set()
+
+
+class Aval:
+    """Abstract value: what `infer` sees and returns (shape dims are ints or symbolic dims)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"<Tensor[{self.dtype}], {self.shape}>"
+
+
+class Primitive:
+    """Base class of operators.
+
+    Subclasses define ``infer(*avals)`` (returns an Aval or a tuple of Avals, raising
+    ValueError/TypeError through ``self.error``), ``impl(*arrays)`` (the kernel call),
+    ``bprop(inputs, out, dout)`` (gradients written with minispore ops, one per input, None for
+    non-differentiable ones), and optionally ``sharding_rule``. Non-tensor call arguments
+    (axes, shapes) reach all three unchanged.
+    """
+
+    # Subclasses with non-differentiable outputs (Argmax, Equal …) set this to False.
+    differentiable = True
+
+    def __init__(self, name=None):
+        self.name = name or type(self).__name__
+        self.attrs = {}
+        self.instance_name = ""
+        self.scope = ""
+
+    # -- attributes and annotations --------------------------------------------------------
+    def add_prim_attr(self, name, value):
+        self.attrs[name] = value
+        return self
+
+    def del_prim_attr(self, name):
+        self.attrs.pop(name, None)
+        return self
+
+    def set_prim_instance_name(self, name):
+        self.instance_name = name
+        return self
+
+    def shard(self, in_strategy=None, out_strategy=None):
+        """Store a parallel strategy: a tuple with one tuple of positive ints per input."""
+        if in_strategy is None and out_strategy is not None:
+            raise ValueError(f"For '{self.name}', 'out_strategy' must be given together with "
+                             f"'in_strategy', but 'in_strategy' is None.")
+        for arg_name, strategy in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
+            if strategy is not None:
+                _check_strategy(self.name, arg_name, strategy)
+        mode = get_auto_parallel_context("parallel_mode")
+        if mode not in ("semi_auto_parallel", "auto_parallel") and self.name not in _warned_shard:
+            _warned_shard.add(self.name)
+            logger.warning("The shard strategy of '%s' is ignored in parallel mode '%s'; it "
+                           "takes effect only under semi_auto_parallel or auto_parallel.",
+                           self.name, mode)
+        self.add_prim_attr("in_strategy", in_strategy)
+        self.add_prim_attr("out_strategy", out_strategy)
+        return self
+
+    def place(self, role, rank_id):
+        """Mark this operator to run on worker `rank_id` (distributed graph partition)."""
+        check_place_args(self.name, role, rank_id)
+        self.add_prim_attr("ms_role", role)
+        self.add_prim_attr("rank_id", rank_id)
+        return self
+
+    def recompute(self, mode=True):
+        if not isinstance(mode, bool):
+            raise TypeError(f"For '{self.name}.recompute', 'mode' must be bool, "
+                            f"but got {type(mode).__name__}.")
+        self.add_prim_attr("recompute", mode)
+        return self
+
+    # -- the operator contract -------------------------------------------------------------
+    def infer(self, *avals):
+        raise NotImplementedError(f"{self.name} does not define infer")
+
+    def impl(self, *arrays):
+        raise NotImplementedError(f"{self.name} has no kernel")
+
+    def bprop(self, inputs, out, dout):
+        raise NotImplementedError(f"{self.name} is not differentiable")
+
+    def error(self, message, exc=ValueError):
+        """Build the operator's error: names the operator and where it sits in the network."""
+        where = self.scope or context().scope_name(self.instance_name)
+        prefix = f"For '{self.name}'" + (f" (in {where})" if where else "")
+        return exc(f"{prefix}, {message}")
+
+    def __call__(self, *args):
+        from minispore.ops.interpreter import apply_primitive
+        return apply_primitive(self, args)
+
+    def __repr__(self):
+        if "in_strategy" in self.attrs:
+            return (f"Prim[{self.name}]<in_strategy={self.attrs['in_strategy']}, "
+                    f"out_strategy={self.attrs['out_strategy']}>")
+        shown = {k: v for k, v in self.attrs.items()}
+        body = ", ".join(f"{k}={v}" for k, v in shown.items())
+        return f"Prim[{self.name}]" + (f"<{body}>" if body else "")
+
+
+def _check_strategy(op_name, arg_name, strategy):
+    if not isinstance(strategy, tuple):
+        raise TypeError(f"For '{op_name}', the '{arg_name}' should be a tuple of tuples, "
+                        f"but got {type(strategy).__name__}: {strategy!r}.")
+    for item in strategy:
+        if not isinstance(item, tuple):
+            raise TypeError(f"For '{op_name}', each element of '{arg_name}' should be a tuple, "
+                            f"but got {type(item).__name__}: {item!r} in {strategy}.")
+        for value in item:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"For '{op_name}', each value in '{arg_name}' should be an int, "
+                                f"but got {value!r} in {strategy}.")
+            if value < 1:
+                raise ValueError(f"For '{op_name}', each value in '{arg_name}' should be a "
+                                 f"positive int, but got {value} in {strategy}.")
+
+
+def check_strategy_for_inputs(op_name, strategy, input_shapes):
+    """One strategy tuple per input and one number per dim: checked once inputs are known."""
+    if len(strategy) != len(input_shapes):
+        raise ValueError(f"For '{op_name}', the strategy {strategy} has {len(strategy)} entries "
+                         f"but the operator has {len(input_shapes)} tensor inputs.")
+    for i, (s, shape) in enumerate(zip(strategy, input_shapes)):
+        if len(s) != len(shape):
+            raise ValueError(f"For '{op_name}', strategy len {len(s)} of input {i} ({s}) is not "
+                             f"equal to inputs len {len(shape)} (shape {tuple(shape)}).")
+
+
+def check_place_args(name, role, rank_id):
+    if not isinstance(rank_id, int) or isinstance(rank_id, bool):
+        raise TypeError(f"For '{name}.place', 'rank_id' must be an int, "
+                        f"but got {type(rank_id).__name__}.")
+    if rank_id < 0:
+        raise ValueError(f"For '{name}.place', 'rank_id' must be a non-negative int, "
+                         f"but got {rank_id}.")
+    if role != "MS_WORKER":
+        raise ValueError(f"For '{name}.place', 'role' must be 'MS_WORKER', but got {role!r}.")
