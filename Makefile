@@ -1,0 +1,42 @@
+# minispore: install into a repo-local venv, warm the Numba cache, test, bench, demo.
+# Threads stay at their defaults: the suite runs serial Numba kernels with threaded BLAS,
+# which shared/reference/numba_performance.md measured as the best mix on this machine;
+# multi-rank tests set their own per-rank thread counts.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# The on-disk kernel cache lives in the repo (git-ignored), never beside the sources,
+# and survives between runs so only the first `make test` pays for compilation.
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+
+PYTEST_ARGS ?=
+
+.PHONY: install test warm bench demo clean
+
+install: $(STAMP)
+
+$(STAMP): setup.cfg pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[test]'
+	touch $(STAMP)
+
+warm: $(STAMP)
+	$(PY) tools/warm_cache.py
+
+test: warm
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) tools/bench.py
+
+demo: $(STAMP)
+	$(PY) examples/quickstart/train_mlp.py
+
+clean:
+	rm -f $(STAMP)
+	rm -rf .numba_cache .pytest_cache .hypothesis build dist *.egg-info
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,83 @@
+"""`python -m minispore SCRIPT`: MindSpore imports resolve to the same minispore module objects."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import minispore
+from minispore._mindspore_alias import install, uninstall
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import mindspore as ms
+    from mindspore import nn, ops, Tensor
+    from mindspore.common.parameter import Parameter
+    import mindspore.common.dtype as mstype
+    import minispore
+    import helper_mod
+    assert ms is minispore and nn is minispore.nn and ops is minispore.ops
+    assert mstype is minispore.common.dtype and Parameter is minispore.Parameter
+    assert __name__ == "__main__"
+    out = ops.add(Tensor([1.0, 2.0], ms.float32), Tensor([3.0, 4.0], ms.float32))
+    print("ARGV", sys.argv[1:], out.asnumpy().tolist(), helper_mod.VALUE)
+""")
+
+
+@pytest.fixture
+def alias():
+    install()
+    yield
+    uninstall()
+
+
+def run_script(tmp_path, body, *args):
+    script = tmp_path / "train.py"
+    script.write_text(body)
+    (tmp_path / "helper_mod.py").write_text("VALUE = 7\n")
+    return subprocess.run([sys.executable, "-m", "minispore", str(script), *args],
+                          capture_output=True, text=True, cwd=tmp_path.parent, timeout=120)
+
+
+def test_main_runs_script_with_mindspore_imports_and_args(tmp_path):
+    proc = run_script(tmp_path, SCRIPT, "--epochs", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "ARGV ['--epochs', '2'] [4.0, 6.0] 7" in proc.stdout
+
+
+def test_main_missing_module_names_minispore_module(tmp_path):
+    proc = run_script(tmp_path, "import mindspore.no_such_thing\n")
+    assert proc.returncode == 1
+    assert ("No module named 'mindspore.no_such_thing': minispore has no module "
+            "'minispore.no_such_thing'") in proc.stderr
+
+
+def test_main_without_script_prints_usage():
+    proc = subprocess.run([sys.executable, "-m", "minispore"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and "usage: python -m minispore SCRIPT" in proc.stderr
+
+
+def test_alias_gives_same_module_objects(alias):
+    import mindspore
+    import mindspore.nn
+    import mindspore.ops.functional
+    from mindspore.common import dtype
+    assert mindspore is minispore
+    assert mindspore.nn is minispore.nn
+    assert sys.modules["mindspore.ops.functional"] is minispore.ops.functional
+    assert dtype is minispore.common.dtype
+
+
+def test_alias_missing_submodule_is_module_not_found(alias):
+    with pytest.raises(ModuleNotFoundError, match="minispore has no module 'minispore.ops.nope'"):
+        import mindspore.ops.nope  # noqa: F401
+
+
+def test_uninstall_removes_alias():
+    install()
+    import mindspore  # noqa: F401
+    uninstall()
+    assert "mindspore" not in sys.modules
+    with pytest.raises(ModuleNotFoundError):
+        import mindspore  # noqa: F401,F811
