@@ -36,11 +36,14 @@ int16 = Type("Int16", np.int16)
 int32 = Type("Int32", np.int32)
 int64 = Type("Int64", np.int64)
 uint8 = Type("UInt8", np.uint8)
+uint16 = Type("UInt16", np.uint16)
+uint32 = Type("UInt32", np.uint32)
+uint64 = Type("UInt64", np.uint64)
 bool_ = Type("Bool", np.bool_)
 
 half, single, double = float16, float32, float64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
 _BY_NP = {t.np_dtype: t for t in _ALL}
 _BY_NAME = {t.name: t for t in _ALL}
 
