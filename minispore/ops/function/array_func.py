@@ -1,8 +1,28 @@
-"""Functional forms of array operators (ops.reshape, ops.cast, ops.zeros_like …)."""
+"""Functional forms of array and indexing operators (ops.reshape, ops.concat, ops.gather …)."""
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
 from minispore.ops.operations import array_ops as A
+from minispore.ops.operations import indexing_ops as I
+
+__all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
+           "transpose", "expand_dims", "squeeze", "flatten", "concat", "cat", "split",
+           "tile", "assign", "zeros", "ones", "strided_slice", "strided_slice_grad", "gather",
+           "unsorted_segment_sum", "one_hot", "tensor_getitem"]
 
 _reshape, _cast, _identity = A.Reshape(), A.Cast(), A.Identity()
 _zeros_like, _ones_like, _fill = A.ZerosLike(), A.OnesLike(), A.Fill()
+_transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), A.Tile()
+_assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
+
+
+def _cached(cache, cls, *key):
+    """One operator instance per attribute tuple (attributes are fixed at construction)."""
+    op = cache.get(key)
+    if op is None:
+        op = cache[key] = cls(*key)
+    return op
 
 
 def reshape(x, shape):
@@ -33,8 +53,210 @@ _broadcast_to = {}
 
 
 def broadcast_to(x, shape):
-    shape = tuple(shape)
-    op = _broadcast_to.get(shape)
-    if op is None:
-        op = _broadcast_to[shape] = A.BroadcastTo(shape)
-    return op(x)
+    return _cached(_broadcast_to, A.BroadcastTo, tuple(shape))(x)
+
+
+def transpose(input, input_perm):
+    """out.shape[i] = input.shape[input_perm[i]]."""
+    return _transpose(input, tuple(input_perm))
+
+
+def expand_dims(input_x, axis):
+    return _expand_dims(input_x, axis)
+
+
+_squeeze = {}
+
+
+def squeeze(input, axis=None):
+    """Remove the size-1 dims in `axis` (all of them when None)."""
+    axis = () if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    return _cached(_squeeze, A.Squeeze, axis)(input)
+
+
+def flatten(input, order="C", *, start_dim=1, end_dim=-1):
+    """Merge dims start_dim..end_dim (default: keep dim 0, as MindSpore's ops.flatten)."""
+    if order != "C":
+        raise ValueError(f"For 'flatten', 'order' must be 'C', but got {order!r}.")
+    if start_dim == 1 and end_dim == -1 and input.ndim >= 1:
+        return _flatten(input)
+    ndim = max(input.ndim, 1)
+    for name, d in (("start_dim", start_dim), ("end_dim", end_dim)):
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"For 'flatten', '{name}' must be an int, but got "
+                            f"{type(d).__name__}.")
+        if not -ndim <= d < ndim:
+            raise ValueError(f"For 'flatten', '{name}' must be in [{-ndim}, {ndim}), "
+                             f"but got {d}.")
+    start, end = start_dim % ndim, end_dim % ndim
+    if start > end:
+        raise ValueError(f"For 'flatten', 'start_dim' ({start_dim}) must not come after "
+                         f"'end_dim' ({end_dim}).")
+    shape = tuple(input.shape) or (1,)
+    merged = int(np.prod(shape[start:end + 1], dtype=np.int64))
+    return _reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+_concat = {}
+
+
+def concat(tensors, axis=0):
+    """Join `tensors` (a tuple or list) along `axis`."""
+    return _cached(_concat, A.Concat, axis)(tensors)
+
+
+cat = concat
+
+_split = {}
+
+
+def split(x, axis=0, output_num=1):
+    """`output_num` equal pieces of x along `axis` (a tuple)."""
+    return _cached(_split, A.Split, axis, output_num)(x)
+
+
+def tile(input, multiples):
+    return _tile(input, tuple(multiples))
+
+
+def assign(variable, value):
+    """Write value into the Parameter variable in place; returns variable."""
+    return _assign(variable, value)
+
+
+def _shape_arg(size):
+    return (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+
+
+def zeros(size, dtype=None):
+    """A tensor of zeros; dtype defaults to float32."""
+    return _fill(mstype.float32 if dtype is None else dtype, _shape_arg(size), 0)
+
+
+def ones(shape, dtype=None):
+    """A tensor of ones; dtype defaults to float32."""
+    return _fill(mstype.float32 if dtype is None else dtype, _shape_arg(shape), 1)
+
+
+_strided_slice = {}
+_strided_slice_grad = {}
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    return _cached(_strided_slice, I.StridedSlice, *masks)(input_x, tuple(begin), tuple(end),
+                                                           tuple(strides))
+
+
+def strided_slice_grad(dout, shapex, begin, end, strides, begin_mask=0, end_mask=0,
+                       ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+    masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    return _cached(_strided_slice_grad, I.StridedSliceGrad, *masks)(
+        dout, tuple(shapex), tuple(begin), tuple(end), tuple(strides))
+
+
+def gather(input_params, input_indices, axis, batch_dims=0):
+    """input_params taken at input_indices along axis."""
+    if batch_dims != 0:
+        return I.Gather(batch_dims)(input_params, input_indices, axis)
+    return _gather(input_params, input_indices, axis)
+
+
+def unsorted_segment_sum(input_x, segment_ids, num_segments):
+    return _segment_sum(input_x, segment_ids, num_segments)
+
+
+_one_hot = {}
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """One-hot encoding; Python on/off values become float32 tensors."""
+    if not isinstance(on_value, Tensor):
+        on_value = Tensor(on_value, mstype.float32)
+    if not isinstance(off_value, Tensor):
+        off_value = Tensor(off_value, on_value.dtype)
+    return _cached(_one_hot, I.OneHot, axis)(indices, depth, on_value, off_value)
+
+
+def tensor_getitem(x, index):
+    """x[index] for ints, slices (steps, negatives), Ellipsis, None and tuples of these (one
+    StridedSlice), or an integer Tensor / list (a Gather along axis 0). Differentiable."""
+    if isinstance(index, (Tensor, list, np.ndarray)):
+        return _getitem_by_indices(x, index)
+    items = index if isinstance(index, tuple) else (index,)
+    begin, end, strides = [], [], []
+    masks = [0, 0, 0, 0, 0]    # begin, end, ellipsis, new_axis, shrink_axis
+    named = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if named > x.ndim:
+        raise IndexError(f"too many indices for a Tensor of shape {tuple(x.shape)}: "
+                         f"{named} dims indexed by {index!r}.")
+    dim = 0
+    for i, item in enumerate(items):
+        if isinstance(item, Tensor) and item.ndim == 0 and item.dtype.is_int:
+            item = int(item)
+        if item is Ellipsis:
+            if masks[2]:
+                raise IndexError("an index can only have a single ellipsis ('...').")
+            masks[2] |= 1 << i
+            begin.append(0), end.append(0), strides.append(1)
+            dim += x.ndim - named
+        elif item is None:
+            masks[3] |= 1 << i
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            size = x.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for axis {dim} with size "
+                                 f"{size} (Tensor shape {tuple(x.shape)}).")
+            masks[4] |= 1 << i
+            begin.append(int(item)), end.append(int(item) + 1), strides.append(1)
+            dim += 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else _slice_int(item.step, "step")
+            if step == 0:
+                raise ValueError("slice step cannot be zero.")
+            if item.start is None:
+                masks[0] |= 1 << i
+            if item.stop is None:
+                masks[1] |= 1 << i
+            begin.append(0 if item.start is None else _slice_int(item.start, "start"))
+            end.append(0 if item.stop is None else _slice_int(item.stop, "stop"))
+            strides.append(step)
+            dim += 1
+        else:
+            raise IndexError(f"Tensor index {index!r}: only ints, slices, Ellipsis, None, "
+                             f"tuples of these, or one integer Tensor/list are supported, but "
+                             f"got {type(item).__name__}.")
+    return strided_slice(x, begin, end, strides, *masks)
+
+
+def _slice_int(v, what):
+    if isinstance(v, Tensor):
+        v = int(v)
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise TypeError(f"slice {what} must be an int or None, but got {type(v).__name__}.")
+    return int(v)
+
+
+def _getitem_by_indices(x, index):
+    if x.ndim == 0:
+        raise IndexError("a 0-d Tensor cannot be indexed by a Tensor or list.")
+    if not isinstance(index, Tensor):
+        arr = np.asarray(index)
+        if arr.dtype.kind not in "iu" and arr.size:
+            raise IndexError(f"a list or array index must hold ints, but got dtype {arr.dtype}.")
+        arr = arr.astype(np.int64)
+        size = x.shape[0]
+        bad = arr[(arr < -size) | (arr >= size)]
+        if bad.size:
+            raise IndexError(f"index {int(bad[0])} is out of bounds for axis 0 with size "
+                             f"{size} (Tensor shape {tuple(x.shape)}).")
+        index = Tensor(np.where(arr < 0, arr + size, arr))
+    if not index.dtype.is_int:
+        raise IndexError(f"a Tensor index must be an int32/int64 Tensor, but got "
+                         f"{index.dtype}.")
+    if index.dtype not in (mstype.int32, mstype.int64):
+        index = cast(index, mstype.int64)
+    return gather(x, index, 0)
+

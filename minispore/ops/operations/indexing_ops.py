@@ -1,0 +1,328 @@
+"""Indexing operators: strided slices and their gradient, gather / segment sum, one-hot."""
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops.kernel_registry import kernel
+from minispore.ops.operations._base import check_dtype, check_tensor, normalize_axis
+from minispore.ops.operations.array_ops import c_strides, check_int_tuple, strided_copy
+from minispore.ops.primitive import Aval, Primitive
+
+__all__ = ["StridedSlice", "StridedSliceGrad", "Gather", "UnsortedSegmentSum", "OneHot"]
+
+_INDEX_TYPES = (mstype.int32, mstype.int64)
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _F():
+    from minispore.ops import functional
+    return functional
+
+
+def _bit(mask, i):
+    return (mask >> i) & 1
+
+
+class _SliceBase(Primitive):
+    """The five masks of StridedSlice and the plan they give: which elements of x are taken."""
+
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                 shrink_axis_mask=0):
+        super().__init__()
+        values = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        for name, v in zip(_MASKS, values):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"For '{self.name}', '{name}' must be an int, but got "
+                                f"{type(v).__name__}.")
+            if v < 0:
+                raise ValueError(f"For '{self.name}', '{name}' must be a non-negative int, "
+                                 f"but got {v}.")
+            self.add_prim_attr(name, int(v))
+        if bin(int(ellipsis_mask)).count("1") > 1:
+            raise ValueError(f"For '{self.name}', only one bit of 'ellipsis_mask' may be set, "
+                             f"but got {ellipsis_mask} ({bin(int(ellipsis_mask))}).")
+        self.masks = tuple(int(v) for v in values)
+
+    def plan(self, shape, begin, end, strides):
+        """(out shape, start, length and step per dim of x) for x.shape == shape.
+
+        Follows TensorFlow/MindSpore: an ellipsis bit expands to the dims not named by the
+        other entries, a new_axis bit adds a dim of 1, a shrink bit takes begin[i] and drops
+        the dim, begin/end bits mean "from the start"/"to the end" for the stride's sign, and
+        dims after the last entry are taken whole. Bounds clamp like Python slices.
+        """
+        begin = check_int_tuple(self, "begin", begin)
+        end = check_int_tuple(self, "end", end)
+        strides = check_int_tuple(self, "strides", strides)
+        if not len(begin) == len(end) == len(strides):
+            raise self.error(f"'begin' {begin}, 'end' {end} and 'strides' {strides} must have "
+                             f"the same length.")
+        if 0 in strides:
+            raise self.error(f"'strides' {strides} must not contain 0.")
+        bm, em, ellm, nam, sam = self.masks
+        n, ndim = len(begin), len(shape)
+        named = sum(1 for i in range(n) if not _bit(ellm, i) and not _bit(nam, i))
+        if named > ndim:
+            raise self.error(f"'begin' {begin} names {named} dims, but x.shape {tuple(shape)} "
+                             f"has only {ndim}.")
+        final, starts, lens, steps = [], [], [], []
+
+        def take_whole(d):
+            starts.append(0)
+            lens.append(d)
+            steps.append(1)
+            final.append(d)
+
+        xd = 0
+        for i in range(n):
+            if _bit(ellm, i):
+                for _ in range(ndim - named):
+                    take_whole(shape[xd])
+                    xd += 1
+            elif _bit(nam, i):
+                final.append(1)
+            else:
+                d = shape[xd]
+                if _bit(sam, i):
+                    idx = begin[i] + d if begin[i] < 0 else begin[i]
+                    if not 0 <= idx < d:
+                        raise self.error(f"begin[{i}] = {begin[i]} with shrink_axis_mask is "
+                                         f"out of range for dim {xd} of size {d} "
+                                         f"(x.shape {tuple(shape)}).")
+                    starts.append(idx)
+                    lens.append(1)
+                    steps.append(1)
+                else:
+                    sl = slice(None if _bit(bm, i) else begin[i],
+                               None if _bit(em, i) else end[i], strides[i])
+                    start, stop, step = sl.indices(d)
+                    length = len(range(start, stop, step))
+                    starts.append(start if length else 0)
+                    lens.append(length)
+                    steps.append(step)
+                    final.append(length)
+                xd += 1
+        while xd < ndim:
+            take_whole(shape[xd])
+            xd += 1
+        return tuple(final), starts, lens, steps
+
+
+class StridedSlice(_SliceBase):
+    """out = x[begin:end:strides] per dim, with TensorFlow-style masks:
+    StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(x, begin, end, strides). Bit i of a mask applies to entry i of
+    begin/end/strides (see `plan`). The gradient scatters dout into zeros (StridedSliceGrad).
+    """
+
+    def infer(self, x, begin, end, strides):
+        check_tensor(self, "input_x", x)
+        return Aval(self.plan(tuple(x.shape), begin, end, strides)[0], x.dtype)
+
+    def impl(self, x, begin, end, strides):
+        final, starts, lens, steps = self.plan(x.shape, begin, end, strides)
+        xs = c_strides(x.shape)
+        out = np.empty(lens, x.dtype)
+        strided_copy(x, sum(s * k for s, k in zip(starts, xs)), out, 0, lens,
+                     [st * k for st, k in zip(steps, xs)], c_strides(lens))
+        return out.reshape(final)
+
+    def bprop(self, inputs, out, dout):
+        x, begin, end, strides = inputs
+        return (_F().strided_slice_grad(dout, tuple(x.shape), begin, end, strides,
+                                        *self.masks), None, None, None)
+
+
+class StridedSliceGrad(_SliceBase):
+    """out = zeros of shape `shapex` with dout written where StridedSlice (same masks) reads:
+    StridedSliceGrad(masks)(dout, shapex, begin, end, strides)."""
+
+    def infer(self, dout, shapex, begin, end, strides):
+        check_tensor(self, "dy", dout)
+        shapex = check_int_tuple(self, "shapex", shapex)
+        final = self.plan(shapex, begin, end, strides)[0]
+        if tuple(dout.shape) != final:
+            raise self.error(f"dy.shape {tuple(dout.shape)} must equal the slice's shape "
+                             f"{final} for shapex {shapex}.")
+        return Aval(shapex, dout.dtype)
+
+    def impl(self, dout, shapex, begin, end, strides):
+        _, starts, lens, steps = self.plan(tuple(shapex), begin, end, strides)
+        out = np.empty(tuple(shapex), dout.dtype)
+        kernel("array", "fill")(out, out.dtype.type(0))
+        xs = c_strides(shapex)
+        strided_copy(dout, 0, out, sum(s * k for s, k in zip(starts, xs)), lens,
+                     c_strides(lens), [st * k for st, k in zip(steps, xs)])
+        return out
+
+    def bprop(self, inputs, out, dout):
+        _, _, begin, end, strides = inputs
+        return (_F().strided_slice(dout, begin, end, strides, *self.masks),
+                None, None, None, None)
+
+
+class Gather(Primitive):
+    """out = params taken at `indices` along `axis`: Gather()(params, indices, axis).
+
+    indices: int32/int64 of any shape, values in [0, params.shape[axis]) (others raise
+    ValueError); out.shape = params.shape[:axis] + indices.shape + params.shape[axis+1:].
+    The gradient scatter-adds dout into zeros of params' shape (UnsortedSegmentSum).
+    """
+
+    zero_out_of_range = False
+
+    def __init__(self, batch_dims=0):
+        super().__init__()
+        if not isinstance(batch_dims, int) or isinstance(batch_dims, bool):
+            raise TypeError(f"For 'Gather', 'batch_dims' must be an int, but got "
+                            f"{type(batch_dims).__name__}.")
+        if batch_dims != 0:
+            raise ValueError(f"For 'Gather', only batch_dims=0 is supported, but got "
+                             f"{batch_dims}.")
+        self.add_prim_attr("batch_dims", batch_dims)
+
+    def infer(self, params, indices, axis):
+        check_tensor(self, "input_params", params)
+        check_tensor(self, "input_indices", indices)
+        check_dtype(self, "input_indices", indices, _INDEX_TYPES)
+        if params.ndim < 1:
+            raise self.error("'input_params' must have rank >= 1, but got a 0-d tensor.")
+        axis = normalize_axis(self, axis, params.ndim)
+        p = tuple(params.shape)
+        return Aval(p[:axis] + tuple(indices.shape) + p[axis + 1:], params.dtype)
+
+    def impl(self, params, indices, axis):
+        axis = int(axis) % params.ndim
+        outer = int(np.prod(params.shape[:axis], dtype=np.int64))
+        inner = int(np.prod(params.shape[axis + 1:], dtype=np.int64))
+        p3 = np.ascontiguousarray(params).reshape(outer, params.shape[axis], inner)
+        idx = np.ascontiguousarray(indices).reshape(-1)
+        out = np.empty((outer, idx.size, inner), params.dtype)
+        bad = kernel("indexing", "gather")(p3, idx, out, self.zero_out_of_range)
+        if bad >= 0:
+            raise self.error(f"input_indices holds {idx[bad]}, out of range [0, "
+                             f"{params.shape[axis]}) for axis {axis} of input_params.shape "
+                             f"{params.shape}.")
+        return out.reshape(params.shape[:axis] + indices.shape + params.shape[axis + 1:])
+
+    def bprop(self, inputs, out, dout):
+        params, indices, axis = inputs
+        F = _F()
+        axis = int(axis) % params.ndim
+        if axis == 0:
+            return F.unsorted_segment_sum(dout, indices, params.shape[0]), None, None
+        # Move the indices' dims to the front, scatter-add along dim 0, move the result back.
+        p, q = axis, indices.ndim
+        r = dout.ndim - p - q
+        front = tuple(range(p, p + q)) + tuple(range(p)) + tuple(range(p + q, p + q + r))
+        summed = F.unsorted_segment_sum(F.transpose(dout, front), indices, params.shape[axis])
+        back = tuple(range(1, p + 1)) + (0,) + tuple(range(p + 1, p + 1 + r))
+        return F.transpose(summed, back), None, None
+
+
+class _GatherOrZero(Gather):
+    """Gather along axis 0 where out-of-range indices give zero rows: the transpose of
+    UnsortedSegmentSum, which drops out-of-range segment ids."""
+
+    zero_out_of_range = True
+
+    def bprop(self, inputs, out, dout):
+        params, indices, _ = inputs
+        return _F().unsorted_segment_sum(dout, indices, params.shape[0]), None, None
+
+
+class UnsortedSegmentSum(Primitive):
+    """out[s] = sum of x[j] over the j with segment_ids[j] == s:
+    UnsortedSegmentSum()(x, segment_ids, num_segments).
+
+    segment_ids (int32/int64) has the shape of x's leading dims; out.shape =
+    (num_segments,) + x.shape[segment_ids.ndim:]. Ids outside [0, num_segments) are dropped.
+    """
+
+    def __call__(self, x, segment_ids, num_segments):
+        if isinstance(num_segments, Tensor):
+            num_segments = int(num_segments)
+        return super().__call__(x, segment_ids, num_segments)
+
+    def infer(self, x, segment_ids, num_segments):
+        check_tensor(self, "x", x)
+        check_tensor(self, "segment_ids", segment_ids)
+        check_dtype(self, "segment_ids", segment_ids, _INDEX_TYPES)
+        if not isinstance(num_segments, (int, np.integer)) or isinstance(num_segments, bool):
+            raise self.error(f"'num_segments' must be an int, but got "
+                             f"{type(num_segments).__name__}.", TypeError)
+        if num_segments <= 0:
+            raise self.error(f"'num_segments' must be a positive int, but got {num_segments}.")
+        k = segment_ids.ndim
+        if tuple(x.shape[:k]) != tuple(segment_ids.shape):
+            raise self.error(f"segment_ids.shape {tuple(segment_ids.shape)} must equal the "
+                             f"leading dims of x.shape {tuple(x.shape)}.")
+        return Aval((int(num_segments),) + tuple(x.shape[k:]), x.dtype)
+
+    def impl(self, x, segment_ids, num_segments):
+        ids = np.ascontiguousarray(segment_ids).reshape(-1)
+        inner = int(np.prod(x.shape[segment_ids.ndim:], dtype=np.int64))
+        out = np.empty((1, int(num_segments), inner), x.dtype)
+        kernel("indexing", "unsorted_segment_sum")(
+            np.ascontiguousarray(x).reshape(1, ids.size, inner), ids, out)
+        return out.reshape((int(num_segments),) + x.shape[segment_ids.ndim:])
+
+    def bprop(self, inputs, out, dout):
+        _, segment_ids, _ = inputs
+        return _gather_or_zero(dout, segment_ids, 0), None, None
+
+
+_gather_or_zero = _GatherOrZero()
+
+
+class OneHot(Primitive):
+    """out[..., d, ...] = on_value where indices == d, else off_value, with the depth dim
+    inserted at `axis` (-1: last): OneHot(axis=-1)(indices, depth, on_value, off_value).
+
+    indices int32/int64; on_value and off_value scalar tensors of one dtype, which is the
+    output's. Indices outside [0, depth) give all off_value. Not differentiable.
+    """
+
+    differentiable = False
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError(f"For 'OneHot', 'axis' must be an int, but got "
+                            f"{type(axis).__name__}.")
+        if axis < -1:
+            raise ValueError(f"For 'OneHot', 'axis' must be >= -1, but got {axis}.")
+        self.axis = axis
+        self.add_prim_attr("axis", axis)
+
+    def infer(self, indices, depth, on_value, off_value):
+        check_tensor(self, "indices", indices)
+        check_dtype(self, "indices", indices, _INDEX_TYPES)
+        if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool):
+            raise self.error(f"'depth' must be an int, but got {type(depth).__name__}.",
+                             TypeError)
+        if depth < 0:
+            raise self.error(f"'depth' must be non-negative, but got {depth}.")
+        for name, v in (("on_value", on_value), ("off_value", off_value)):
+            check_tensor(self, name, v)
+            if v.size != 1:
+                raise self.error(f"'{name}' must be a scalar tensor, but got shape "
+                                 f"{tuple(v.shape)}.")
+        if on_value.dtype != off_value.dtype:
+            raise self.error(f"'on_value' ({on_value.dtype}) and 'off_value' "
+                             f"({off_value.dtype}) must have the same dtype.", TypeError)
+        if self.axis > indices.ndim:
+            raise self.error(f"'axis' must be in [-1, {indices.ndim}] for indices of shape "
+                             f"{tuple(indices.shape)}, but got {self.axis}.")
+        axis = indices.ndim if self.axis == -1 else self.axis
+        s = tuple(indices.shape)
+        return Aval(s[:axis] + (int(depth),) + s[axis:], on_value.dtype)
+
+    def impl(self, indices, depth, on_value, off_value):
+        axis = indices.ndim if self.axis == -1 else self.axis
+        outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
+        inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
+        out = np.empty((outer, int(depth), inner), on_value.dtype)
+        kernel("indexing", "one_hot")(np.ascontiguousarray(indices).reshape(outer, inner),
+                                      on_value.reshape(-1)[0], off_value.reshape(-1)[0], out)
+        return out.reshape(indices.shape[:axis] + (int(depth),) + indices.shape[axis:])
