@@ -25,15 +25,21 @@ def matmul(a, b, transpose_a, transpose_b):
 
 
 @njit(cache=True)
-def batch_matmul(a, b, transpose_a, transpose_b):
-    """out[i] = op(a[i]) @ op(b[i]) over the flattened leading (batch) dims of equal size.
+def batch_matmul(a, b, transpose_a, transpose_b, out):
+    """out[i] = op(a[i]) @ op(b[i]) over the flattened leading (batch) dim of equal size.
 
-    a: (B, M, K) or (B, K, M); b: (B, K, N) or (B, N, K), contiguous batches; loop over B
-    serially, each product in BLAS.
+    a: (B, M, K) or (B, K, M); b: (B, K, N) or (B, N, K), C-contiguous; out: (B, M, N)
+    C-contiguous, written in place (BLAS writes each product straight into out[i], no copy).
+    Loops over B serially, each product in BLAS (its own threads).
     """
-    m = a.shape[2] if transpose_a else a.shape[1]
-    n = b.shape[1] if transpose_b else b.shape[2]
-    out = np.empty((a.shape[0], m, n), dtype=a.dtype)
     for i in range(a.shape[0]):
-        out[i] = matmul(a[i], b[i], transpose_a, transpose_b)
-    return out
+        # One branch per flag pair keeps each view's exact layout (C or F) for BLAS.
+        if transpose_a:
+            if transpose_b:
+                np.dot(a[i].T, b[i].T, out[i])
+            else:
+                np.dot(a[i].T, b[i], out[i])
+        elif transpose_b:
+            np.dot(a[i], b[i].T, out[i])
+        else:
+            np.dot(a[i], b[i], out[i])
