@@ -19,7 +19,10 @@ def _F():
 
 
 def _default_dtype_for(data):
-    """MindSpore's defaults: Python floats become float32, ints int64, bools bool."""
+    """MindSpore's defaults: Python floats become float32, ints int64, bools bool; numpy
+    scalars keep their dtype (np.float64 subclasses float, so check them first)."""
+    if isinstance(data, np.generic):
+        return mstype.to_type(data.dtype)
     if isinstance(data, bool):
         return mstype.bool_
     if isinstance(data, numbers.Integral):
