@@ -59,3 +59,25 @@ class Parameter(Tensor):
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters (what optimizers and GradOperation take as ``weights``)."""
+
+    def __new__(cls, iterable):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'ParameterTuple', every element must be a Parameter, "
+                                f"but got {type(p).__name__}.")
+        return tuple.__new__(cls, items)
+
+    def clone(self, prefix, init="same"):
+        """New Parameters named ``prefix.<name>``: copies ('same') or fresh ``initializer(init)``."""
+        from minispore.common.initializer import initializer
+        out = []
+        for p in self:
+            data = Tensor(p.asnumpy().copy(), p.dtype) if init == "same" else \
+                initializer(init, p.shape, p.dtype)
+            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+        return ParameterTuple(out)

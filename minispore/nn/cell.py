@@ -1,0 +1,381 @@
+"""Cell: the network building block; owns the tree of sub-cells, parameters and primitives."""
+import logging
+from collections import OrderedDict
+
+from minispore.common import dtype as mstype
+from minispore.common.context import context
+from minispore.common.parameter import Parameter, ParameterTuple
+from minispore.common.tensor import Tensor
+from minispore.ops.primitive import Primitive, _check_strategy, check_place_args
+
+logger = logging.getLogger("minispore")
+
+_CTX = context()
+_RECOMPUTE_KEYS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute",
+                   "recompute_slice_activation")
+
+
+class Cell:
+    """Base class of every network and layer.
+
+    Subclasses build sub-cells, Parameters and Primitives in ``__init__`` and compute in
+    ``construct``. Assigning them as attributes registers them: a Parameter without a name
+    takes the attribute name, and with ``auto_prefix`` a parent prefixes the names of a child's
+    parameters with the child's attribute name (``fc.weight``, ``features.0.weight``).
+    While a cell runs, its attribute name is on the context's scope stack, so an operator error
+    names its place in the network ("in Net.fc.matmul").
+
+    >>> import minispore as ms, numpy as np
+    >>> from minispore import nn
+    >>> class Net(nn.Cell):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Dense(3, 2)
+    ...     def construct(self, x):
+    ...         return self.fc(x)
+    >>> [p.name for p in Net().trainable_params()]
+    ['fc.weight', 'fc.bias']
+    """
+
+    def __init__(self, auto_prefix=True, flags=None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_primitives", OrderedDict())
+        object.__setattr__(self, "_params_tuples", OrderedDict())
+        self._auto_prefix = auto_prefix
+        self._scope_name = ""
+        self.training = False
+        self.requires_grad = False
+        self._inputs = None
+        self._kw_inputs = None
+        self._cast_dtype = None
+        self._pipeline_stage = None
+        self._recompute = None
+        self._recompute_inherited = False
+        self._shard_config = None
+        self._flags = {}
+        if flags:
+            self.add_flags(**flags)
+
+    # -- attribute registration ------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_params" not in self.__dict__:
+            raise AttributeError(f"'{type(self).__name__}': call super().__init__() before "
+                                 f"assigning attribute {name!r}.")
+        self._unregister(name)
+        if isinstance(value, (Parameter, Cell, ParameterTuple)) and name in self.__dict__:
+            object.__delattr__(self, name)
+        if isinstance(value, Parameter):
+            self.insert_param_to_cell(name, value)
+        elif isinstance(value, Cell):
+            self.insert_child_to_cell(name, value)
+            if self._auto_prefix:
+                value.update_parameters_name(name + ".")
+        elif isinstance(value, ParameterTuple):
+            self._params_tuples[name] = value
+            for p in value:
+                self._params[p.name] = p
+        else:
+            if isinstance(value, Primitive):
+                value.set_prim_instance_name(name)
+                self._primitives[name] = value
+            object.__setattr__(self, name, value)
+
+    def _unregister(self, name):
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        self._primitives.pop(name, None)
+        for p in self._params_tuples.pop(name, ()):
+            self._params.pop(p.name, None)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_params", "_cells", "_params_tuples"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'.")
+
+    def __delattr__(self, name):
+        if name in self._params or name in self._cells or name in self._params_tuples:
+            self._unregister(name)
+        else:
+            self._primitives.pop(name, None)
+            object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        """Register ``param`` under ``param_name``; an unnamed parameter takes that name."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the parameter name must be a non-empty "
+                           f"str, but got {param_name!r}.")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the parameter name cannot contain "
+                           f"'.', but got {param_name!r}.")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"For 'insert_param_to_cell', 'param' must be a Parameter, but got "
+                            f"{type(param).__name__}.")
+        if param_name in self.__dict__ or param_name in self._cells:
+            raise KeyError(f"For 'insert_param_to_cell', the name {param_name!r} is already "
+                           f"used by another attribute of {type(self).__name__}.")
+        if param is not None and param.name is None:
+            param.name = param_name
+        self._params[param_name] = param
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Register ``child_cell`` under ``child_name`` (no name prefixing here)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"For 'insert_child_to_cell', the child name must be a non-empty str "
+                           f"without '.', but got {child_name!r}.")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"For 'insert_child_to_cell', 'child_cell' must be a Cell, but got "
+                            f"{type(child_cell).__name__}.")
+        if child_name in self.__dict__ or child_name in self._params:
+            raise KeyError(f"For 'insert_child_to_cell', the name {child_name!r} is already used "
+                           f"by another attribute of {type(self).__name__}.")
+        if child_cell is not None:
+            child_cell._scope_name = child_name
+        self._cells[child_name] = child_cell
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Rename every parameter to ``prefix`` + its path in this cell (``fc.weight``)."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"For 'update_parameters_name', 'prefix' must be a str, but got "
+                            f"{type(prefix).__name__}.")
+        for name, param in self.parameters_and_names(expand=recurse):
+            param.name = prefix + name
+
+    # -- traversal -------------------------------------------------------------------------
+    def cells_and_names(self, cells=None, name_prefix=""):
+        """(path, cell) for this cell and every sub-cell, depth first, each cell once."""
+        seen = set() if cells is None else cells
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for name, cell in self._cells.items():
+            if cell is None:
+                continue
+            path = f"{name_prefix}.{name}" if name_prefix else name
+            yield from cell.cells_and_names(seen, path)
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """(path, Parameter) pairs: each cell's own parameters, cells in depth-first order."""
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        seen = set()
+        for cell_path, cell in cells:
+            for name, param in cell._params.items():
+                if param is None or id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{cell_path}.{name}" if cell_path else name), param
+
+    def get_parameters(self, expand=True):
+        for _, param in self.parameters_and_names(expand=expand):
+            yield param
+
+    def trainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def name_cells(self):
+        return OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
+
+    def cells(self):
+        return self.name_cells().values()
+
+    def _all_primitives(self):
+        for _, cell in self.cells_and_names():
+            yield from cell._primitives.values()
+
+    # -- modes and flags ---------------------------------------------------------------------
+    def set_train(self, mode=True):
+        """Training (True) or inference (False) for this cell and every sub-cell (Dropout)."""
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", bool(mode))
+        return self
+
+    def set_grad(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    def add_flags(self, **flags):
+        self._flags.update(flags)
+        for k, v in flags.items():
+            object.__setattr__(self, k, v)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        return dict(self._flags)
+
+    def to_float(self, dtype):
+        """Cast the float Tensor inputs of this cell and every sub-cell to ``dtype`` on call."""
+        dtype = mstype.to_type(dtype)
+        if dtype not in (mstype.float16, mstype.float32):
+            raise ValueError(f"For 'to_float', the argument 'dtype' must be float16 or float32, "
+                             f"but got {dtype}.")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_cast_dtype", dtype)
+        return self
+
+    # -- calling ---------------------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define construct().")
+
+    def __call__(self, *args, **kwargs):
+        scopes = _CTX.scopes
+        scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
+        try:
+            if self._cast_dtype is not None:
+                args = tuple(self._cast(a) for a in args)
+            return self.construct(*args, **kwargs)
+        finally:
+            scopes.pop()
+
+    def _cast(self, x):
+        if isinstance(x, Tensor) and not isinstance(x, Parameter) and x.dtype.is_float \
+                and x.dtype != self._cast_dtype:
+            from minispore.ops import functional as F
+            return F.cast(x, self._cast_dtype)
+        return x
+
+    def set_inputs(self, *inputs, **kwargs):
+        """Declare the inputs (placeholders: ``Tensor(shape=[None, 784], dtype=...)``) that
+        GRAPH mode compiles for; either positional or keyword inputs, not both."""
+        if inputs and kwargs:
+            raise ValueError(f"For 'set_inputs' of {type(self).__name__}, give either inputs "
+                             f"or kwargs, not both.")
+        for i, x in enumerate(list(inputs) + list(kwargs.values())):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"For 'set_inputs' of {type(self).__name__}, input {i + 1} must "
+                                f"be a Tensor (placeholder), but got {type(x).__name__}.")
+        self._inputs = inputs if inputs else None
+        self._kw_inputs = kwargs if kwargs else None
+
+    def get_inputs(self):
+        """The placeholders given to ``set_inputs`` (a tuple), or None."""
+        if self._kw_inputs is not None:
+            return tuple(self._kw_inputs.values())
+        return self._inputs
+
+    # -- parallel annotations ------------------------------------------------------------------
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
+              level=0):
+        """Store a sharding plan for this cell; returns a callable running the cell (r2.0-2.4
+        style) and marks the cell (r2.5+ style), so both tutorial forms work."""
+        name = f"{type(self).__name__}.shard"
+        if not isinstance(in_strategy, tuple):
+            raise TypeError(f"For '{name}', 'in_strategy' must be a tuple, but got "
+                            f"{type(in_strategy).__name__}.")
+        for s in in_strategy:
+            if s is not None and not isinstance(s, tuple) and type(s).__name__ != "Layout":
+                raise TypeError(f"For '{name}', each element of 'in_strategy' must be a tuple, "
+                                f"a Layout or None, but got {type(s).__name__}.")
+            if isinstance(s, tuple):
+                _check_strategy(name, "in_strategy", (s,))
+        if out_strategy is not None and not isinstance(out_strategy, tuple):
+            raise TypeError(f"For '{name}', 'out_strategy' must be a tuple or None, but got "
+                            f"{type(out_strategy).__name__}.")
+        if parameter_plan is not None:
+            if not isinstance(parameter_plan, dict):
+                raise TypeError(f"For '{name}', 'parameter_plan' must be a dict, but got "
+                                f"{type(parameter_plan).__name__}.")
+            for k, v in parameter_plan.items():
+                if not isinstance(k, str) or not isinstance(v, tuple):
+                    raise TypeError(f"For '{name}', 'parameter_plan' keys must be str and "
+                                    f"values tuples, but got {k!r}: {v!r}.")
+        if not isinstance(device, str):
+            raise TypeError(f"For '{name}', 'device' must be a str, but got "
+                            f"{type(device).__name__}.")
+        if not isinstance(level, int) or isinstance(level, bool):
+            raise TypeError(f"For '{name}', 'level' must be an int, but got "
+                            f"{type(level).__name__}.")
+        if self._shard_config is not None:
+            logger.warning("'Shard' has been configured more than once for %s.",
+                           type(self).__name__)
+        self._shard_config = {"in_strategy": in_strategy, "out_strategy": out_strategy,
+                              "parameter_plan": parameter_plan, "device": device, "level": level}
+        return self.__call__
+
+    def place(self, role, rank_id):
+        """Run every primitive in this cell (recursively) on worker ``rank_id``."""
+        check_place_args(type(self).__name__, role, rank_id)
+        for prim in self._all_primitives():
+            prim.place(role, rank_id)
+        return self
+
+    @property
+    def pipeline_stage(self):
+        return self._pipeline_stage
+
+    @pipeline_stage.setter
+    def pipeline_stage(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"For '{type(self).__name__}', 'pipeline_stage' must be an int, but "
+                            f"got {type(value).__name__}.")
+        if value < 0:
+            raise ValueError(f"For '{type(self).__name__}', 'pipeline_stage' must be a "
+                             f"non-negative int, but got {value}.")
+        object.__setattr__(self, "_pipeline_stage", value)
+        for p in self.trainable_params():
+            stages = p.__dict__.setdefault("pipeline_stages", [])
+            if value not in stages:
+                stages.append(value)
+
+    def recompute(self, mode=True, **kwargs):
+        """Mark every primitive of this cell (and its sub-cells) for recomputation in backward.
+
+        Allowed kwargs: mp_comm_recompute, parallel_optimizer_comm_recompute,
+        recompute_slice_activation (bools). Configuring a cell and one of its ancestors or
+        descendants both raises RuntimeError.
+        """
+        name = f"{type(self).__name__}.recompute"
+        if not isinstance(mode, bool):
+            raise TypeError(f"For '{name}', 'mode' must be bool, but got {type(mode).__name__}.")
+        for key, value in kwargs.items():
+            if key not in _RECOMPUTE_KEYS:
+                raise ValueError(f"For '{name}', the keyword argument {key!r} is not "
+                                 f"recognized; valid ones are {list(_RECOMPUTE_KEYS)}.")
+            if not isinstance(value, bool):
+                raise TypeError(f"For '{name}', {key!r} must be bool, but got "
+                                f"{type(value).__name__}.")
+        for _, cell in self.cells_and_names():
+            if cell._recompute is not None or cell._recompute_inherited:
+                raise RuntimeError(f"For '{name}', recompute may be configured only once in a "
+                                   f"cell hierarchy, but {type(cell).__name__} already is.")
+        config = {"mp_comm_recompute": True, "parallel_optimizer_comm_recompute": False,
+                  "recompute_slice_activation": False}
+        config.update(kwargs)
+        config["mode"] = mode
+        object.__setattr__(self, "_recompute", config)
+        for path, cell in self.cells_and_names():
+            if cell is not self:
+                object.__setattr__(cell, "_recompute_inherited", True)
+        return self
+
+    # -- printing ----------------------------------------------------------------------------
+    def extend_repr(self):
+        return ""
+
+    def __repr__(self):
+        extra = self.extend_repr()
+        info = type(self).__name__ + "<"
+        children = self.name_cells()
+        if children:
+            sub = "\n"
+            if extra:
+                sub += f"{extra}\n"
+            for key, value in children.items():
+                sub += f"({key}): {value!r}\n"
+            info += sub.replace("\n", "\n  ") + ">"
+        else:
+            info += extra + ">"
+        return info
