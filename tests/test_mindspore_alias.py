@@ -12,12 +12,12 @@ SCRIPT = textwrap.dedent("""
     import sys
     import mindspore as ms
     from mindspore import nn, ops, Tensor
-    from mindspore.common.parameter import Parameter
+    from mindspore.common.initializer import Normal
     import mindspore.common.dtype as mstype
     import minispore
     import helper_mod
     assert ms is minispore and nn is minispore.nn and ops is minispore.ops
-    assert mstype is minispore.common.dtype and Parameter is minispore.Parameter
+    assert mstype is minispore.common.dtype and Normal is minispore.common.initializer.Normal
     assert __name__ == "__main__"
     out = ops.add(Tensor([1.0, 2.0], ms.float32), Tensor([3.0, 4.0], ms.float32))
     print("ARGV", sys.argv[1:], out.asnumpy().tolist(), helper_mod.VALUE)
