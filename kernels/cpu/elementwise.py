@@ -48,7 +48,9 @@ class ExactUfunc:
         compute = tuple(_COMPUTE.get(d, d) for d in key)
         wanted = self.out_dtype or key[-1]
         out = _COMPUTE.get(wanted, wanted)
-        self.dufunc._compile_for_argtys(tuple(from_dtype(d) for d in compute), from_dtype(out))
+        types = "".join(d.char for d in compute) + "->" + out.char
+        if types not in self.dufunc.types:
+            self.dufunc._compile_for_argtys(tuple(from_dtype(d) for d in compute), from_dtype(out))
         # A half-precision result must be rounded back into a caller-visible float16 buffer.
         loop = (compute + (out,), wanted if wanted != out else None)
         self._loops[key] = loop

@@ -1,12 +1,25 @@
-"""Arithmetic, matrix-product and reduction operators."""
+"""Arithmetic, elementwise math, comparison, selection, matrix-product and reduction operators."""
+import numbers
+
+import numpy as np
+
 from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (BinaryElementwise, UnaryElementwise, check_dtype,
-                                            check_same_dtype, check_tensor, reduce_axes,
+from minispore.ops.operations._base import (BinaryElementwise, UnaryElementwise, broadcast_shape,
+                                            check_dtype, check_same_dtype, check_tensor,
+                                            middle_view, normalize_axis, reduce_axes,
                                             reduced_shape, run_middle_reduction, sum_to_shape)
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "Neg", "MatMul", "ReduceSum"]
+__all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "Neg", "Maximum", "Minimum", "Pow", "Exp",
+           "Log", "Sqrt", "Rsqrt", "Square", "Abs", "Equal", "NotEqual", "Less", "LessEqual",
+           "Greater", "GreaterEqual", "Select", "MatMul", "BatchMatMul", "ReduceSum",
+           "ReduceMean", "ReduceMax", "ReduceMin", "Argmax"]
+
+_FLOAT = mstype.float_types
+_SIGNED = _FLOAT + (mstype.int8, mstype.int16, mstype.int32, mstype.int64)
 
 
 def _F():
@@ -62,13 +75,308 @@ Div = RealDiv
 class Neg(UnaryElementwise):
     """out = -x."""
     kernel_name = "neg"
-    valid_dtypes = mstype.float_types + (mstype.int8, mstype.int16, mstype.int32, mstype.int64)
+    valid_dtypes = _SIGNED
 
     def bprop(self, inputs, out, dout):
         return (_F().neg(dout),)
 
 
-class MatMul(Primitive):
+class _FusedGrad(Primitive):
+    """A backward kernel exposed as an operator, so bprops stay written in operators: out =
+    kernel(*inputs) elementwise, broadcast over all inputs, in the last input's dtype (the
+    incoming gradient). Not differentiable: higher-order gradients are not supported."""
+
+    differentiable = False
+    kernel_name = None
+
+    def infer(self, *xs):
+        shape = xs[0].shape
+        for x in xs[1:]:
+            shape = broadcast_shape(self, shape, x.shape)
+        return Aval(shape, xs[-1].dtype)
+
+    def impl(self, *xs):
+        return kernel("elementwise", self.kernel_name)(*xs)
+
+
+class _MaximumGrad(_FusedGrad):
+    """(x, y, dout) -> dout where x > y, dout / 2 where x == y, else 0 (the gradient to x)."""
+    kernel_name = "maximum_grad"
+
+
+class _MinimumGrad(_FusedGrad):
+    """(x, y, dout) -> dout where x < y, dout / 2 where x == y, else 0 (the gradient to x)."""
+    kernel_name = "minimum_grad"
+
+
+class _PowGradX(_FusedGrad):
+    """(x, y, dout) -> dout * y * x ** (y - 1)."""
+    kernel_name = "pow_grad_x"
+
+
+class _PowGradY(_FusedGrad):
+    """(x, out, dout) -> dout * out * log(x), 0 where x == 0."""
+    kernel_name = "pow_grad_y"
+
+
+class _SqrtGrad(_FusedGrad):
+    """(out, dout) -> dout / (2 out) with out = sqrt(x)."""
+    kernel_name = "sqrt_grad"
+
+
+class _RsqrtGrad(_FusedGrad):
+    """(out, dout) -> -dout * out**3 / 2 with out = rsqrt(x)."""
+    kernel_name = "rsqrt_grad"
+
+
+class _SquareGrad(_FusedGrad):
+    """(x, dout) -> 2 x dout."""
+    kernel_name = "square_grad"
+
+
+class _AbsGrad(_FusedGrad):
+    """(x, dout) -> sign(x) dout."""
+    kernel_name = "abs_grad"
+
+
+_maximum_grad, _minimum_grad = _MaximumGrad(), _MinimumGrad()
+_pow_grad_x, _pow_grad_y = _PowGradX(), _PowGradY()
+_sqrt_grad, _rsqrt_grad, _square_grad, _abs_grad = (_SqrtGrad(), _RsqrtGrad(), _SquareGrad(),
+                                                    _AbsGrad())
+
+
+class Maximum(BinaryElementwise):
+    """out = max(x, y) elementwise, with broadcasting; a NaN in either input wins.
+
+    Gradient: dout goes to the larger input; on ties (x == y) each input gets dout / 2, which
+    is what central differences measure (MindSpore gives ties to x; the halves are symmetric).
+    """
+    kernel_name = "maximum"
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        return (sum_to_shape(_maximum_grad(x, y, dout), x.shape),
+                sum_to_shape(_maximum_grad(y, x, dout), y.shape))
+
+
+class Minimum(BinaryElementwise):
+    """out = min(x, y) elementwise, with broadcasting; a NaN in either input wins.
+
+    Gradient: dout goes to the smaller input; ties split it in halves, as in Maximum.
+    """
+    kernel_name = "minimum"
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        return (sum_to_shape(_minimum_grad(x, y, dout), x.shape),
+                sum_to_shape(_minimum_grad(y, x, dout), y.shape))
+
+
+class Pow(BinaryElementwise):
+    """out = x ** y elementwise (float dtypes), with broadcasting.
+
+    `y` may be a Tensor or a Python number; a number exponent stays a constant (no gradient is
+    computed for it). Gradients: dx = dout * y * x**(y-1); dy = dout * out * log(x), taken as 0
+    where x == 0 (NaN where x < 0, where x**y is not real-differentiable in y).
+    """
+    kernel_name = "pow"
+    valid_dtypes = _FLOAT
+
+    def __call__(self, x, y):
+        if isinstance(x, Tensor) and isinstance(y, numbers.Real) and not isinstance(y, bool):
+            return Primitive.__call__(self, x, y)
+        return super().__call__(x, y)
+
+    def infer(self, x, y):
+        if isinstance(y, Tensor):
+            return super().infer(x, y)
+        check_dtype(self, "x", x, self.valid_dtypes)
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x, y):
+        if not isinstance(y, np.ndarray):
+            y = np.asarray(y, x.dtype)
+        return kernel(self.family, self.kernel_name)(x, y)
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        if not isinstance(y, Tensor):
+            return sum_to_shape(_pow_grad_x(x, to_tensor(y, x), dout), x.shape), None
+        return (sum_to_shape(_pow_grad_x(x, y, dout), x.shape),
+                sum_to_shape(_pow_grad_y(x, out, dout), y.shape))
+
+
+class Exp(UnaryElementwise):
+    """out = e ** x."""
+    kernel_name = "exp"
+
+    def bprop(self, inputs, out, dout):
+        return (_F().mul(dout, out),)
+
+
+class Log(UnaryElementwise):
+    """out = ln(x) (-inf at 0, NaN below)."""
+    kernel_name = "log"
+
+    def bprop(self, inputs, out, dout):
+        return (_F().div(dout, inputs[0]),)
+
+
+class Sqrt(UnaryElementwise):
+    """out = sqrt(x) (NaN below 0)."""
+    kernel_name = "sqrt"
+
+    def bprop(self, inputs, out, dout):
+        return (_sqrt_grad(out, dout),)
+
+
+class Rsqrt(UnaryElementwise):
+    """out = 1 / sqrt(x)."""
+    kernel_name = "rsqrt"
+
+    def bprop(self, inputs, out, dout):
+        return (_rsqrt_grad(out, dout),)
+
+
+class Square(UnaryElementwise):
+    """out = x * x."""
+    kernel_name = "square"
+    valid_dtypes = mstype.number_types
+
+    def bprop(self, inputs, out, dout):
+        return (_square_grad(inputs[0], dout),)
+
+
+class Abs(UnaryElementwise):
+    """out = |x|; its gradient is sign(x) * dout (0 at x == 0)."""
+    kernel_name = "abs"
+    valid_dtypes = mstype.number_types
+
+    def bprop(self, inputs, out, dout):
+        return (_abs_grad(inputs[0], dout),)
+
+
+class _Compare(BinaryElementwise):
+    """Elementwise comparison with broadcasting; a bool tensor, not differentiable."""
+    out_dtype = mstype.bool_
+    valid_dtypes = mstype.number_types + (mstype.bool_,)
+    differentiable = False
+
+
+class Equal(_Compare):
+    """out = (x == y)."""
+    kernel_name = "equal"
+
+
+class NotEqual(_Compare):
+    """out = (x != y)."""
+    kernel_name = "not_equal"
+
+
+class Less(_Compare):
+    """out = (x < y)."""
+    kernel_name = "less"
+
+
+class LessEqual(_Compare):
+    """out = (x <= y)."""
+    kernel_name = "less_equal"
+
+
+class Greater(_Compare):
+    """out = (x > y)."""
+    kernel_name = "greater"
+
+
+class GreaterEqual(_Compare):
+    """out = (x >= y)."""
+    kernel_name = "greater_equal"
+
+
+class Select(Primitive):
+    """out = x where cond else y, elementwise; cond (bool), x and y broadcast together.
+
+    x or y may be a Python number (it takes the other's dtype). Gradients: dout masked by cond
+    to x and by not-cond to y, each summed back to its input's shape; none for cond.
+    """
+
+    def __call__(self, cond, x, y):
+        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            raise self.error(f"at least one of 'x' and 'y' must be a Tensor, but got "
+                             f"{type(x).__name__} and {type(y).__name__}.", TypeError)
+        return super().__call__(cond, to_tensor(x, y), to_tensor(y, x))
+
+    def infer(self, cond, x, y):
+        check_tensor(self, "cond", cond)
+        if cond.dtype != mstype.bool_:
+            raise self.error(f"the dtype of 'cond' must be Bool, but got {cond.dtype}.",
+                             TypeError)
+        check_same_dtype(self, ("x", "y"), (x, y))
+        shape = broadcast_shape(self, x.shape, y.shape)
+        return Aval(broadcast_shape(self, cond.shape, shape, ("cond", "x/y")), x.dtype)
+
+    def impl(self, cond, x, y):
+        return kernel("elementwise", "select")(cond, x, y)
+
+    def bprop(self, inputs, out, dout):
+        cond, x, y = inputs
+        F = _F()
+        # The 0-d zero broadcasts inside the kernel: one pass per gradient, no zeros tensor.
+        return (None, sum_to_shape(F.select(cond, dout, 0), x.shape),
+                sum_to_shape(F.select(cond, 0, dout), y.shape))
+
+
+class _MatMulBase(Primitive):
+    """Shared attributes and bprop of MatMul and BatchMatMul (`_product` is the functional op)."""
+
+    def __init__(self, transpose_a=False, transpose_b=False):
+        super().__init__()
+        for name, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For '{self.name}', '{name}' must be bool, but got "
+                                f"{type(v).__name__}.")
+        self.transpose_a = transpose_a
+        self.transpose_b = transpose_b
+        self.add_prim_attr("transpose_a", transpose_a)
+        self.add_prim_attr("transpose_b", transpose_b)
+
+    def _check_operands(self, x, y, min_rank):
+        check_tensor(self, "x", x)
+        check_tensor(self, "y", y)
+        if x.ndim < min_rank or y.ndim < min_rank:
+            raise self.error(f"the inputs must be at least {min_rank}-D, but got x.shape "
+                             f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
+        check_dtype(self, "x", x, mstype.float_types)
+        check_same_dtype(self, ("x", "y"), (x, y))
+        m, k = (x.shape[-1], x.shape[-2]) if self.transpose_a else x.shape[-2:]
+        k2, n = (y.shape[-1], y.shape[-2]) if self.transpose_b else y.shape[-2:]
+        if k != k2:
+            raise self.error(f"the contracted dims must be equal, but x.shape {tuple(x.shape)} "
+                             f"(transpose_a={self.transpose_a}) gives {k} and y.shape "
+                             f"{tuple(y.shape)} (transpose_b={self.transpose_b}) gives {k2}.")
+        return m, n
+
+    def _product(self, a, b, transpose_a, transpose_b):
+        raise NotImplementedError
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        ta, tb = self.transpose_a, self.transpose_b
+        mm = self._product
+        # With C = A B (A = op(x), B = op(y)): dA = dC B^T, dB = A^T dC; transposes fold into
+        # the GEMM flags so no transpose is ever materialised.
+        if ta:
+            dx = mm(y, dout, tb, True)
+        else:
+            dx = mm(dout, y, False, not tb)
+        if tb:
+            dy = mm(dout, x, True, ta)
+        else:
+            dy = mm(x, dout, not ta, False)
+        return dx, dy
+
+
+class MatMul(_MatMulBase):
     """out = op(x) @ op(y) for 2-D x, y, where op transposes when transpose_a / transpose_b.
 
     Shapes: x (M, K) (or (K, M) with transpose_a), y (K, N) (or (N, K)); out (M, N).
@@ -80,51 +388,52 @@ class MatMul(Primitive):
     (2, 4)
     """
 
-    def __init__(self, transpose_a=False, transpose_b=False):
-        super().__init__()
-        for name, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b)):
-            if not isinstance(v, bool):
-                raise TypeError(f"For 'MatMul', '{name}' must be bool, but got "
-                                f"{type(v).__name__}.")
-        self.transpose_a = transpose_a
-        self.transpose_b = transpose_b
-        self.add_prim_attr("transpose_a", transpose_a)
-        self.add_prim_attr("transpose_b", transpose_b)
-
     def infer(self, x, y):
-        check_tensor(self, "x", x)
-        check_tensor(self, "y", y)
-        if x.ndim != 2 or y.ndim != 2:
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and (x.ndim != 2 or y.ndim != 2):
             raise self.error(f"the inputs must be 2-D, but got x.shape {tuple(x.shape)} and "
                              f"y.shape {tuple(y.shape)}.")
-        check_dtype(self, "x", x, mstype.float_types)
-        check_same_dtype(self, ("x", "y"), (x, y))
-        m, k = (x.shape[1], x.shape[0]) if self.transpose_a else x.shape
-        k2, n = (y.shape[1], y.shape[0]) if self.transpose_b else y.shape
-        if k != k2:
-            raise self.error(f"the contracted dims must be equal, but x.shape {tuple(x.shape)} "
-                             f"(transpose_a={self.transpose_a}) gives {k} and y.shape "
-                             f"{tuple(y.shape)} (transpose_b={self.transpose_b}) gives {k2}.")
-        return Aval((m, n), x.dtype)
+        return Aval(self._check_operands(x, y, 2), x.dtype)
 
     def impl(self, x, y):
         return kernel("matmul", "matmul")(x, y, self.transpose_a, self.transpose_b)
 
-    def bprop(self, inputs, out, dout):
-        x, y = inputs
-        ta, tb = self.transpose_a, self.transpose_b
-        F = _F()
-        # With C = A B (A = op(x), B = op(y)): dA = dC B^T, dB = A^T dC; transposes fold into
-        # the GEMM flags so no transpose is ever materialised.
-        if ta:
-            dx = F.matmul(y, dout, transpose_a=tb, transpose_b=True)
-        else:
-            dx = F.matmul(dout, y, transpose_a=False, transpose_b=not tb)
-        if tb:
-            dy = F.matmul(dout, x, transpose_a=True, transpose_b=ta)
-        else:
-            dy = F.matmul(x, dout, transpose_a=not ta, transpose_b=False)
-        return dx, dy
+    def _product(self, a, b, transpose_a, transpose_b):
+        return _F().matmul(a, b, transpose_a, transpose_b)
+
+
+class BatchMatMul(_MatMulBase):
+    """out[..., :, :] = op(x[...]) @ op(y[...]) over equal leading (batch) dims.
+
+    Shapes: x (..., M, K) (or (..., K, M) with transpose_a), y (..., K, N) (or (..., N, K));
+    out (..., M, N); rank >= 3, equal ranks and equal batch dims (no batch broadcasting).
+    Raises ValueError for mismatched ranks, batch dims or contracted dims, TypeError for
+    non-float or mixed dtypes.
+
+    >>> import numpy as np, minispore as ms
+    >>> ms.ops.BatchMatMul()(ms.Tensor(np.ones((5, 2, 3), np.float32)),
+    ...                      ms.Tensor(np.ones((5, 3, 4), np.float32))).shape
+    (5, 2, 4)
+    """
+
+    def infer(self, x, y):
+        m, n = self._check_operands(x, y, 3)
+        if tuple(x.shape[:-2]) != tuple(y.shape[:-2]):
+            raise self.error(f"the batch dims of x and y must be equal, but got x.shape "
+                             f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
+        return Aval(tuple(x.shape[:-2]) + (m, n), x.dtype)
+
+    def impl(self, x, y):
+        batch = x.shape[:-2]
+        a = np.ascontiguousarray(x).reshape((-1,) + x.shape[-2:])
+        b = np.ascontiguousarray(y).reshape((-1,) + y.shape[-2:])
+        m = x.shape[-1] if self.transpose_a else x.shape[-2]
+        n = y.shape[-2] if self.transpose_b else y.shape[-1]
+        out = np.empty((a.shape[0], m, n), x.dtype)
+        kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
+        return out.reshape(batch + (m, n))
+
+    def _product(self, a, b, transpose_a, transpose_b):
+        return _F().batch_matmul(a, b, transpose_a, transpose_b)
 
 
 class _Reduce(Primitive):
@@ -166,3 +475,114 @@ class ReduceSum(_Reduce):
         axes = reduce_axes(self, axis, x.ndim)
         kept = F.reshape(dout, reduced_shape(x.shape, axes, True))
         return F.broadcast_to(kept, x.shape), None
+
+
+class ReduceMean(_Reduce):
+    """out = mean of x over `axis` (all axes when axis is () or None); NaN over empty axes.
+
+    Float inputs accumulate in float64 (sum and scale in one kernel); integer inputs truncate.
+    """
+    kernel_name = "mean_middle"
+
+    def bprop(self, inputs, out, dout):
+        x, axis = inputs
+        F = _F()
+        axes = reduce_axes(self, axis, x.ndim)
+        count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+        # Scale the small reduced gradient before broadcasting it: one full-size pass.
+        kept = F.reshape(F.div(dout, count), reduced_shape(x.shape, axes, True))
+        return F.broadcast_to(kept, x.shape), None
+
+
+class _ReduceExtremum(_Reduce):
+    """ReduceMax / ReduceMin: the gradient flows to the positions equal to the result, shared
+    equally among ties (as MindSpore's and TensorFlow's rule)."""
+
+    def infer(self, x, axis):
+        aval = super().infer(x, axis)
+        empty = [a for a in reduce_axes(self, axis, x.ndim) if x.shape[a] == 0]
+        if empty:
+            raise self.error(f"cannot reduce x of shape {tuple(x.shape)} over the empty "
+                             f"axis {empty[0]}: the reduction has no identity.")
+        return aval
+
+    def bprop(self, inputs, out, dout):
+        x, axis = inputs
+        return _reduce_extremum_grad(x, out, dout, axis), None
+
+
+class ReduceMax(_ReduceExtremum):
+    """out = max of x over `axis` (all axes when axis is () or None); a NaN wins."""
+    kernel_name = "max_middle"
+
+
+class ReduceMin(_ReduceExtremum):
+    """out = min of x over `axis` (all axes when axis is () or None); a NaN wins."""
+    kernel_name = "min_middle"
+
+
+class _ReduceExtremumGrad(Primitive):
+    """(x, out, dout, axis) -> dx: dout / n at the n positions of each reduced slice equal to
+    `out` (the max or min), 0 elsewhere; out and dout have the reduced shape (keep_dims or
+    not). One fused kernel (count, then write). Not differentiable."""
+
+    differentiable = False
+
+    def infer(self, x, out, dout, axis):
+        return Aval(x.shape, dout.dtype)
+
+    def impl(self, x, out, dout, axis):
+        axes = reduce_axes(self, axis, x.ndim)
+        view, perm = middle_view(x, axes)
+        outer, _, inner = view.shape
+        dx = np.empty(view.shape, dout.dtype)
+        kernel("reduce", "minmax_grad_middle")(
+            view, np.ascontiguousarray(out).reshape(outer, inner),
+            np.ascontiguousarray(dout).reshape(outer, inner), dx)
+        if perm is None:
+            return dx.reshape(x.shape)
+        moved = dx.reshape(tuple(x.shape[p] for p in perm))
+        return np.ascontiguousarray(np.transpose(moved, np.argsort(perm)))
+
+
+_reduce_extremum_grad = _ReduceExtremumGrad()
+
+
+class Argmax(Primitive):
+    """out = index of the first maximum of x along `axis` (the first NaN, if any).
+
+    ``Argmax(axis=-1, output_type=mstype.int32)(x)``; the axis is removed from the shape.
+    Not differentiable. Raises ValueError for an axis out of range or of size 0.
+    """
+
+    differentiable = False
+
+    def __init__(self, axis=-1, output_type=mstype.int32):
+        super().__init__()
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError(f"For 'Argmax', 'axis' must be an int, but got "
+                            f"{type(axis).__name__}.")
+        if output_type not in (mstype.int32, mstype.int64):
+            raise TypeError(f"For 'Argmax', 'output_type' must be Int32 or Int64, but got "
+                            f"{output_type}.")
+        self.axis = axis
+        self.output_type = output_type
+        self.add_prim_attr("axis", axis)
+        self.add_prim_attr("output_type", output_type)
+
+    def infer(self, x):
+        check_tensor(self, "x", x)
+        check_dtype(self, "x", x, mstype.number_types)
+        if x.ndim == 0:
+            raise self.error("the input must have rank >= 1, but got a 0-d tensor.")
+        axis = normalize_axis(self, self.axis, x.ndim)
+        if x.shape[axis] == 0:
+            raise self.error(f"cannot take argmax of x of shape {tuple(x.shape)} along the "
+                             f"empty axis {self.axis}.")
+        return Aval(x.shape[:axis] + x.shape[axis + 1:], self.output_type)
+
+    def impl(self, x):
+        axis = normalize_axis(self, self.axis, x.ndim)
+        out = run_middle_reduction(kernel("reduce", "argmax_middle"), x, (axis,),
+                                   self.output_type.np_dtype)
+        return out.reshape(x.shape[:axis] + x.shape[axis + 1:])
