@@ -39,8 +39,8 @@ def normalize_axis(prim, axis, ndim, arg_name="axis"):
     return int(axis) % max(ndim, 1)
 
 
-def broadcast_shape(prim, sx, sy):
-    """numpy broadcasting of two shapes, or an error naming both."""
+def broadcast_shape(prim, sx, sy, names=("x", "y")):
+    """numpy broadcasting of two shapes, or an error naming both (as `names`)."""
     out = []
     for i in range(1, max(len(sx), len(sy)) + 1):
         a = sx[-i] if i <= len(sx) else 1
@@ -50,8 +50,8 @@ def broadcast_shape(prim, sx, sy):
         elif a == 1:
             out.append(b)
         else:
-            raise prim.error(f"x.shape {tuple(sx)} and y.shape {tuple(sy)} cannot be "
-                             f"broadcast together (dim {-i}: {a} vs {b}).")
+            raise prim.error(f"{names[0]}.shape {tuple(sx)} and {names[1]}.shape {tuple(sy)} "
+                             f"cannot be broadcast together (dim {-i}: {a} vs {b}).")
     return tuple(reversed(out))
 
 
@@ -142,22 +142,27 @@ def reduced_shape(shape, axes, keep_dims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
-    """Apply a `*_middle` reduction kernel: view x as (outer, reduced, inner) when the reduced
-    axes are one contiguous block, else move them to the end first (one copy)."""
+def middle_view(x, axes):
+    """x as a C-contiguous (outer, reduced, inner) array for the `*_middle` kernels: a free
+    reshape when the reduced axes are one contiguous block, else (one copy) with them moved to
+    the end. Also returns the permutation applied (None when none), to undo it on a gradient."""
     shape = x.shape
     if axes and axes == tuple(range(axes[0], axes[-1] + 1)):
         outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
         red = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
         inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
-        view = np.ascontiguousarray(x).reshape(outer, red, inner)
-    else:
-        keep = [i for i in range(len(shape)) if i not in axes]
-        moved = np.ascontiguousarray(np.transpose(x, keep + list(axes)))
-        outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
-        red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-        inner = 1
-        view = moved.reshape(outer, red, inner)
-    out = np.empty((outer, inner), dtype=out_dtype or x.dtype)
+        return np.ascontiguousarray(x).reshape(outer, red, inner), None
+    keep = [i for i in range(len(shape)) if i not in axes]
+    perm = keep + list(axes)
+    moved = np.ascontiguousarray(np.transpose(x, perm))
+    outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
+    red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    return moved.reshape(outer, red, 1), perm
+
+
+def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
+    """Apply a `*_middle` reduction kernel to x's `middle_view`; returns (outer, inner)."""
+    view, _ = middle_view(x, axes)
+    out = np.empty((view.shape[0], view.shape[2]), dtype=out_dtype or x.dtype)
     kernel_fn(view, out)
     return out
