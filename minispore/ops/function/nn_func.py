@@ -1,1 +1,149 @@
 """Functional forms of neural-network operators (ops.relu, ops.softmax, ops.conv2d …)."""
+from minispore.ops.operations import conv_ops as C
+from minispore.ops.operations import nn_ops as N
+
+__all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
+           "bias_add_relu", "softmax_cross_entropy_with_logits",
+           "sparse_softmax_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d",
+           "dropout", "layer_norm"]
+
+_relu, _sigmoid, _tanh = N.ReLU(), N.Sigmoid(), N.Tanh()
+_bias_add, _bias_add_relu = N.BiasAdd(), N.BiasAddReLU()
+_softmax_ce = N.SoftmaxCrossEntropyWithLogits()
+_sparse_ce = N.SparseSoftmaxCrossEntropyWithLogits()
+_ops = {}
+
+
+def _freeze(value):
+    return tuple(_freeze(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _op(cls, *args, **kwargs):
+    """One primitive instance per (class, attributes): attributes are fixed at construction."""
+    key = (cls, _freeze(args), _freeze(sorted(kwargs.items())))
+    op = _ops.get(key)
+    if op is None:
+        op = _ops[key] = cls(*args, **kwargs)
+    return op
+
+
+def relu(input):
+    return _relu(input)
+
+
+def sigmoid(input):
+    return _sigmoid(input)
+
+
+def tanh(input):
+    return _tanh(input)
+
+
+def gelu(input_x, approximate="none"):
+    """GeLU; approximate='none' (default) is the exact erf form, 'tanh' the approximation."""
+    return _op(N.GeLU, approximate)(input_x)
+
+
+def softmax(input, axis=-1):
+    return _op(N.Softmax, axis)(input)
+
+
+def log_softmax(logits, axis=-1):
+    return _op(N.LogSoftmax, axis)(logits)
+
+
+def bias_add(input_x, bias):
+    return _bias_add(input_x, bias)
+
+
+def bias_add_relu(input_x, bias):
+    """relu(bias_add(input_x, bias)) in one kernel pass (nn.Dense/Conv2d with activation='relu')."""
+    return _bias_add_relu(input_x, bias)
+
+
+def softmax_cross_entropy_with_logits(logits, labels):
+    """(loss (N,), backprop (N, C)) for dense probability labels, like the primitive."""
+    return _softmax_ce(logits, labels)
+
+
+def sparse_softmax_cross_entropy_with_logits(logits, labels):
+    """Mean cross-entropy over the batch for int32/int64 class labels."""
+    return _sparse_ce(logits, labels)
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """2-D convolution (NCHW); padding is an int or (top, bottom, left, right) with
+    pad_mode='pad'; bias (out_channels,) is added per channel."""
+    if isinstance(padding, list):
+        padding = tuple(padding)
+    op = _op(C.Conv2D, weight.shape[0], tuple(weight.shape[2:]), pad_mode=pad_mode, pad=padding,
+             stride=stride, dilation=dilation, group=groups)
+    out = op(input, weight)
+    return out if bias is None else _bias_add(out, bias)
+
+
+def _torch_pool_pad(name, padding):
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        padding = (padding, padding)
+    if not isinstance(padding, (tuple, list)) or len(padding) != 2:
+        raise TypeError(f"For '{name}', 'padding' must be an int or a tuple of two ints, but "
+                        f"got {padding!r}.")
+    ph, pw = padding
+    return ("pad" if ph or pw else "valid"), (ph, ph, pw, pw)
+
+
+def _unsupported(name, **flags):
+    for arg, (value, default) in flags.items():
+        if value != default:
+            raise ValueError(f"For '{name}', '{arg}' other than {default!r} is not supported "
+                             f"by minispore, but got {value!r}.")
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+               ceil_mode=False):
+    """Max pooling over NCHW x; stride defaults to kernel_size, padding is implicit -inf."""
+    _unsupported("max_pool2d", dilation=(dilation, 1), return_indices=(return_indices, False),
+                 ceil_mode=(ceil_mode, False))
+    mode, pad = _torch_pool_pad("max_pool2d", padding)
+    return _op(C.MaxPool, kernel_size, kernel_size if stride is None else stride, mode,
+               pad=pad if mode == "pad" else 0)(x)
+
+
+def avg_pool2d(input, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Average pooling over NCHW input; padded cells count in the divisor when
+    count_include_pad."""
+    _unsupported("avg_pool2d", ceil_mode=(ceil_mode, False),
+                 divisor_override=(divisor_override, None))
+    mode, pad = _torch_pool_pad("avg_pool2d", padding)
+    return _op(C.AvgPool, kernel_size, stride, mode, pad=pad if mode == "pad" else 0,
+               count_include_pad=bool(count_include_pad) and mode == "pad")(input)
+
+
+def dropout(input, p=0.5, training=True, seed=None):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not
+    training). Draws come from the global seed (ms.set_seed); `seed` is accepted for
+    signature compatibility."""
+    if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"For 'dropout', 'p' must be a float in [0, 1], but got {p!r}.")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    return _op(N.Dropout, 1.0 - float(p))(input)[0]
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalisation over the trailing `normalized_shape` dims; weight/bias default to
+    ones/zeros of that shape."""
+    from minispore.ops import functional as F
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(f"For 'layer_norm', 'normalized_shape' {shape} must match the trailing "
+                         f"dims of input {tuple(input.shape)}.")
+    if weight is None:
+        weight = F.fill(input.dtype, shape, 1)
+    if bias is None:
+        bias = F.fill(input.dtype, shape, 0)
+    axis = input.ndim - len(shape)
+    return _op(N.LayerNorm, axis, axis, float(eps))(input, weight, bias)[0]
