@@ -1,0 +1,19 @@
+"""High-level training (mindspore.train): Model, callbacks, metrics and checkpoints."""
+from minispore.train import callback, metrics, serialization
+from minispore.train.callback import (Callback, CheckpointConfig, EarlyStopping, History,
+                                      LambdaCallback, LossMonitor, ModelCheckpoint, ProgressBar,
+                                      RunContext, TimeMonitor)
+from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbeta, Loss,
+                                     Metric, Precision, Recall, Top1CategoricalAccuracy,
+                                     Top5CategoricalAccuracy, TopKCategoricalAccuracy,
+                                     get_metric_fn, get_metrics, names, rearrange_inputs)
+from minispore.train.serialization import (CheckpointError, load_checkpoint,
+                                           load_param_into_net, save_checkpoint)
+
+__all__ = ["Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
+           "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
+           "TimeMonitor", "Metric", "EvaluationBase", "Accuracy", "MAE", "MSE", "F1", "Fbeta",
+           "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+           "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
+           "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+           "CheckpointError"]

@@ -1,0 +1,386 @@
+"""Checkpoint files: save_checkpoint / load_checkpoint / load_param_into_net in minispore's own
+format (no pickle: loading never executes anything from the file).
+
+File layout (all integers little-endian)::
+
+    magic      8 bytes   b"MSPCKPT\\x00"
+    version    u32       FORMAT_VERSION
+    index_len  u64       length of the JSON index in bytes
+    index      JSON      {"entries": [{name, kind, dtype, ms_dtype, shape, offset, nbytes,
+                                       layout}...], "data_len": N}
+    padding    to a 64-byte boundary
+    data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
+    digest     32 bytes  SHA-256 of everything above
+
+``offset`` is relative to the start of the data block. ``layout`` is reserved for sharded
+checkpoints (None for whole tensors). String values of ``append_dict`` are stored in the index
+(kind "str"). Writes go to a temporary file in the target directory, are fsync'ed and then
+renamed over the target, so a crash mid-write leaves the previous file intact.
+"""
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import threading
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.parameter import Parameter
+from minispore.common.tensor import Tensor
+
+MAGIC = b"MSPCKPT\x00"
+FORMAT_VERSION = 1
+_ALIGN = 64
+_HEADER = struct.Struct("<8sIQ")
+_DIGEST_LEN = 32
+_CHUNK = 1 << 24
+
+_async_lock = threading.Lock()
+_async_writers = {}          # absolute file name -> Thread still writing it
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be read: wrong magic, truncated, corrupted or malformed."""
+
+
+def _pad(n):
+    return (-n) % _ALIGN
+
+
+def _check_ckpt_name(ckpt_file_name, func):
+    if not isinstance(ckpt_file_name, str):
+        raise TypeError(f"For '{func}', the argument 'ckpt_file_name' must be a str, but got "
+                        f"{type(ckpt_file_name).__name__}.")
+    if not ckpt_file_name.endswith(".ckpt"):
+        ckpt_file_name += ".ckpt"
+    return os.path.abspath(ckpt_file_name)
+
+
+def _as_array(value, name):
+    if isinstance(value, Tensor):
+        arr = value.asnumpy()
+    elif isinstance(value, (bool, int, float, np.ndarray, np.generic)):
+        arr = Tensor(value).asnumpy()
+    else:
+        raise TypeError(f"For 'save_checkpoint', the value of {name!r} must be a Parameter, "
+                        f"Tensor, int, float, bool or str, but got {type(value).__name__}.")
+    return arr
+
+
+def _collect(save_obj, append_dict):
+    """[(name, value)] where value is a numpy array or a str."""
+    items = []
+    if hasattr(save_obj, "parameters_and_names"):
+        for key, param in save_obj.parameters_and_names():
+            items.append((getattr(param, "name", None) or key, param))
+    elif isinstance(save_obj, dict):
+        items.extend(save_obj.items())
+    elif isinstance(save_obj, list):
+        for i, entry in enumerate(save_obj):
+            if not isinstance(entry, dict) or set(entry) != {"name", "data"}:
+                raise TypeError(f"For 'save_checkpoint', each element of the list 'save_obj' "
+                                f"must be a dict {{'name': str, 'data': Tensor}}, but element "
+                                f"{i} is {entry!r:.80}.")
+            items.append((entry["name"], entry["data"]))
+    else:
+        raise TypeError(f"For 'save_checkpoint', the argument 'save_obj' must be a Cell, a list "
+                        f"of {{'name', 'data'}} dicts or a dict, but got "
+                        f"{type(save_obj).__name__}.")
+    if append_dict is not None:
+        if not isinstance(append_dict, dict):
+            raise TypeError(f"For 'save_checkpoint', the argument 'append_dict' must be a dict, "
+                            f"but got {type(append_dict).__name__}.")
+        items.extend(append_dict.items())
+    out, seen = [], set()
+    for name, value in items:
+        if not isinstance(name, str):
+            raise TypeError(f"For 'save_checkpoint', parameter names must be str, but got "
+                            f"{name!r}.")
+        if name in seen:
+            raise ValueError(f"For 'save_checkpoint', the name {name!r} appears twice.")
+        seen.add(name)
+        # Copy now: an async save must not see later in-place optimizer updates.
+        out.append((name, value if isinstance(value, str) else
+                    np.array(_as_array(value, name), copy=True)))
+    return out
+
+
+def _build_index(items):
+    entries, offset = [], 0
+    for name, value in items:
+        if isinstance(value, str):
+            entries.append({"name": name, "kind": "str", "value": value})
+            continue
+        arr_dtype = value.dtype.newbyteorder("<") if value.dtype.byteorder == ">" else value.dtype
+        entries.append({"name": name, "kind": "tensor", "dtype": arr_dtype.str,
+                        "ms_dtype": mstype.to_type(value.dtype).name,
+                        "shape": list(value.shape), "offset": offset,
+                        "nbytes": int(value.nbytes), "layout": None})
+        offset += value.nbytes + _pad(value.nbytes)
+    return {"entries": entries, "data_len": offset}
+
+
+def _write(path, items):
+    index = _build_index(items)
+    index_bytes = json.dumps(index, separators=(",", ":")).encode("utf-8")
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(index_bytes))
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            digest = hashlib.sha256()
+
+            def put(buf):
+                f.write(buf)
+                digest.update(buf)
+
+            put(header)
+            put(index_bytes)
+            put(b"\0" * _pad(len(header) + len(index_bytes)))
+            for _, value in items:
+                if isinstance(value, str):
+                    continue
+                flat = np.ascontiguousarray(value).reshape(-1)
+                if flat.dtype.byteorder == ">":
+                    flat = flat.astype(flat.dtype.newbyteorder("<"))
+                raw = memoryview(flat.view(np.uint8))
+                for start in range(0, len(raw), _CHUNK):
+                    put(raw[start:start + _CHUNK])
+                put(b"\0" * _pad(flat.nbytes))
+            f.write(digest.digest())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _wait_async(path=None):
+    """Join pending async writers (of `path`, or all)."""
+    with _async_lock:
+        threads = [t for p, t in _async_writers.items() if path is None or p == path]
+    for t in threads:
+        t.join()
+
+
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
+                    **kwargs):
+    """Save a Cell's parameters (by ``param.name``), a list of ``{'name', 'data'}`` dicts or a
+    ``{name: Tensor}`` dict to ``ckpt_file_name`` (".ckpt" is appended when missing; an existing
+    file is replaced atomically). ``append_dict`` adds int/float/bool/str/Tensor entries.
+    ``choice_func(name) -> bool`` keeps only the names it accepts. ``async_save`` writes in a
+    background thread from a snapshot taken now.
+
+    >>> save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], "/tmp/w.ckpt")
+    """
+    path = _check_ckpt_name(ckpt_file_name, "save_checkpoint")
+    for arg, value in (("integrated_save", integrated_save), ("async_save", async_save)):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'save_checkpoint', the argument '{arg}' must be a bool, but "
+                            f"got {type(value).__name__}.")
+    if enc_key is not None:
+        raise ValueError("For 'save_checkpoint', encryption (enc_key) is not supported by "
+                         "minispore checkpoints.")
+    items = _collect(save_obj, append_dict)
+    if choice_func is not None:
+        items = [(n, v) for n, v in items if choice_func(n)]
+    _wait_async(path)
+    if not async_save:
+        _write(path, items)
+        return
+    thread = threading.Thread(target=_write, args=(path, items), name=f"ckpt-save:{path}")
+    with _async_lock:
+        _async_writers[path] = thread
+    thread.start()
+
+
+def _read_verified(path):
+    """Return (index, data memoryview) after checking magic, version, length and digest."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    if len(blob) < _HEADER.size or blob[:8] != MAGIC:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: it is not a "
+                              f"minispore checkpoint (bad magic header) or is empty.")
+    _, version, index_len = _HEADER.unpack_from(blob)
+    if version != FORMAT_VERSION:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: format version "
+                              f"{version} is not supported (this minispore reads version "
+                              f"{FORMAT_VERSION}).")
+    index_end = _HEADER.size + index_len
+    if index_end > len(blob):
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
+                              f"truncated ({len(blob)} bytes, index needs {index_end}).")
+    try:
+        index = json.loads(blob[_HEADER.size:index_end].decode("utf-8"))
+        data_len = int(index["data_len"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the index is "
+                              f"corrupted ({exc}).") from None
+    data_start = index_end + _pad(index_end)
+    expected = data_start + data_len + _DIGEST_LEN
+    if len(blob) != expected:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
+                              f"{'truncated' if len(blob) < expected else 'too long'} "
+                              f"({len(blob)} bytes, expected {expected}).")
+    view = memoryview(blob)
+    if hashlib.sha256(view[:-_DIGEST_LEN]).digest() != bytes(view[-_DIGEST_LEN:]):
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the checksum does "
+                              f"not match; the file is corrupted.")
+    return index, view[data_start:data_start + data_len]
+
+
+def _check_prefix(value, arg):
+    if value is None:
+        return ()
+    prefixes = (value,) if isinstance(value, str) else value
+    if not isinstance(prefixes, (list, tuple)) or not all(
+            isinstance(p, str) and p for p in prefixes):
+        raise TypeError(f"For 'load_checkpoint', the argument '{arg}' must be a non-empty str or "
+                        f"a list/tuple of them, but got {value!r}.")
+    return tuple(prefixes)
+
+
+def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
+                    **kwargs):
+    """Read a checkpoint into ``{name: Parameter}`` (str entries stay str). Names starting with
+    a ``filter_prefix`` are skipped; with ``specify_prefix`` only matching names are kept;
+    ``choice_func(name) -> bool`` filters further. With ``net``, the result is also loaded into
+    it via ``load_param_into_net(net, ..., strict_load)``.
+
+    Raises ValueError for a missing file and CheckpointError (a ValueError) for a file with a
+    wrong magic, a truncated or corrupted file; the message names the file.
+    """
+    if not isinstance(ckpt_file_name, str):
+        raise TypeError(f"For 'load_checkpoint', the argument 'ckpt_file_name' must be a str, "
+                        f"but got {type(ckpt_file_name).__name__}.")
+    path = os.path.abspath(ckpt_file_name)
+    if not path.endswith(".ckpt"):
+        raise ValueError(f"For 'load_checkpoint', the checkpoint file should end with '.ckpt', "
+                         f"but got {ckpt_file_name!r}.")
+    _wait_async(path)
+    if not os.path.isfile(path):
+        raise ValueError(f"For 'load_checkpoint', the checkpoint file {path!r} does not exist.")
+    if dec_key is not None:
+        raise ValueError("For 'load_checkpoint', decryption (dec_key) is not supported by "
+                         "minispore checkpoints.")
+    filters = _check_prefix(filter_prefix, "filter_prefix")
+    specify = _check_prefix(specify_prefix, "specify_prefix")
+    index, data = _read_verified(path)
+    result = {}
+    for entry in index["entries"]:
+        name = entry["name"]
+        if filters and name.startswith(filters):
+            continue
+        if specify and not name.startswith(specify):
+            continue
+        if choice_func is not None and not choice_func(name):
+            continue
+        if entry["kind"] == "str":
+            result[name] = entry["value"]
+            continue
+        try:
+            np_dtype = np.dtype(entry["dtype"])
+            shape = tuple(int(d) for d in entry["shape"])
+            start, nbytes = int(entry["offset"]), int(entry["nbytes"])
+            if start + nbytes > len(data) or nbytes != np_dtype.itemsize * int(np.prod(shape)):
+                raise ValueError("its buffer lies outside the data block")
+            arr = np.frombuffer(data[start:start + nbytes], dtype=np_dtype).reshape(shape)
+            if mstype.to_type(np_dtype).name != entry["ms_dtype"]:
+                raise ValueError(f"dtype {entry['dtype']} disagrees with {entry['ms_dtype']}")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"Failed to read parameter {name!r} from the checkpoint file "
+                                  f"{path!r}: {exc}.") from None
+        param = Parameter(arr, name=name)
+        param._ckpt_file = path
+        result[name] = param
+    if net is not None:
+        load_param_into_net(net, result, strict_load)
+    return result
+
+
+def _convertible(param, new, strict_load):
+    """MindSpore converts between float dtypes (or between int dtypes) unless strict."""
+    if strict_load:
+        return False
+    return ((param.dtype.is_float and new.dtype.is_float)
+            or (param.dtype.is_int and new.dtype.is_int))
+
+
+def _match_by_prefix(missing, unused):
+    """Pair net names with checkpoint names that differ only by a leading prefix
+    (a checkpoint of `TrainOneStepCell` holds 'network.backbone.fc.weight' for 'fc.weight')."""
+    pairs = {}
+    for name in missing:
+        cands = [c for c in unused if c.endswith("." + name) or name.endswith("." + c)]
+        if len(cands) == 1:
+            pairs[name] = cands[0]
+    return pairs
+
+
+def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
+    """Copy ``parameter_dict`` values into ``net``'s parameters of the same name.
+
+    Returns ``(param_not_load, ckpt_not_load)``: the net's parameter names that got no value and
+    the checkpoint names that were not used. Without ``strict_load``, names that differ only by a
+    leading cell prefix are matched, and float<->float / int<->int dtype differences are cast.
+    A shape or (non-convertible) dtype mismatch raises RuntimeError naming the parameter and
+    the checkpoint file.
+    """
+    if not hasattr(net, "parameters_and_names"):
+        raise TypeError(f"For 'load_param_into_net', the argument 'net' must be a Cell, but got "
+                        f"{type(net).__name__}.")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"For 'load_param_into_net', the argument 'parameter_dict' must be a "
+                        f"dict, but got {type(parameter_dict).__name__}.")
+    if not isinstance(strict_load, bool):
+        raise TypeError(f"For 'load_param_into_net', the argument 'strict_load' must be a bool, "
+                        f"but got {type(strict_load).__name__}.")
+    for key, value in parameter_dict.items():
+        if not isinstance(key, str) or not isinstance(value, (Tensor, str)):
+            raise TypeError(f"For 'load_param_into_net', each item of 'parameter_dict' must map "
+                            f"a str to a Parameter, but got {key!r}: {type(value).__name__}.")
+    net_params = {}
+    for key, param in net.parameters_and_names():
+        net_params.setdefault(getattr(param, "name", None) or key, param)
+    ckpt_names = [k for k, v in parameter_dict.items() if isinstance(v, Tensor)]
+    pairs = {n: n for n in net_params if n in parameter_dict
+             and isinstance(parameter_dict[n], Tensor)}
+    if not strict_load:
+        used = set(pairs.values())
+        pairs.update(_match_by_prefix([n for n in net_params if n not in pairs],
+                                      [c for c in ckpt_names if c not in used]))
+    for name, ckpt_name in pairs.items():
+        _update_param(net_params[name], parameter_dict[ckpt_name], ckpt_name, strict_load)
+    used = set(pairs.values())
+    param_not_load = [n for n in net_params if n not in pairs]
+    ckpt_not_load = [c for c in parameter_dict if c not in used]
+    return param_not_load, ckpt_not_load
+
+
+def _update_param(param, new, ckpt_name, strict_load):
+    source = getattr(new, "_ckpt_file", None)
+    where = f" (from checkpoint file {source!r})" if source else ""
+    if tuple(param.shape) != tuple(new.shape):
+        raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
+                           f"should have the same shape as {ckpt_name!r} in the argument "
+                           f"'parameter_dict'{where}. But got its shape {list(param.shape)} in "
+                           f"'net' and shape {list(new.shape)} in 'parameter_dict'.")
+    if param.dtype != new.dtype and not _convertible(param, new, strict_load):
+        raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
+                           f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
+                           f"{where} has dtype {new.dtype}"
+                           f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
+    param.set_data(new.asnumpy().astype(param.dtype.np_dtype))
