@@ -1,0 +1,15 @@
+"""mindspore.dataset: sources, the chainable pipeline, samplers, config and transforms."""
+from minispore.dataset import config
+from minispore.dataset import transforms, vision
+from minispore.dataset.engine.datasets import Dataset
+from minispore.dataset.engine.iterators import DictIterator, TupleIterator
+from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler, Sampler,
+                                               SequentialSampler, SubsetRandomSampler,
+                                               SubsetSampler)
+from minispore.dataset.engine.sources import GeneratorDataset, MnistDataset, NumpySlicesDataset
+from minispore.dataset.synth_mnist import synth_mnist
+
+__all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
+           "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "GeneratorDataset", "MnistDataset",
+           "NumpySlicesDataset", "synth_mnist"]

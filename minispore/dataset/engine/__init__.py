@@ -1,0 +1,1 @@
+"""The pipeline engine: Dataset base and operations, sources, samplers, iterators."""

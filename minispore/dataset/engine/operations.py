@@ -1,0 +1,380 @@
+"""The dataset operations: map, batch, shuffle, repeat, project, rename, take, skip, split."""
+import math
+
+import numpy as np
+
+from minispore.dataset import config
+from minispore.dataset.engine import chunk as ck
+from minispore.dataset.engine.datasets import Dataset, check_columns, find_columns
+from minispore.dataset.transforms.transforms import Compose
+
+
+def _check_int(where, name, value, low, allow=()):
+    if value in allow and not isinstance(value, bool):
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        extra = f" or one of {list(allow)}" if allow else ""
+        raise ValueError(f"For '{where}', {name} must be an int >= {low}{extra}, got {value!r}.")
+
+
+def op_name(op):
+    return getattr(op, "__name__", None) or type(op).__name__
+
+
+class MapDataset(Dataset):
+    """Rows with `operations` applied to `input_columns`.
+
+    A transform with a `_compute(*columns, rng)` method (every vision/transforms op) runs once on
+    a whole chunk when its columns are stacked arrays; plain Python callables run per row.
+    """
+
+    def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers):
+        super().__init__([child], num_parallel_workers)
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        ops = [m for op in ops for m in (op.transforms if isinstance(op, Compose) else [op])]
+        if not ops or not all(callable(op) for op in ops):
+            raise TypeError(f"For 'map', operations must be a callable or a non-empty list of "
+                            f"callables, got {operations!r}.")
+        self.operations = ops
+        names = child.get_col_names()
+        self.input_columns = (check_columns("map", input_columns) if input_columns is not None
+                              else names[:1])
+        self._in_idx = find_columns("map", self.input_columns, names)
+        self.output_columns = (check_columns("map", output_columns)
+                               if output_columns is not None else list(self.input_columns))
+        kept = [n for n in names if n not in self.input_columns]
+        for n in self.output_columns:
+            if n in kept:
+                raise ValueError(f"For 'map', output column '{n}' would duplicate an existing "
+                                 f"column; columns are {names}.")
+        at = min(self._in_idx)
+        before = [n for n in names[:at] if n in kept]
+        self._names = before + self.output_columns + [n for n in kept if n not in before]
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def _size(self):
+        return self.children[0]._size()
+
+    def _apply(self, op, cols, rng):
+        n = ck.num_rows(cols)
+        compute = getattr(op, "_compute", None)
+        if compute is not None and all(isinstance(c, np.ndarray) for c in cols):
+            out = compute(*cols, rng=rng)
+            return list(out) if isinstance(out, tuple) else [out]
+        per_row = []
+        for i in range(n):
+            args = [c[i] for c in cols]
+            if compute is not None:
+                res = compute(*[a[None] for a in args], rng=rng)
+                res = [r[0] for r in res] if isinstance(res, tuple) else [res[0]]
+            else:
+                res = op(*args)
+                res = [ck.as_array(r) for r in res] if isinstance(res, (tuple, list)) \
+                    else [ck.as_array(res)]
+            per_row.append(res)
+        return [ck.stack([row[j] for row in per_row]) for j in range(len(per_row[0]))]
+
+    def _chunks(self, ctx):
+        rng = ctx.rng(self)
+        kept_idx = [i for i, n in enumerate(self.children[0].get_col_names())
+                    if n not in self.input_columns]
+        for chunk in self.children[0]._chunks(ctx):
+            cols = [chunk[i] for i in self._in_idx]
+            for op in self.operations:
+                try:
+                    cols = self._apply(op, cols, rng)
+                except Exception as e:
+                    raise RuntimeError(
+                        f"map operation '{op_name(op)}' on input_columns {self.input_columns} "
+                        f"failed: {type(e).__name__}: {e}") from e
+            if len(cols) != len(self.output_columns):
+                raise RuntimeError(
+                    f"map operations {[op_name(o) for o in self.operations]} produced "
+                    f"{len(cols)} columns but output_columns {self.output_columns} names "
+                    f"{len(self.output_columns)}.")
+            by_name = dict(zip(self.output_columns, cols))
+            names = self.children[0].get_col_names()
+            by_name.update({names[i]: chunk[i] for i in kept_idx})
+            yield [by_name[n] for n in self._names]
+
+
+class BatchDataset(Dataset):
+    """Groups of `batch_size` rows stacked along a new axis 0; each group is one output row."""
+
+    def __init__(self, child, batch_size, drop_remainder, num_parallel_workers):
+        super().__init__([child], num_parallel_workers)
+        _check_int("batch", "batch_size", batch_size, 1)
+        if not isinstance(drop_remainder, bool):
+            raise TypeError(f"For 'batch', drop_remainder must be a bool, got {drop_remainder!r}.")
+        self.batch_size, self.drop_remainder = batch_size, drop_remainder
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def get_batch_size(self):
+        return self.batch_size
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None:
+            return None
+        return n // self.batch_size if self.drop_remainder else math.ceil(n / self.batch_size)
+
+    def _make_batch(self, parts):
+        names = self.get_col_names()
+        out = []
+        for j, name in enumerate(names):
+            col = ck.concat([p[j] for p in parts])
+            if not isinstance(col, np.ndarray):
+                shapes = sorted({(tuple(r.shape), str(r.dtype)) for r in col})
+                raise RuntimeError(f"batch: rows of column '{name}' differ in shape or dtype "
+                                   f"({shapes[:4]}), so they cannot be stacked into a batch of "
+                                   f"{self.batch_size}.")
+            out.append(col[None])
+        return out
+
+    def _chunks(self, ctx):
+        pending, have, bs = [], 0, self.batch_size
+        for chunk in self.children[0]._chunks(ctx):
+            pending.append(chunk)
+            have += ck.num_rows(chunk)
+            while have >= bs:
+                parts, need = [], bs
+                while need:
+                    head = pending[0]
+                    k = ck.num_rows(head)
+                    if k <= need:
+                        parts.append(pending.pop(0))
+                        need -= k
+                    else:
+                        parts.append([ck.select(c, slice(0, need)) for c in head])
+                        pending[0] = [ck.select(c, slice(need, None)) for c in head]
+                        need = 0
+                have -= bs
+                yield self._make_batch(parts)
+        if have and not self.drop_remainder:
+            yield self._make_batch(pending)
+
+
+class ShuffleDataset(Dataset):
+    """Rows passed through a random buffer of `buffer_size` rows.
+
+    Each incoming row, once the buffer is full, replaces a uniformly chosen buffered row, which
+    is emitted; at the end the buffer drains in random order.
+    """
+
+    def __init__(self, child, buffer_size):
+        super().__init__([child])
+        _check_int("shuffle", "buffer_size", buffer_size, 2)
+        self.buffer_size = buffer_size
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def _size(self):
+        return self.children[0]._size()
+
+    def _chunks(self, ctx):
+        rng, size = ctx.rng(self), self.buffer_size
+        buf, out = [], []
+        for chunk in self.children[0]._chunks(ctx):
+            rows = list(zip(*[ck.rows_of(c) for c in chunk]))
+            draws = rng.integers(0, size, size=len(rows))
+            for row, j in zip(rows, draws):
+                if len(buf) < size:
+                    buf.append(row)
+                    continue
+                out.append(buf[j])
+                buf[j] = row
+                if len(out) == ck.CHUNK_ROWS:
+                    yield [ck.stack(list(c)) for c in zip(*out)]
+                    out = []
+        out.extend(buf[j] for j in rng.permutation(len(buf)))
+        for start in range(0, len(out), ck.CHUNK_ROWS):
+            part = out[start:start + ck.CHUNK_ROWS]
+            yield [ck.stack(list(c)) for c in zip(*part)]
+
+
+class RepeatDataset(Dataset):
+    """The rows below, `count` times over (None or -1: forever); each pass reshuffles."""
+
+    def __init__(self, child, count):
+        super().__init__([child])
+        if count is None:
+            count = -1
+        _check_int("repeat", "count", count, 1, allow=(-1,))
+        self.count = count
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def get_repeat_count(self):
+        return self.count
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None or self.count == -1:
+            return n
+        return n * self.count
+
+    def _chunks(self, ctx):
+        r = 0
+        while self.count == -1 or r < self.count:
+            yield from self.children[0]._chunks(ctx.sub(r))
+            r += 1
+
+
+class ProjectDataset(Dataset):
+    """Only the named columns, in the given order."""
+
+    def __init__(self, child, columns):
+        super().__init__([child])
+        self.columns = check_columns("project", columns)
+        self._idx = find_columns("project", self.columns, child.get_col_names())
+
+    def get_col_names(self):
+        return list(self.columns)
+
+    def _size(self):
+        return self.children[0]._size()
+
+    def _chunks(self, ctx):
+        for chunk in self.children[0]._chunks(ctx):
+            yield [chunk[i] for i in self._idx]
+
+
+class RenameDataset(Dataset):
+    """The same rows with some columns renamed."""
+
+    def __init__(self, child, input_columns, output_columns):
+        super().__init__([child])
+        src = check_columns("rename", input_columns)
+        dst = check_columns("rename", output_columns)
+        if len(src) != len(dst):
+            raise ValueError(f"For 'rename', input_columns {src} and output_columns {dst} must "
+                             f"have the same length.")
+        names = child.get_col_names()
+        find_columns("rename", src, names)
+        mapping = dict(zip(src, dst))
+        self._names = [mapping.get(n, n) for n in names]
+        if len(set(self._names)) != len(self._names):
+            raise ValueError(f"For 'rename', the result has duplicate columns: {self._names}.")
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def _size(self):
+        return self.children[0]._size()
+
+    def _chunks(self, ctx):
+        return self.children[0]._chunks(ctx)
+
+
+class TakeDataset(Dataset):
+    """The first `count` rows (-1: all of them)."""
+
+    def __init__(self, child, count):
+        super().__init__([child])
+        _check_int("take", "count", count, 1, allow=(-1,))
+        self.count = count
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def _size(self):
+        n = self.children[0]._size()
+        return n if n is None or self.count == -1 else min(n, self.count)
+
+    def _chunks(self, ctx):
+        left = self.count
+        if left == -1:
+            yield from self.children[0]._chunks(ctx)
+            return
+        for chunk in self.children[0]._chunks(ctx):
+            k = ck.num_rows(chunk)
+            if k >= left:
+                yield [ck.select(c, slice(0, left)) for c in chunk]
+                return
+            left -= k
+            yield chunk
+
+
+class SkipDataset(Dataset):
+    """All rows after the first `count`."""
+
+    def __init__(self, child, count):
+        super().__init__([child])
+        _check_int("skip", "count", count, 0)
+        self.count = count
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def _size(self):
+        n = self.children[0]._size()
+        return None if n is None else max(n - self.count, 0)
+
+    def _chunks(self, ctx):
+        left = self.count
+        for chunk in self.children[0]._chunks(ctx):
+            k = ck.num_rows(chunk)
+            if left >= k:
+                left -= k
+                continue
+            yield [ck.select(c, slice(left, None)) for c in chunk] if left else chunk
+            left = 0
+
+
+def _split_counts(sizes, n):
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise TypeError(f"For 'split', sizes must be a non-empty list, got {sizes!r}.")
+    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        if min(sizes) < 1 or sum(sizes) != n:
+            raise RuntimeError(f"For 'split', int sizes must be >= 1 and sum to the dataset "
+                               f"size {n}, got {list(sizes)}.")
+        return list(sizes)
+    if all(isinstance(s, float) for s in sizes):
+        if min(sizes) <= 0 or max(sizes) > 1 or abs(sum(sizes) - 1) > 1e-6:
+            raise ValueError(f"For 'split', float sizes must lie in (0, 1] and sum to 1, "
+                             f"got {list(sizes)}.")
+        counts = [round(s * n) for s in sizes]
+        counts[0] += n - sum(counts)     # MindSpore puts the rounding remainder on the first split
+        if min(counts) < 1:
+            raise RuntimeError(f"For 'split', sizes {list(sizes)} of {n} rows give an empty "
+                               f"split {counts}.")
+        return counts
+    raise TypeError(f"For 'split', sizes must be all ints or all floats, got {list(sizes)}.")
+
+
+def split_dataset(dataset, sizes, randomize):
+    """Disjoint datasets covering `dataset`; see Dataset.split.
+
+    On a random-access source each split reads its own index subset (randomly chosen from the
+    dataset seed when randomize, and read in a fresh random order every epoch); otherwise
+    (randomize=False only) consecutive rows via skip/take.
+    """
+    from minispore.dataset.engine.samplers import SubsetRandomSampler, SubsetSampler
+    from minispore.dataset.engine.sources import RandomAccessSource
+    counts = _split_counts(sizes, dataset.get_dataset_size())
+    if not isinstance(dataset, RandomAccessSource):
+        if randomize:
+            raise RuntimeError("For 'split', randomize=True needs a random-access source dataset "
+                               "(MnistDataset, NumpySlicesDataset, GeneratorDataset over a "
+                               "__getitem__ source) with no operations applied.")
+        out, start = [], 0
+        for c in counts:
+            out.append(dataset.skip(start).take(c))
+            start += c
+        return out
+    order = dataset._epoch_indices_fixed()
+    if randomize:
+        order = np.random.default_rng(config.get_seed()).permutation(order)
+    out, start = [], 0
+    for c in counts:
+        part = order[start:start + c]
+        sampler = SubsetRandomSampler(part) if randomize else SubsetSampler(part)
+        out.append(dataset._with_sampler(sampler))
+        start += c
+    return out

@@ -1,0 +1,268 @@
+"""Source datasets: MnistDataset, NumpySlicesDataset and GeneratorDataset."""
+import copy
+import os
+
+import numpy as np
+
+from minispore.dataset import config
+from minispore.dataset.engine import chunk as ck
+from minispore.dataset.engine.datasets import Dataset, check_columns
+from minispore.dataset.engine.samplers import select_sampler
+from minispore.dataset.mnist_idx import read_idx
+
+
+class RandomAccessSource(Dataset):
+    """A source whose rows can be read by index; a sampler picks each epoch's indices."""
+
+    def __init__(self, column_names, sampler, num_parallel_workers):
+        super().__init__((), num_parallel_workers)
+        self._names = list(column_names)
+        self.sampler = sampler
+
+    def _num_rows(self):
+        raise NotImplementedError
+
+    def _fetch(self, idx):
+        """The chunk of rows `idx` (an int64 array)."""
+        raise NotImplementedError
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def _size(self):
+        return self.sampler.get_num_samples(self._num_rows())
+
+    def _chunks(self, ctx):
+        idx = self.sampler.indices(self._num_rows(), ctx.rng(self), ctx.path)
+        for start in range(0, len(idx), ck.CHUNK_ROWS):
+            yield self._fetch(idx[start:start + ck.CHUNK_ROWS])
+
+    def _epoch_indices_fixed(self):
+        """This source's rows (as its sampler selects them), in index order."""
+        idx = self.sampler.indices(self._num_rows(), np.random.default_rng(config.get_seed()),
+                                   (0,))
+        return np.sort(idx) if self.sampler.is_random() else idx
+
+    def _with_sampler(self, sampler):
+        new = copy.copy(self)
+        new.sampler = sampler
+        new._epochs_started, new._size_cache = 0, None
+        return new
+
+
+_MNIST_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+                "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
+
+
+def _find_file(directory, name):
+    """`name` in `directory`, also as name.gz or with the '-idx' written '.idx'."""
+    for candidate in (name, name + ".gz", name.replace("-idx", ".idx"),
+                      name.replace("-idx", ".idx") + ".gz"):
+        path = os.path.join(directory, candidate)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def load_mnist(dataset_dir, usage):
+    """(images uint8 (N, 28, 28, 1), labels uint32 (N,)) from the IDX files of `usage`."""
+    parts = ["train", "test"] if usage == "all" else [usage]
+    images, labels = [], []
+    for part in parts:
+        img_name, lbl_name = _MNIST_FILES[part]
+        img_path, lbl_path = _find_file(dataset_dir, img_name), _find_file(dataset_dir, lbl_name)
+        if img_path is None and lbl_path is None and usage == "all":
+            continue
+        if img_path is None or lbl_path is None:
+            missing = img_name if img_path is None else lbl_name
+            raise RuntimeError(f"MnistDataset: '{missing}' (or '{missing}.gz') is missing in "
+                               f"'{dataset_dir}' (usage='{usage}').")
+        img = read_idx(img_path, expected_ndim=3)
+        lbl = read_idx(lbl_path, expected_ndim=1)
+        if img.dtype != np.uint8 or lbl.dtype != np.uint8:
+            raise RuntimeError(f"MnistDataset: '{img_path}' and '{lbl_path}' must hold uint8 "
+                               f"data (IDX type 0x08), got {img.dtype} and {lbl.dtype}.")
+        if len(img) != len(lbl):
+            raise RuntimeError(f"MnistDataset: '{img_path}' holds {len(img)} images but "
+                               f"'{lbl_path}' holds {len(lbl)} labels.")
+        images.append(img[..., None])
+        labels.append(lbl.astype(np.uint32))
+    if not images:
+        raise RuntimeError(f"MnistDataset: no MNIST IDX files (train-images-idx3-ubyte, "
+                           f"t10k-images-idx3-ubyte, …) found in '{dataset_dir}'.")
+    return np.concatenate(images), np.concatenate(labels)
+
+
+class MnistDataset(RandomAccessSource):
+    """MNIST from its IDX files: columns `image` (uint8, 28x28x1 HWC) and `label` (uint32).
+
+    usage: 'train' (train-* files), 'test' (t10k-* files) or 'all'/None (whichever pairs the
+    directory holds; MindSpore's MNIST_Data/train folder holds only the train pair). Files may be
+    gzip-compressed (.gz). shuffle=None shuffles unless a sampler is given; num_shards/shard_id
+    give this rank ceil(N/num_shards) rows (see DistributedSampler).
+
+    >>> ds = MnistDataset("MNIST_Data/train", shuffle=False)    # doctest: +SKIP
+    """
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        if not isinstance(dataset_dir, (str, os.PathLike)):
+            raise TypeError(f"For 'MnistDataset', dataset_dir must be a str, got {dataset_dir!r}.")
+        if not os.path.isdir(dataset_dir):
+            raise ValueError(f"The folder {dataset_dir} does not exist or is not a directory or "
+                             f"permission denied!")
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "all"):
+            raise ValueError(f"Input usage is not within the valid set of ['train', 'test', "
+                             f"'all'], got {usage!r}.")
+        sampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id)
+        super().__init__(["image", "label"], sampler, num_parallel_workers)
+        self.dataset_dir, self.usage = os.fspath(dataset_dir), usage
+        self._images, self._labels = load_mnist(self.dataset_dir, usage)
+
+    def _num_rows(self):
+        return len(self._labels)
+
+    def _fetch(self, idx):
+        return [self._images[idx], self._labels[idx]]
+
+
+def _default_names(n):
+    return [f"column_{i}" for i in range(n)]
+
+
+class NumpySlicesDataset(RandomAccessSource):
+    """Rows sliced along axis 0 of numpy data: a list/array (one column), a tuple of them
+    (one column each) or a dict {name: data}.
+
+    >>> list(NumpySlicesDataset([1, 2], shuffle=False).create_tuple_iterator(output_numpy=True))
+    [[array(1)], [array(2)]]
+    """
+
+    def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
+        if isinstance(data, dict):
+            names, cols = list(data.keys()), [np.asarray(v) for v in data.values()]
+        elif isinstance(data, tuple):
+            names, cols = None, [np.asarray(v) for v in data]
+        else:
+            names, cols = None, [np.asarray(data)]
+        if column_names is not None:
+            names = check_columns("NumpySlicesDataset", column_names)
+        names = names or _default_names(len(cols))
+        if len(names) != len(cols):
+            raise ValueError(f"For 'NumpySlicesDataset', column_names {names} name {len(names)} "
+                             f"columns but the data has {len(cols)}.")
+        for name, col in zip(names, cols):
+            if col.ndim == 0 or col.dtype == object:
+                raise TypeError(f"For 'NumpySlicesDataset', column '{name}' must be an array "
+                                f"of numbers with at least one dim, got {col.dtype} "
+                                f"shape {col.shape}.")
+            if len(col) != len(cols[0]):
+                raise ValueError(f"For 'NumpySlicesDataset', all columns need the same number of "
+                                 f"rows; '{names[0]}' has {len(cols[0])}, '{name}' {len(col)}.")
+        sampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id)
+        super().__init__(names, sampler, num_parallel_workers)
+        self._cols = [np.ascontiguousarray(c) for c in cols]
+
+    def _num_rows(self):
+        return len(self._cols[0])
+
+    def _fetch(self, idx):
+        return [c[idx] for c in self._cols]
+
+
+def _row_values(where, row, names):
+    values = list(row) if isinstance(row, (tuple, list)) else [row]
+    if len(values) != len(names):
+        raise RuntimeError(f"{where} gave {len(values)} values but column_names {names} names "
+                           f"{len(names)}.")
+    return [ck.as_array(v) for v in values]
+
+
+class GeneratorDataset(RandomAccessSource):
+    """Rows from Python: a random-access source (`__getitem__` + `__len__`), an iterable, or
+    a callable returning an iterator (called again each epoch). Each row is a tuple with one
+    value per column (a bare array is accepted for one column).
+
+    Only random-access sources can be shuffled, sampled or sharded (MindSpore's rule); for them
+    shuffle=None means shuffle.
+
+    >>> def gen():
+    ...     for i in range(3):
+    ...         yield (np.array([i]),)
+    >>> GeneratorDataset(gen, ["x"]).get_dataset_size()
+    3
+    """
+
+    def __init__(self, source, column_names=None, column_types=None, schema=None,
+                 num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
+                 num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None):
+        if column_names is None:
+            raise ValueError("For 'GeneratorDataset', column_names must be given "
+                             "(schema is not supported).")
+        names = check_columns("GeneratorDataset", column_names)
+        self.source = source
+        self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if self._random_access:
+            sampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id)
+        else:
+            if not (callable(source) or hasattr(source, "__iter__")):
+                raise TypeError(f"For 'GeneratorDataset', source must be callable, iterable or "
+                                f"random-accessible, got {type(source).__name__}.")
+            for arg, value in (("shuffle", shuffle), ("sampler", sampler),
+                               ("num_shards", num_shards), ("shard_id", shard_id)):
+                if value not in (None, False):
+                    raise ValueError(f"For 'GeneratorDataset', {arg} needs a random-accessible "
+                                     f"source (with __getitem__ and __len__), got "
+                                     f"{type(source).__name__}.")
+            select_sampler(num_samples, None, False, None, None)
+            sampler = None
+        self.num_samples = num_samples
+        super().__init__(names, sampler, num_parallel_workers)
+
+    def _num_rows(self):
+        return len(self.source)
+
+    def _size(self):
+        if self._random_access:
+            return super()._size()
+        if hasattr(self.source, "__len__"):
+            n = len(self.source)
+            return min(n, self.num_samples) if self.num_samples else n
+        return None
+
+    def _fetch(self, idx):
+        rows = []
+        for i in idx:
+            try:
+                row = self.source[int(i)]
+            except Exception as e:
+                raise RuntimeError(f"GeneratorDataset: source[{int(i)}] raised "
+                                   f"{type(e).__name__}: {e}") from e
+            rows.append(_row_values(f"GeneratorDataset: source[{int(i)}]", row, self._names))
+        return [ck.stack(list(col)) for col in zip(*rows)]
+
+    def _chunks(self, ctx):
+        if self._random_access:
+            yield from super()._chunks(ctx)
+            return
+        it = self.source() if callable(self.source) and not hasattr(self.source, "__iter__") \
+            else self.source
+        it = iter(it)
+        rows, count = [], 0
+        while not self.num_samples or count < self.num_samples:
+            try:
+                row = next(it)
+            except StopIteration:
+                break
+            except Exception as e:
+                raise RuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} at "
+                                   f"row {count}: {e}") from e
+            rows.append(_row_values(f"GeneratorDataset: row {count}", row, self._names))
+            count += 1
+            if len(rows) == ck.CHUNK_ROWS:
+                yield [ck.stack(list(col)) for col in zip(*rows)]
+                rows = []
+        if rows:
+            yield [ck.stack(list(col)) for col in zip(*rows)]
