@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import minispore as ms
 from minispore import Tensor, ops
 from tests.ops.harness import check_forward, check_grad, rand
 
@@ -72,3 +73,292 @@ def test_reduce_sum(axis, keep):
 def test_reduce_sum_bad_axis():
     with pytest.raises(ValueError, match=r"For 'ReduceSum'.*axis.*\[-2, 2\).*5"):
         ops.reduce_sum(Tensor(rand(2, 3)), 5)
+
+
+# -- maximum / minimum / pow ---------------------------------------------------------------------
+MINMAX = {"maximum": (ops.maximum, np.maximum), "minimum": (ops.minimum, np.minimum)}
+
+
+@pytest.mark.parametrize("name", sorted(MINMAX))
+@pytest.mark.parametrize("sx,sy", BINARY_SHAPES)
+def test_minmax_forward_and_grad(name, sx, sy):
+    op, ref = MINMAX[name]
+    x, y = rand(*sx, seed=1), rand(*sy, seed=2)
+    check_forward(op, ref, [x, y])
+    check_grad(op, [x, y])
+
+
+@pytest.mark.parametrize("name", sorted(MINMAX))
+def test_minmax_ties_split_gradient_in_halves(name):
+    op, _ = MINMAX[name]
+    x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    y = Tensor(np.array([1.0, 5.0, 0.0], np.float32))
+    dx, dy = ms.grad(lambda a, b: op(a, b).sum(), grad_position=(0, 1))(x, y)
+    want_x = [0.5, 0.0, 1.0] if name == "maximum" else [0.5, 1.0, 0.0]
+    np.testing.assert_array_equal(dx.asnumpy(), want_x)
+    np.testing.assert_array_equal(dy.asnumpy(), 1.0 - np.array(want_x))
+
+
+def test_minmax_nan_propagates_and_int_dtype_kept():
+    x = Tensor(np.array([np.nan, 1.0], np.float32))
+    assert np.isnan(ops.maximum(x, 0.0).asnumpy()[0])
+    assert np.isnan(ops.minimum(0.0, x).asnumpy()[0])
+    out = ops.maximum(Tensor(np.array([1, 7], np.int32)), Tensor(np.array([3, 2], np.int32)))
+    assert out.dtype == ms.int32 and out.asnumpy().dtype == np.int32
+    np.testing.assert_array_equal(out.asnumpy(), [3, 7])
+
+
+def test_maximum_bad_broadcast():
+    with pytest.raises(ValueError, match=r"For 'Maximum'.*\(2, 3\).*\(4,\)"):
+        ops.maximum(Tensor(rand(2, 3)), Tensor(rand(4)))
+
+
+@pytest.mark.parametrize("sx,sy", BINARY_SHAPES)
+def test_pow_tensor_exponent_forward_and_grad(sx, sy):
+    x = rand(*sx, seed=3, low=0.5, high=2.0)
+    y = rand(*sy, seed=4, low=-2.0, high=2.0)
+    check_forward(ops.pow, np.power, [x, y], rtol=2e-5)
+    check_grad(ops.pow, [x, y])
+
+
+@pytest.mark.parametrize("exponent", [2, 3.0, -0.5, 0.5])
+def test_pow_scalar_exponent_forward_and_grad(exponent):
+    x = rand(3, 4, seed=5, low=0.2, high=2.0)
+    check_forward(lambda t: t ** exponent, lambda a: a ** exponent, [x], rtol=2e-5)
+    check_grad(lambda t: ops.pow(t, exponent), [x])
+    assert (Tensor(x) ** exponent).dtype == ms.float32
+
+
+def test_pow_scalar_base_and_zero_base_grad():
+    x = rand(5, seed=6)
+    check_forward(lambda t: 2.0 ** t, lambda a: 2.0 ** a, [x])
+    check_grad(lambda t: ops.pow(2.0, t), [x])
+    # At x == 0 with y > 0 the y-gradient is 0 (x**y is flat in y there), not NaN.
+    zero, y = Tensor(np.zeros(2)), Tensor(np.array([1.5, 2.0]))
+    dx, dy = ms.grad(lambda a, b: ops.pow(a, b).sum(), grad_position=(0, 1))(zero, y)
+    np.testing.assert_array_equal(dy.asnumpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(dx.asnumpy(), [0.0, 0.0])
+
+
+def test_pow_integer_input_is_type_error():
+    with pytest.raises(TypeError, match=r"For 'Pow'.*dtype of 'x'.*Int32"):
+        ops.pow(Tensor(np.array([1, 2], np.int32)), 2)
+
+
+# -- unary math ----------------------------------------------------------------------------------
+UNARY = {
+    # name: (op, float64 reference, input range)
+    "exp": (ops.exp, np.exp, (-2.0, 2.0)),
+    "log": (ops.log, np.log, (0.1, 3.0)),
+    "sqrt": (ops.sqrt, np.sqrt, (0.1, 3.0)),
+    "rsqrt": (ops.rsqrt, lambda a: 1.0 / np.sqrt(a), (0.1, 3.0)),
+    "square": (ops.square, np.square, (-2.0, 2.0)),
+    "abs": (ops.abs, np.abs, (-2.0, 2.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5), ()])
+def test_unary_forward_and_grad(name, shape):
+    op, ref, (low, high) = UNARY[name]
+    x = rand(*shape, seed=7, low=low, high=high)
+    if name == "abs":
+        x = np.where(np.abs(x) < 0.05, 0.5, x).astype(np.float32)  # |x| has a kink at 0
+    check_forward(op, ref, [x], rtol=2e-6)
+    check_grad(op, [x])
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_keeps_float32_after_float64(name):
+    op, _, (low, _high) = UNARY[name]
+    op(Tensor(np.full(3, low + 0.5)))                  # compiles the float64 loop first
+    out = op(Tensor(np.full(3, low + 0.5, np.float32)))
+    assert out.dtype == ms.float32 and out.asnumpy().dtype == np.float32
+
+
+def test_abs_and_square_integers():
+    x = np.array([-3, 0, 4], np.int32)
+    np.testing.assert_array_equal(ops.abs(Tensor(x)).asnumpy(), np.abs(x))
+    assert ops.square(Tensor(x)).asnumpy().dtype == np.int32
+
+
+def test_unary_float_only_ops_reject_integers():
+    with pytest.raises(TypeError, match=r"For 'Exp'.*dtype of 'x'.*Float32.*Int64"):
+        ops.exp(Tensor(np.array([1, 2], np.int64)))
+
+
+# -- comparisons and select ----------------------------------------------------------------------
+COMPARE = {
+    "equal": (ops.equal, np.equal), "not_equal": (ops.not_equal, np.not_equal),
+    "less": (ops.less, np.less), "less_equal": (ops.less_equal, np.less_equal),
+    "greater": (ops.greater, np.greater), "greater_equal": (ops.greater_equal, np.greater_equal),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPARE))
+@pytest.mark.parametrize("sx,sy", BINARY_SHAPES)
+def test_compare_forward(name, sx, sy):
+    op, ref = COMPARE[name]
+    rng = np.random.default_rng(8)
+    x = rng.integers(-2, 3, sx).astype(np.float32)   # small integers: ties do happen
+    y = rng.integers(-2, 3, sy).astype(np.float32)
+    out = op(Tensor(x), Tensor(y))
+    assert out.dtype == ms.bool_
+    np.testing.assert_array_equal(out.asnumpy(), ref(x, y))
+
+
+def test_compare_operators_scalars_and_ints():
+    x = Tensor(np.array([1, 2, 3], np.int32))
+    np.testing.assert_array_equal((x >= 2).asnumpy(), [False, True, True])
+    np.testing.assert_array_equal((x == 2).asnumpy(), [False, True, False])
+    np.testing.assert_array_equal(ops.lt(x, x).asnumpy(), [False] * 3)
+
+
+def test_compare_mixed_dtypes_is_type_error():
+    with pytest.raises(TypeError, match=r"For 'Less'.*Float32.*Int32"):
+        ops.less(Tensor(rand(2)), Tensor(np.array([1, 2], np.int32)))
+
+
+@pytest.mark.parametrize("sc,sx,sy", [((3, 4), (3, 4), (3, 4)), ((4,), (3, 4), (3, 1)),
+                                      ((3, 1), (4,), ()), ((), (2, 3), (2, 3))])
+def test_select_forward_and_grad(sc, sx, sy):
+    cond = np.random.default_rng(9).random(sc) > 0.5
+    x, y = rand(*sx, seed=10), rand(*sy, seed=11)
+    check_forward(lambda t, u: ops.select(Tensor(cond), t, u),
+                  lambda a, b: np.where(cond, a, b), [x, y])
+    check_grad(lambda t, u: ops.select(Tensor(cond), t, u), [x, y])
+
+
+def test_select_scalar_operand_and_masked_relu_grad():
+    x = Tensor(np.array([-1.0, 2.0, -3.0, 4.0], np.float32))
+    np.testing.assert_array_equal(ops.select(x > 0, x, 0.0).asnumpy(), [0, 2, 0, 4])
+    g = ms.grad(lambda t: ops.select(t > 0, t, 0.0).sum())(x)
+    np.testing.assert_array_equal(g.asnumpy(), [0, 1, 0, 1])
+
+
+def test_select_bad_cond():
+    with pytest.raises(TypeError, match=r"For 'Select'.*'cond' must be Bool.*Float32"):
+        ops.select(Tensor(rand(3)), Tensor(rand(3)), Tensor(rand(3)))
+    with pytest.raises(ValueError, match=r"For 'Select'.*cond.shape \(2,\).*\(3,\)"):
+        ops.select(Tensor(np.ones(2, bool)), Tensor(rand(3)), Tensor(rand(3)))
+
+
+# -- batch matmul --------------------------------------------------------------------------------
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+@pytest.mark.parametrize("batch", [(2,), (2, 3)])
+def test_batch_matmul_forward_and_grad(ta, tb, batch):
+    a = rand(*batch, *((4, 3) if ta else (3, 4)), seed=12)
+    b = rand(*batch, *((5, 4) if tb else (4, 5)), seed=13)
+
+    def ref(x, y):
+        return np.matmul(np.swapaxes(x, -1, -2) if ta else x, np.swapaxes(y, -1, -2) if tb else y)
+
+    def op(x, y):
+        return ops.batch_matmul(x, y, ta, tb)
+    check_forward(op, ref, [a, b])
+    check_grad(op, [a, b])
+
+
+def test_bmm_alias_and_primitive():
+    a, b = rand(2, 3, 4, seed=14), rand(2, 4, 2, seed=15)
+    check_forward(ops.bmm, np.matmul, [a, b])
+    check_forward(ops.BatchMatMul(), np.matmul, [a, b])
+
+
+def test_batch_matmul_bad_inputs():
+    with pytest.raises(ValueError, match=r"For 'BatchMatMul'.*batch dims.*\(2, 3, 4\).*\(3, 4, 5\)"):
+        ops.bmm(Tensor(rand(2, 3, 4)), Tensor(rand(3, 4, 5)))
+    with pytest.raises(ValueError, match=r"For 'BatchMatMul'.*contracted dims"):
+        ops.bmm(Tensor(rand(2, 3, 4)), Tensor(rand(2, 3, 5)))
+    with pytest.raises(ValueError, match=r"For 'BatchMatMul'.*at least 3-D"):
+        ops.bmm(Tensor(rand(3, 4)), Tensor(rand(4, 5)))
+
+
+# -- mean / max / min reductions and argmax ------------------------------------------------------
+REDUCE = {
+    "mean": (ops.reduce_mean, np.mean),
+    "max": (ops.reduce_max, np.max),
+    "min": (ops.reduce_min, np.min),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCE))
+@pytest.mark.parametrize("axis", [None, (), 0, -1, (0, 2), (1, 2), [2, 0]])
+@pytest.mark.parametrize("keep", [False, True])
+def test_reduce_forward_and_grad(name, axis, keep):
+    op, ref = REDUCE[name]
+    x = rand(2, 3, 4, seed=16)
+    np_axis = None if axis is None or axis == () else tuple(axis) if isinstance(axis, list) else axis
+    check_forward(lambda t: op(t, axis, keep), lambda a: ref(a, axis=np_axis, keepdims=keep), [x])
+    check_grad(lambda t: op(t, axis, keep), [x])
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_reduce_extremum_ties_share_gradient(name):
+    op, _ = REDUCE[name]
+    x = Tensor(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], np.float32))
+    x = x if name == "max" else -x
+    g = ms.grad(lambda t: op(t, 1).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-6)
+
+
+def test_reduce_methods_and_aliases():
+    x = rand(2, 3, 4, seed=17)
+    t = Tensor(x)
+    np.testing.assert_allclose(t.mean(axis=1).asnumpy(), x.mean(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(t.max(axis=(0, 2), keepdims=True).asnumpy(),
+                               x.max(axis=(0, 2), keepdims=True))
+    np.testing.assert_allclose(t.min().asnumpy(), x.min())
+    np.testing.assert_allclose(ops.sum(t, dim=2, keepdim=True).asnumpy(),
+                               x.sum(axis=2, keepdims=True), rtol=1e-6)
+    assert ops.sum(t, dtype=ms.float64).dtype == ms.float64
+    np.testing.assert_allclose(ops.mean(t, (0, 1), True).asnumpy(),
+                               x.mean(axis=(0, 1), keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(ops.amax(t, -1).asnumpy(), x.max(axis=-1))
+    np.testing.assert_allclose(ops.amin(t, 0).asnumpy(), x.min(axis=0))
+    assert ops.reduce_mean(Tensor(x.astype(np.float64))).dtype == ms.float64
+
+
+def test_reduce_max_nan_wins_and_empty_axis_error():
+    x = Tensor(np.array([[1.0, np.nan, 0.0], [1.0, 2.0, 3.0]], np.float32))
+    out = ops.reduce_max(x, 1).asnumpy()
+    assert np.isnan(out[0]) and out[1] == 3.0
+    with pytest.raises(ValueError, match=r"For 'ReduceMax'.*\(2, 0\).*empty axis 1"):
+        ops.reduce_max(Tensor(np.zeros((2, 0), np.float32)), 1)
+
+
+def test_reduce_mean_bad_axis():
+    with pytest.raises(ValueError, match=r"For 'ReduceMean'.*axis.*\[-3, 3\).*3"):
+        ops.reduce_mean(Tensor(rand(2, 3, 4)), (0, 3))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_argmax_primitive(axis):
+    x = rand(3, 4, 5, seed=18)
+    out = ops.Argmax(axis=axis)(Tensor(x))
+    assert out.dtype == ms.int32
+    np.testing.assert_array_equal(out.asnumpy(), np.argmax(x, axis=axis))
+
+
+def test_argmax_functional_flatten_keepdim_and_ties():
+    x = rand(3, 4, seed=19)
+    t = Tensor(x)
+    assert int(ops.argmax(t)) == np.argmax(x) and ops.argmax(t).dtype == ms.int64
+    assert ops.argmax(t, 1, keepdim=True).shape == (3, 1)
+    np.testing.assert_array_equal(t.argmax(axis=0).asnumpy(), np.argmax(x, axis=0))
+    ties = Tensor(np.array([[1.0, 5.0, 5.0], [np.nan, 1.0, np.nan]], np.float32))
+    np.testing.assert_array_equal(ops.argmax(ties, -1).asnumpy(), [1, 0])   # first max / NaN
+    ints = Tensor(np.array([3, 9, 2], np.int64))
+    assert int(ops.argmax(ints)) == 1
+
+
+def test_argmax_is_not_differentiable_and_bad_axis():
+    x = Tensor(rand(2, 3))
+    g = ms.grad(lambda t: (t * ops.cast(ops.argmax(t, 1, keepdim=True), ms.float32)).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), np.broadcast_to(np.argmax(x.asnumpy(), 1)[:, None],
+                                                            (2, 3)))
+    with pytest.raises(ValueError, match=r"For 'Argmax'.*axis.*\[-2, 2\).*2"):
+        ops.Argmax(axis=2)(x)
+    with pytest.raises(TypeError, match=r"For 'Argmax'.*output_type"):
+        ops.Argmax(output_type=ms.float32)
