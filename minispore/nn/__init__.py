@@ -1,0 +1,8 @@
+"""Neural-network API (MindSpore's mindspore.nn): Cell, layers, losses, optimizers, wrappers."""
+from minispore.common.parameter import ParameterTuple  # noqa: F401
+from minispore.nn.cell import Cell  # noqa: F401
+from minispore.nn.layer import *  # noqa: F401,F403
+from minispore.nn.loss import *  # noqa: F401,F403
+from minispore.nn.optim import *  # noqa: F401,F403
+from minispore.nn.wrap import *  # noqa: F401,F403
+from minispore.ops.grad import GradOperation  # noqa: F401

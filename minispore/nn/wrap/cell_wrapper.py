@@ -1,0 +1,92 @@
+"""Training wrappers: WithLossCell, WithEvalCell and TrainOneStepCell (forward, grads, update)."""
+from minispore.common import dtype as mstype
+from minispore.nn.cell import Cell
+from minispore.nn.optim.optimizer import Optimizer
+from minispore.ops import functional as F
+from minispore.ops.autodiff import Tape
+
+__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
+
+
+def _check_cell(name, arg_name, value, cls=Cell):
+    if not isinstance(value, cls):
+        raise TypeError(f"For '{name}', '{arg_name}' must be a {cls.__name__}, but got "
+                        f"{type(value).__name__}.")
+
+
+class WithLossCell(Cell):
+    """loss = loss_fn(backbone(data), label). Parameter names stay the backbone's."""
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        _check_cell("WithLossCell", "backbone", backbone)
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self):
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """Returns (loss, outputs, label) for evaluation; ``add_cast_fp32`` casts both to float32."""
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        _check_cell("WithEvalCell", "network", network)
+        self._network = network
+        self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            label = F.cast(label, mstype.float32)
+            outputs = F.cast(outputs, mstype.float32)
+        loss = self._loss_fn(outputs, label)
+        return loss, outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: loss = network(*inputs); grads of loss * sens w.r.t.
+    optimizer.parameters; grad_reducer(grads) (identity outside data parallel); optimizer(grads).
+    Returns the loss.
+
+    The forward runs once, on a tape, and the backward walks that tape (what GradOperation with
+    get_by_list and sens_param computes, without a second forward pass).
+    """
+
+    def __init__(self, network, optimizer, sens=1.0):
+        super().__init__(auto_prefix=False)
+        _check_cell("TrainOneStepCell", "network", network)
+        _check_cell("TrainOneStepCell", "optimizer", optimizer, Optimizer)
+        self.network = network
+        self.network.set_grad()
+        self.optimizer = optimizer
+        self.weights = optimizer.parameters
+        self.sens = 1.0 if sens is None else sens
+        self.grad_reducer = _identity
+
+    def forward_and_grads(self, *inputs):
+        """(loss, gradients of sens * loss w.r.t. self.weights)."""
+        with Tape() as tape:
+            for w in self.weights:
+                tape.watch(w)
+            loss = self.network(*inputs)
+        sens = F.fill(loss.dtype, loss.shape, self.sens)
+        cot = tape.backward((loss,), (sens,))
+        grads = tuple(cot[id(w)] if id(w) in cot else F.zeros_like(w) for w in self.weights)
+        return loss, grads
+
+    def construct(self, *inputs):
+        loss, grads = self.forward_and_grads(*inputs)
+        grads = self.grad_reducer(grads)
+        self.optimizer(grads)
+        return loss
+
+
+def _identity(grads):
+    return grads
