@@ -98,6 +98,17 @@ def test_transpose_int_and_bool_dtypes():
         np.testing.assert_array_equal(out.asnumpy(), x.T)
 
 
+def test_data_movement_keeps_float16():
+    x = rand(2, 3, dtype=np.float16, seed=2)
+    t = Tensor(x)
+    for out, want in ((ops.transpose(t, (1, 0)), x.T), (t[:, ::-1], x[:, ::-1]),
+                      (ops.concat((t, t), 1), np.concatenate((x, x), 1)),
+                      (ops.tile(t, (2, 1)), np.tile(x, (2, 1))),
+                      (ops.gather(t, Tensor(np.array([2, 0])), 1), x[:, [2, 0]])):
+        assert out.dtype == ms.float16
+        np.testing.assert_array_equal(out.asnumpy(), want)
+
+
 def test_transpose_bad_perm():
     with pytest.raises(ValueError, match=r"For 'Transpose'.*\(0, 0, 1\).*permutation"):
         ops.transpose(Tensor(rand(2, 3, 4)), (0, 0, 1))

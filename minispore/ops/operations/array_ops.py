@@ -31,11 +31,18 @@ def c_strides(shape):
     return strides
 
 
+def movable(arr):
+    """The array as the kernels can move it: Numba has no float16 on CPU, so pure data
+    movement sees float16 as its uint16 bit pattern."""
+    return arr.view(np.uint16) if arr.dtype == np.float16 else arr
+
+
 def strided_copy(src, src_off, dst, dst_off, shape, src_strides, dst_strides):
     """Run the array.strided_copy kernel: src and dst are C-contiguous arrays seen as flat
     buffers; `shape` and the element strides describe the two views being copied."""
     kernel("array", "strided_copy")(
-        np.ascontiguousarray(src).reshape(-1), int(src_off), dst.reshape(-1), int(dst_off),
+        movable(np.ascontiguousarray(src)).reshape(-1), int(src_off),
+        movable(dst).reshape(-1), int(dst_off),
         np.asarray(shape, np.int64).reshape(-1), np.asarray(src_strides, np.int64).reshape(-1),
         np.asarray(dst_strides, np.int64).reshape(-1))
 

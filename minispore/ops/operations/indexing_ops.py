@@ -5,7 +5,7 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import check_dtype, check_tensor, normalize_axis
-from minispore.ops.operations.array_ops import c_strides, check_int_tuple, strided_copy
+from minispore.ops.operations.array_ops import c_strides, check_int_tuple, movable, strided_copy
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["StridedSlice", "StridedSliceGrad", "Gather", "UnsortedSegmentSum", "OneHot"]
@@ -42,6 +42,7 @@ class _SliceBase(Primitive):
             raise ValueError(f"For '{self.name}', only one bit of 'ellipsis_mask' may be set, "
                              f"but got {ellipsis_mask} ({bin(int(ellipsis_mask))}).")
         self.masks = tuple(int(v) for v in values)
+        self._last = None
 
     def plan(self, shape, begin, end, strides):
         """(out shape, start, length and step per dim of x) for x.shape == shape.
@@ -51,6 +52,14 @@ class _SliceBase(Primitive):
         the dim, begin/end bits mean "from the start"/"to the end" for the stride's sign, and
         dims after the last entry are taken whole. Bounds clamp like Python slices.
         """
+        key = (tuple(shape), begin, end, strides)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]    # infer and impl ask for the same plan back to back
+        result = self._plan(shape, begin, end, strides)
+        self._last = (key, result)
+        return result
+
+    def _plan(self, shape, begin, end, strides):
         begin = check_int_tuple(self, "begin", begin)
         end = check_int_tuple(self, "end", end)
         strides = check_int_tuple(self, "strides", strides)
@@ -198,7 +207,8 @@ class Gather(Primitive):
         p3 = np.ascontiguousarray(params).reshape(outer, params.shape[axis], inner)
         idx = np.ascontiguousarray(indices).reshape(-1)
         out = np.empty((outer, idx.size, inner), params.dtype)
-        bad = kernel("indexing", "gather")(p3, idx, out, self.zero_out_of_range)
+        bad = kernel("indexing", "gather")(movable(p3), idx, movable(out),
+                                           self.zero_out_of_range)
         if bad >= 0:
             raise self.error(f"input_indices holds {idx[bad]}, out of range [0, "
                              f"{params.shape[axis]}) for axis {axis} of input_params.shape "
