@@ -32,7 +32,7 @@ def test_dtype_names_kinds_and_numpy_interop():
 
 
 def test_unsupported_dtype():
-    with pytest.raises(TypeError, match=r"Unsupported dtype complex128; valid dtypes are .*Float32"):
+    with pytest.raises(TypeError, match=r"Unsupported dtype complex128; valid dtypes .*Float32"):
         mstype.to_type(np.complex128)
     with pytest.raises(TypeError, match="Unsupported dtype"):
         mstype.to_type(object())

@@ -1,4 +1,4 @@
-"""Tensor: construction defaults, placeholders, repr, Python protocols, operators, methods, indexing."""
+"""Tensor: construction defaults, placeholders, repr, protocols, operators, methods, indexing."""
 import numpy as np
 import pytest
 

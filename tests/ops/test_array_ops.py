@@ -1,4 +1,4 @@
-"""Array and indexing operators: forward vs float64 numpy, backward vs finite differences, bad input."""
+"""Array and indexing operators: forward vs float64 numpy, grads vs central differences, errors."""
 import numpy as np
 import pytest
 
