@@ -1,4 +1,4 @@
-"""Reduction CPU kernels over a (outer, reduced, inner) view (sum/mean in float64), and their grads."""
+"""Reduction CPU kernels (sum, mean, max, min, argmax, extremum grad) on (outer, reduced, inner)."""
 import numpy as np
 from numba import njit
 

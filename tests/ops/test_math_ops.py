@@ -267,7 +267,8 @@ def test_bmm_alias_and_primitive():
 
 
 def test_batch_matmul_bad_inputs():
-    with pytest.raises(ValueError, match=r"For 'BatchMatMul'.*batch dims.*\(2, 3, 4\).*\(3, 4, 5\)"):
+    with pytest.raises(ValueError,
+                       match=r"For 'BatchMatMul'.*batch dims.*\(2, 3, 4\).*\(3, 4, 5\)"):
         ops.bmm(Tensor(rand(2, 3, 4)), Tensor(rand(3, 4, 5)))
     with pytest.raises(ValueError, match=r"For 'BatchMatMul'.*contracted dims"):
         ops.bmm(Tensor(rand(2, 3, 4)), Tensor(rand(2, 3, 5)))
@@ -289,7 +290,7 @@ REDUCE = {
 def test_reduce_forward_and_grad(name, axis, keep):
     op, ref = REDUCE[name]
     x = rand(2, 3, 4, seed=16)
-    np_axis = None if axis is None or axis == () else tuple(axis) if isinstance(axis, list) else axis
+    np_axis = None if axis in (None, ()) else tuple(axis) if isinstance(axis, list) else axis
     check_forward(lambda t: op(t, axis, keep), lambda a: ref(a, axis=np_axis, keepdims=keep), [x])
     check_grad(lambda t: op(t, axis, keep), [x])
 

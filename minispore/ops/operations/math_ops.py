@@ -9,8 +9,9 @@ from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (BinaryElementwise, UnaryElementwise, broadcast_shape,
                                             check_dtype, check_same_dtype, check_tensor,
-                                            middle_view, normalize_axis, reduce_axes,
-                                            reduced_shape, run_middle_reduction, sum_to_shape)
+                                            normalize_axis, reduce_axes, reduced_shape,
+                                            run_middle_reduction, sum_to_shape)
+from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "Neg", "Maximum", "Minimum", "Pow", "Exp",
@@ -81,70 +82,6 @@ class Neg(UnaryElementwise):
         return (_F().neg(dout),)
 
 
-class _FusedGrad(Primitive):
-    """A backward kernel exposed as an operator, so bprops stay written in operators: out =
-    kernel(*inputs) elementwise, broadcast over all inputs, in the last input's dtype (the
-    incoming gradient). Not differentiable: higher-order gradients are not supported."""
-
-    differentiable = False
-    kernel_name = None
-
-    def infer(self, *xs):
-        shape = xs[0].shape
-        for x in xs[1:]:
-            shape = broadcast_shape(self, shape, x.shape)
-        return Aval(shape, xs[-1].dtype)
-
-    def impl(self, *xs):
-        return kernel("elementwise", self.kernel_name)(*xs)
-
-
-class _MaximumGrad(_FusedGrad):
-    """(x, y, dout) -> dout where x > y, dout / 2 where x == y, else 0 (the gradient to x)."""
-    kernel_name = "maximum_grad"
-
-
-class _MinimumGrad(_FusedGrad):
-    """(x, y, dout) -> dout where x < y, dout / 2 where x == y, else 0 (the gradient to x)."""
-    kernel_name = "minimum_grad"
-
-
-class _PowGradX(_FusedGrad):
-    """(x, y, dout) -> dout * y * x ** (y - 1)."""
-    kernel_name = "pow_grad_x"
-
-
-class _PowGradY(_FusedGrad):
-    """(x, out, dout) -> dout * out * log(x), 0 where x == 0."""
-    kernel_name = "pow_grad_y"
-
-
-class _SqrtGrad(_FusedGrad):
-    """(out, dout) -> dout / (2 out) with out = sqrt(x)."""
-    kernel_name = "sqrt_grad"
-
-
-class _RsqrtGrad(_FusedGrad):
-    """(out, dout) -> -dout * out**3 / 2 with out = rsqrt(x)."""
-    kernel_name = "rsqrt_grad"
-
-
-class _SquareGrad(_FusedGrad):
-    """(x, dout) -> 2 x dout."""
-    kernel_name = "square_grad"
-
-
-class _AbsGrad(_FusedGrad):
-    """(x, dout) -> sign(x) dout."""
-    kernel_name = "abs_grad"
-
-
-_maximum_grad, _minimum_grad = _MaximumGrad(), _MinimumGrad()
-_pow_grad_x, _pow_grad_y = _PowGradX(), _PowGradY()
-_sqrt_grad, _rsqrt_grad, _square_grad, _abs_grad = (_SqrtGrad(), _RsqrtGrad(), _SquareGrad(),
-                                                    _AbsGrad())
-
-
 class Maximum(BinaryElementwise):
     """out = max(x, y) elementwise, with broadcasting; a NaN in either input wins.
 
@@ -155,8 +92,8 @@ class Maximum(BinaryElementwise):
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
-        return (sum_to_shape(_maximum_grad(x, y, dout), x.shape),
-                sum_to_shape(_maximum_grad(y, x, dout), y.shape))
+        return (sum_to_shape(G.maximum_grad(x, y, dout), x.shape),
+                sum_to_shape(G.maximum_grad(y, x, dout), y.shape))
 
 
 class Minimum(BinaryElementwise):
@@ -168,8 +105,8 @@ class Minimum(BinaryElementwise):
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
-        return (sum_to_shape(_minimum_grad(x, y, dout), x.shape),
-                sum_to_shape(_minimum_grad(y, x, dout), y.shape))
+        return (sum_to_shape(G.minimum_grad(x, y, dout), x.shape),
+                sum_to_shape(G.minimum_grad(y, x, dout), y.shape))
 
 
 class Pow(BinaryElementwise):
@@ -201,9 +138,9 @@ class Pow(BinaryElementwise):
     def bprop(self, inputs, out, dout):
         x, y = inputs
         if not isinstance(y, Tensor):
-            return sum_to_shape(_pow_grad_x(x, to_tensor(y, x), dout), x.shape), None
-        return (sum_to_shape(_pow_grad_x(x, y, dout), x.shape),
-                sum_to_shape(_pow_grad_y(x, out, dout), y.shape))
+            return sum_to_shape(G.pow_grad_x(x, to_tensor(y, x), dout), x.shape), None
+        return (sum_to_shape(G.pow_grad_x(x, y, dout), x.shape),
+                sum_to_shape(G.pow_grad_y(x, out, dout), y.shape))
 
 
 class Exp(UnaryElementwise):
@@ -227,7 +164,7 @@ class Sqrt(UnaryElementwise):
     kernel_name = "sqrt"
 
     def bprop(self, inputs, out, dout):
-        return (_sqrt_grad(out, dout),)
+        return (G.sqrt_grad(out, dout),)
 
 
 class Rsqrt(UnaryElementwise):
@@ -235,7 +172,7 @@ class Rsqrt(UnaryElementwise):
     kernel_name = "rsqrt"
 
     def bprop(self, inputs, out, dout):
-        return (_rsqrt_grad(out, dout),)
+        return (G.rsqrt_grad(out, dout),)
 
 
 class Square(UnaryElementwise):
@@ -244,7 +181,7 @@ class Square(UnaryElementwise):
     valid_dtypes = mstype.number_types
 
     def bprop(self, inputs, out, dout):
-        return (_square_grad(inputs[0], dout),)
+        return (G.square_grad(inputs[0], dout),)
 
 
 class Abs(UnaryElementwise):
@@ -253,7 +190,7 @@ class Abs(UnaryElementwise):
     valid_dtypes = mstype.number_types
 
     def bprop(self, inputs, out, dout):
-        return (_abs_grad(inputs[0], dout),)
+        return (G.abs_grad(inputs[0], dout),)
 
 
 class _Compare(BinaryElementwise):
@@ -508,7 +445,7 @@ class _ReduceExtremum(_Reduce):
 
     def bprop(self, inputs, out, dout):
         x, axis = inputs
-        return _reduce_extremum_grad(x, out, dout, axis), None
+        return G.reduce_extremum_grad(x, out, dout, axis), None
 
 
 class ReduceMax(_ReduceExtremum):
@@ -519,33 +456,6 @@ class ReduceMax(_ReduceExtremum):
 class ReduceMin(_ReduceExtremum):
     """out = min of x over `axis` (all axes when axis is () or None); a NaN wins."""
     kernel_name = "min_middle"
-
-
-class _ReduceExtremumGrad(Primitive):
-    """(x, out, dout, axis) -> dx: dout / n at the n positions of each reduced slice equal to
-    `out` (the max or min), 0 elsewhere; out and dout have the reduced shape (keep_dims or
-    not). One fused kernel (count, then write). Not differentiable."""
-
-    differentiable = False
-
-    def infer(self, x, out, dout, axis):
-        return Aval(x.shape, dout.dtype)
-
-    def impl(self, x, out, dout, axis):
-        axes = reduce_axes(self, axis, x.ndim)
-        view, perm = middle_view(x, axes)
-        outer, _, inner = view.shape
-        dx = np.empty(view.shape, dout.dtype)
-        kernel("reduce", "minmax_grad_middle")(
-            view, np.ascontiguousarray(out).reshape(outer, inner),
-            np.ascontiguousarray(dout).reshape(outer, inner), dx)
-        if perm is None:
-            return dx.reshape(x.shape)
-        moved = dx.reshape(tuple(x.shape[p] for p in perm))
-        return np.ascontiguousarray(np.transpose(moved, np.argsort(perm)))
-
-
-_reduce_extremum_grad = _ReduceExtremumGrad()
 
 
 class Argmax(Primitive):
