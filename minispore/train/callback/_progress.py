@@ -30,7 +30,7 @@ class ProgressBar(Callback):
         total = cb_params.batch_num
         step = (cb_params.cur_step_num - 1) % total + 1
         done = self.width * step // total
-        bar = "=" * max(done - 1, 0) + (">" if done else "") + " " * (self.width - done)
+        bar = ("=" * done + ">").ljust(self.width)[:self.width]
         loss = _loss_value(cb_params.net_outputs)
         line = f"\repoch {cb_params.cur_epoch_num} [{bar}] {step}/{total}"
         if isinstance(loss, float):

@@ -9,9 +9,9 @@ class Accuracy(EvaluationBase):
 
     classification: ``update(y_pred (N, C), y (N,) indices or (N, C) one-hot)`` counts
     ``argmax(y_pred, 1) == y``. multilabel: y_pred and y are 0/1 arrays of shape (N, C); a sample
-    counts when all its labels match. ``eval()`` returns a float; no samples: RuntimeError.
+    counts when all its labels match. ``eval()`` returns a Python float; no samples: RuntimeError.
 
-    >>> float(Accuracy()(np.array([[0.2, 0.8], [0.9, 0.1]]), np.array([1, 1])))
+    >>> Accuracy()(np.array([[0.2, 0.8], [0.9, 0.1]]), np.array([1, 1]))
     0.5
     """
 
@@ -43,4 +43,5 @@ class Accuracy(EvaluationBase):
     def eval(self):
         if self._total_num == 0:
             raise self._no_samples()
-        return np.float64(self._correct_num) / self._total_num
+        # A Python float (an IEEE float64) so results print as {'Accuracy': 0.98}, not np.float64(...).
+        return self._correct_num / self._total_num
