@@ -120,8 +120,8 @@ def conv2d_backprop_input(dout, w, group, sh, sw, dh, dw, dxp):
 
 @njit(cache=True)
 def conv2d_backprop_filter(dout, xp, group, sh, sw, dh, dw, dw_out):
-    """dw_out[o, c, i, j] = sum_{n,y,x} dout[n, o, y, x] * xp[n, g*Cg + c, y*sh + i*dh, x*sw + j*dw]:
-    per group dout_g (Cout_g, N*P) @ im2col(xp)^T.
+    """dw_out[o, c, i, j] = sum_{n,y,x} dout[n, o, y, x] * xp[n, g*Cg + c, y*sh + i*dh,
+    x*sw + j*dw]: per group dout_g (Cout_g, N*P) @ im2col(xp)^T.
 
     Preconditions: dout C-contiguous (N, Cout, OH, OW); xp C-contiguous padded input;
     dw_out C-contiguous (Cout, Cg, KH, KW).

@@ -6,7 +6,6 @@ max and (with include_pad=False) never count in an average. The max-pool backwar
 the argmax from the input (the first maximum in row-major window order), as MindSpore's
 MaxPoolGrad(x, y, dy) does, instead of storing indices in the forward.
 """
-import numpy as np
 from numba import njit
 
 

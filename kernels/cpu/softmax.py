@@ -6,7 +6,6 @@ before it, B the dims after it (B = 1 for the last axis). Sums accumulate in flo
 """
 import math
 
-import numpy as np
 from numba import njit
 
 

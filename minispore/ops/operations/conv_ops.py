@@ -15,8 +15,8 @@ __all__ = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "
            "AvgPool", "AvgPoolGrad"]
 
 
-def _pair(name, arg, value, allow_zero=False):
-    """An int, a pair, or a 4-tuple (1, 1, h, w) -> (h, w) of positive (or >= 0) ints."""
+def _pair(name, arg, value):
+    """An int, a pair, or a 4-tuple (1, 1, h, w) -> (h, w) of positive ints."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = (value, value)
     elif isinstance(value, (tuple, list)) and len(value) == 4 and tuple(value[:2]) == (1, 1):
@@ -25,10 +25,8 @@ def _pair(name, arg, value, allow_zero=False):
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         raise TypeError(f"For '{name}', '{arg}' must be an int or a tuple of two ints, but got "
                         f"{value!r}.")
-    low = 0 if allow_zero else 1
-    if any(v < low for v in value):
-        raise ValueError(f"For '{name}', '{arg}' must be {'non-negative' if allow_zero else 'positive'}"
-                         f", but got {tuple(value)}.")
+    if any(v < 1 for v in value):
+        raise ValueError(f"For '{name}', '{arg}' must be positive, but got {tuple(value)}.")
     return tuple(value)
 
 
