@@ -13,8 +13,14 @@ _CHUNK, _EPOCH_END, _END, _ERROR = range(4)
 _POLL_S = 0.1
 
 
+def _contiguous(value):
+    """A row value as a C-contiguous array; 0-d stays 0-d (np.ascontiguousarray would make 1-d)."""
+    arr = np.asarray(value)
+    return arr if arr.flags.c_contiguous else arr.copy()
+
+
 def _to_tensor(arr):
-    arr = np.ascontiguousarray(arr)
+    arr = _contiguous(arr)
     if arr.dtype.kind in "US":
         return arr
     return Tensor(arr, dtype=mstype.to_type(arr.dtype), internal=True)
@@ -106,7 +112,7 @@ class _Iterator:
         self._pos += 1
         values = [col[i] for col in self._rows]
         if self._output_numpy:
-            return [np.ascontiguousarray(v) for v in values]
+            return [_contiguous(v) for v in values]
         return [_to_tensor(v) for v in values]
 
     def __iter__(self):

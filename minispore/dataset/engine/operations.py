@@ -178,23 +178,69 @@ class ShuffleDataset(Dataset):
 
     def _chunks(self, ctx):
         rng, size = ctx.rng(self), self.buffer_size
-        buf, out = [], []
+        filling, have, buf = [], 0, None
         for chunk in self.children[0]._chunks(ctx):
-            rows = list(zip(*[ck.rows_of(c) for c in chunk]))
-            draws = rng.integers(0, size, size=len(rows))
-            for row, j in zip(rows, draws):
-                if len(buf) < size:
-                    buf.append(row)
+            chunk = [_as_gatherable(c) for c in chunk]
+            if buf is None:
+                take = min(size - have, ck.num_rows(chunk))
+                filling.append([c[:take] for c in chunk])
+                have += take
+                chunk = [c[take:] for c in chunk]
+                if have == size:
+                    buf = [_join([f[j] for f in filling]) for j in range(len(chunk))]
+                if not ck.num_rows(chunk):
                     continue
-                out.append(buf[j])
-                buf[j] = row
-                if len(out) == ck.CHUNK_ROWS:
-                    yield [ck.stack(list(c)) for c in zip(*out)]
-                    out = []
-        out.extend(buf[j] for j in rng.permutation(len(buf)))
-        for start in range(0, len(out), ck.CHUNK_ROWS):
-            part = out[start:start + ck.CHUNK_ROWS]
-            yield [ck.stack(list(c)) for c in zip(*part)]
+            yield [_from_gatherable(c) for c in self._exchange(buf, chunk, rng)]
+        if buf is None:
+            buf = [_join([f[j] for f in filling]) for j in range(len(filling[0]))] \
+                if filling else []
+        if buf and ck.num_rows(buf):
+            order = rng.permutation(ck.num_rows(buf))
+            for start in range(0, len(order), ck.CHUNK_ROWS):
+                yield [_from_gatherable(c[order[start:start + ck.CHUNK_ROWS]]) for c in buf]
+
+    def _exchange(self, buf, chunk, rng):
+        """Each incoming row t replaces buffer slot j_t, whose row is emitted. The index-level
+        loop resolves repeated slots in order; the row data moves by fancy indexing."""
+        size, k = self.buffer_size, ck.num_rows(chunk)
+        draws = rng.integers(0, size, size=k).tolist()
+        replaced, refs = {}, []
+        for t, j in enumerate(draws):
+            refs.append(replaced.get(j, j))
+            replaced[j] = size + t
+        refs = np.asarray(refs)
+        from_buf = refs < size
+        slots = np.fromiter(replaced.keys(), np.int64, len(replaced))
+        incoming = np.fromiter(replaced.values(), np.int64, len(replaced)) - size
+        out = []
+        for b, c in zip(buf, chunk):
+            o = np.empty_like(c)
+            o[from_buf] = b[refs[from_buf]]
+            o[~from_buf] = c[refs[~from_buf] - size]
+            b[slots] = c[incoming]
+            out.append(o)
+        return out
+
+
+def _as_gatherable(column):
+    """Ragged columns as 1-d object arrays, so every column supports fancy indexing."""
+    if isinstance(column, np.ndarray):
+        return column
+    arr = np.empty(len(column), object)
+    arr[:] = [None] * len(column)
+    for i, r in enumerate(column):
+        arr[i] = r
+    return arr
+
+
+def _from_gatherable(column):
+    return ck.stack(list(column)) if column.dtype == object else column
+
+
+def _join(parts):
+    if len(parts) > 1 and any(p.dtype == object for p in parts):
+        parts = [_as_gatherable(list(p)) for p in parts]
+    return ck.concat(parts) if len(parts) > 1 else parts[0].copy()
 
 
 class RepeatDataset(Dataset):

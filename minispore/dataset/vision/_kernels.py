@@ -1,4 +1,5 @@
 """Numba kernels for the vision transforms: separable resampling of HWC image batches."""
+import functools
 import math
 
 import numpy as np
@@ -7,36 +8,51 @@ from numba import njit
 
 @njit(cache=True)
 def resample_taps(src, out, yidx, yw, xidx, xw, to_int, lo, hi):
-    """Separable resampling with per-row/per-column tap tables.
+    """Separable resampling with per-row/per-column tap tables, one image at a time.
 
-    for n, oy, ox, c:
-        acc = sum_{i<Ty, j<Tx} yw[oy,i] * xw[ox,j] * src[n, yidx[oy,i], xidx[ox,j], c]
+    for n:
+        tmp[y, ox, c] = sum_{j<Tx} xw[ox,j] * src[n, y, xidx[ox,j], c]          (rows pass)
+        acc = sum_{i<Ty} yw[oy,i] * tmp[yidx[oy,i], ox, c]                     (columns pass)
         out[n, oy, ox, c] = clip(floor(acc + 0.5), lo, hi) if to_int else acc
     Preconditions: src (N,H,W,C) and out (N,OH,OW,C) C-contiguous; yidx/xidx hold int64 indices
     already clamped into [0,H) / [0,W); yw/xw float32, one row per output coordinate.
-    Accumulates in float32.
+    Accumulates in float32; the columns pass runs over contiguous (ox, c) so it vectorises.
     """
-    n_img, oh, ow, ch = out.shape
-    ty = yidx.shape[1]
-    tx = xidx.shape[1]
+    n_img, h, ch = src.shape[0], src.shape[1], src.shape[3]
+    oh, ow = out.shape[1], out.shape[2]
+    ty, tx = yidx.shape[1], xidx.shape[1]
+    row_len = ow * ch
+    xi = xidx.astype(np.uint64)
+    yi = yidx.astype(np.uint64)
+    tmp = np.empty((h, row_len), np.float32)
+    acc = np.empty(row_len, np.float32)
     for n in range(n_img):
-        for oy in range(oh):
+        img = src[n]
+        for y in range(h):
             for ox in range(ow):
                 for c in range(ch):
-                    acc = np.float32(0.0)
-                    for i in range(ty):
-                        sy = yidx[oy, i]
-                        row = np.float32(0.0)
-                        for j in range(tx):
-                            row += xw[ox, j] * np.float32(src[n, sy, xidx[ox, j], c])
-                        acc += yw[oy, i] * row
-                    if to_int:
-                        v = math.floor(acc + np.float32(0.5))
-                        out[n, oy, ox, c] = min(max(v, lo), hi)
-                    else:
-                        out[n, oy, ox, c] = acc
+                    v = np.float32(0.0)
+                    for j in range(tx):
+                        v += xw[ox, j] * np.float32(img[y, xi[ox, j], c])
+                    tmp[y, ox * ch + c] = v
+        dst = out[n].reshape(oh, row_len)
+        for oy in range(oh):
+            acc[:] = 0.0
+            for i in range(ty):
+                w = yw[oy, i]
+                line = tmp[yi[oy, i]]
+                for k in range(row_len):
+                    acc[k] += w * line[k]
+            if to_int:
+                for k in range(row_len):
+                    v = math.floor(acc[k] + np.float32(0.5))
+                    dst[oy, k] = min(max(v, lo), hi)
+            else:
+                for k in range(row_len):
+                    dst[oy, k] = acc[k]
 
 
+@functools.lru_cache(maxsize=64)
 def _linear_taps(in_size, out_size):
     """OpenCV INTER_LINEAR: half-pixel centres, source index clamped with weight 0 at the edges."""
     scale = in_size / out_size
@@ -54,6 +70,7 @@ def _linear_taps(in_size, out_size):
     return idx, w.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=64)
 def _nearest_taps(in_size, out_size):
     """OpenCV INTER_NEAREST: src = floor(dst * in/out), no half-pixel offset."""
     s = np.minimum(np.floor(np.arange(out_size) * (in_size / out_size)).astype(np.int64),
@@ -61,6 +78,7 @@ def _nearest_taps(in_size, out_size):
     return s[:, None], np.ones((out_size, 1), np.float32)
 
 
+@functools.lru_cache(maxsize=64)
 def _cubic_taps(in_size, out_size, a=-0.75):
     """OpenCV INTER_CUBIC: Keys kernel with a = -0.75, half-pixel centres, replicated border."""
     scale = in_size / out_size
