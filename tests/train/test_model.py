@@ -195,3 +195,33 @@ def test_model_fit_with_validation_feeds_history_and_eval_loss():
         make_model()[3].fit(1, ArrayDataset(*blobs(32)), eval_ds)
     with pytest.raises(ValueError, match="valid_frequency"):
         model.fit(1, train_ds, eval_ds, valid_frequency=0)
+
+
+def test_model_custom_eval_network_without_indexes_feeds_all_outputs():
+    train_ds, eval_ds = _datasets()
+    net, loss, opt, _ = make_model()
+
+    class Logits(nn.Cell):                     # outputs (logits, label), no loss
+        def __init__(self, backbone):
+            super().__init__()
+            self.backbone = backbone
+
+        def construct(self, data, label):
+            return self.backbone(data), label
+
+    model = Model(net, loss, opt, metrics={"top2": ms.train.TopKCategoricalAccuracy(2)},
+                  eval_network=Logits(net))
+    model.train(3, train_ds)
+    assert model.eval(eval_ds)["top2"] == 1.0
+
+
+def test_mindspore_module_paths_exist():
+    import minispore.train.callback as callback
+    import minispore.train.metrics as metrics
+    import minispore.train.serialization as serialization
+    from minispore.train.model import Model as ModelFromModule
+    assert ms.Model is ModelFromModule is Model
+    assert ms.save_checkpoint is serialization.save_checkpoint
+    assert ms.load_checkpoint is serialization.load_checkpoint
+    assert ms.load_param_into_net is serialization.load_param_into_net
+    assert callback.LossMonitor is LossMonitor and metrics.Accuracy is Accuracy
