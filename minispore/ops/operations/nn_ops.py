@@ -62,6 +62,8 @@ class _Activation(Primitive):
 
 class _ActivationGrad(Primitive):
     """The gradient primitive of an activation: two same-shape float inputs, one output."""
+    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
+    differentiable = False
     kernel_name = None
     arg_names = ("y", "dy")
 
@@ -218,6 +220,8 @@ class Softmax(_SoftmaxBase):
 
 class SoftmaxGrad(_SoftmaxBase):
     """dx = y * (dy - sum(dy * y, axis)): SoftmaxGrad(axis)(y, dy), y the Softmax output."""
+    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
+    differentiable = False
     kernel_name = "softmax_grad"
 
 
@@ -231,6 +235,8 @@ class LogSoftmax(_SoftmaxBase):
 
 class LogSoftmaxGrad(_SoftmaxBase):
     """dx = dy - exp(y) * sum(dy, axis): LogSoftmaxGrad(axis)(y, dy), y the LogSoftmax output."""
+    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
+    differentiable = False
     kernel_name = "log_softmax_grad"
 
 
@@ -313,6 +319,8 @@ class BiasAddReLU(_BiasAddBase):
 
 class BiasAddGrad(_BiasAddBase):
     """db = dy summed over every dim but the channel dim: BiasAddGrad(data_format)(dy)."""
+    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
+    differentiable = False
 
     def infer(self, dy):
         _check_float(self, "dout", dy)
@@ -548,6 +556,8 @@ class LayerNormGrad(_LayerNormBase):
     """``dx, dgamma, dbeta = LayerNormGrad(begin_norm_axis, begin_params_axis)(x, dy, rstd,
     mean, gamma)``; dgamma and dbeta have shape x.shape[begin_norm_axis:] (the bprop sums
     them down to gamma's shape)."""
+    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
+    differentiable = False
 
     def infer(self, x, dy, rstd, mean, gamma):
         _check_float(self, "x", x)
