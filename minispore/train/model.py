@@ -52,7 +52,8 @@ class Model:
     acc_level.
 
     >>> model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'),
-    ...               nn.Momentum(net.trainable_params(), 0.01, 0.9), metrics={"Accuracy": Accuracy()})
+    ...               nn.Momentum(net.trainable_params(), 0.01, 0.9),
+    ...               metrics={"Accuracy": Accuracy()})
     >>> model.train(1, ds_train, callbacks=[LossMonitor()])
     >>> model.eval(ds_eval)
     {'Accuracy': 0.98...}

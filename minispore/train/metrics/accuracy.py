@@ -43,5 +43,5 @@ class Accuracy(EvaluationBase):
     def eval(self):
         if self._total_num == 0:
             raise self._no_samples()
-        # A Python float (an IEEE float64) so results print as {'Accuracy': 0.98}, not np.float64(...).
+        # A Python float (an IEEE float64) prints as {'Accuracy': 0.98}, not np.float64(0.98).
         return self._correct_num / self._total_num
