@@ -66,8 +66,10 @@ class RandomSampler(Sampler):
             raise TypeError(f"RandomSampler: replacement must be a bool, got {replacement!r}.")
         self.replacement = replacement
 
-    def _full_count(self, n):
-        return n
+    def get_num_samples(self, n):
+        if self.replacement and self.num_samples:
+            return self.num_samples
+        return super().get_num_samples(n)
 
     def is_random(self):
         return True
