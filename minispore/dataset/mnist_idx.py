@@ -1,4 +1,4 @@
-"""Reading and writing IDX files (the MNIST format), plain or gzip-compressed, with strict checks."""
+"""Reading and writing IDX files (the MNIST format), plain or gzip-compressed, strictly checked."""
 import gzip
 import os
 

@@ -56,6 +56,9 @@ def test_map_lambda_multi_column_and_output_columns():
 def test_map_defaults_to_first_column_and_accepts_compose():
     data = numbers(4).map(transforms.Compose([lambda x: x + 1, lambda x: x * 2]))
     assert [int(r[0]) for r in rows(data)] == [2, 4, 6, 8]
+    nested = numbers(4).map(transforms.Compose([transforms.Compose([lambda x: x + 1]),
+                                                lambda x: x * 3]))
+    assert [int(r[0]) for r in rows(nested)] == [3, 6, 9, 12]
 
 
 def test_map_errors_name_column_and_operation():

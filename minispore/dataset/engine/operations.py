@@ -17,6 +17,12 @@ def _check_int(where, name, value, low, allow=()):
         raise ValueError(f"For '{where}', {name} must be an int >= {low}{extra}, got {value!r}.")
 
 
+def _flatten(ops):
+    """Compose members inlined (recursively), so each runs vectorised on its own."""
+    return [m for op in ops for m in (_flatten(op.transforms) if isinstance(op, Compose)
+                                      else [op])]
+
+
 def op_name(op):
     return getattr(op, "__name__", None) or type(op).__name__
 
@@ -31,7 +37,7 @@ class MapDataset(Dataset):
     def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers):
         super().__init__([child], num_parallel_workers)
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
-        ops = [m for op in ops for m in (op.transforms if isinstance(op, Compose) else [op])]
+        ops = _flatten(ops)
         if not ops or not all(callable(op) for op in ops):
             raise TypeError(f"For 'map', operations must be a callable or a non-empty list of "
                             f"callables, got {operations!r}.")

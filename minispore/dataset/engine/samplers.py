@@ -15,7 +15,7 @@ def _check_count(name, value, low=0, allow_none=True):
 
 
 class Sampler:
-    """Base class. `indices(n, rng, path)`: the int64 row indices of one epoch (see EpochContext)."""
+    """Base class. `indices(n, rng, path)`: one epoch's int64 row indices (see EpochContext)."""
 
     def __init__(self, num_samples=None):
         _check_count("num_samples", num_samples)

@@ -1,4 +1,4 @@
-"""Vision transforms on HWC images: Resize, Rescale, Normalize, HWC2CHW, random crop/flip, patches."""
+"""Vision transforms on HWC images: Resize, Rescale, Normalize, HWC2CHW, crops, flips, patches."""
 import enum
 import math
 
