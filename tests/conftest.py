@@ -1,4 +1,5 @@
-"""Test-wide setup: the repo root on sys.path, and no context or tape state leaking between tests."""
+"""Test-wide setup: the repo root on sys.path, and no context, seed or tape state leaking
+between tests (a test that calls ms.set_seed(7) must not change what a later test draws)."""
 import sys
 from pathlib import Path
 
@@ -9,19 +10,24 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from minispore.common import seed as global_seed  # noqa: E402
 from minispore.common.auto_parallel_context import reset_auto_parallel_context  # noqa: E402
 from minispore.common.context import context  # noqa: E402
+from minispore.dataset import config as dataset_config  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def isolated_context():
-    """Restore set_context settings and the parallel context after each test, and drop tapes or
-    cell scopes a failing test left open, so one failure does not cascade into others."""
+    """Restore set_context settings, the parallel context, the global and dataset seeds after
+    each test, and drop tapes or cell scopes a failing test left open, so one failure does not
+    cascade into others."""
     ctx = context()
-    saved = dict(ctx._settings)
+    saved = [(state, dict(state)) for state in (ctx._settings, global_seed._state,
+                                                 dataset_config._state)]
     yield
-    ctx._settings.clear()
-    ctx._settings.update(saved)
+    for state, values in saved:
+        state.clear()
+        state.update(values)
     reset_auto_parallel_context()
     ctx.tapes.clear()
     ctx.scopes.clear()
