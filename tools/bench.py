@@ -1,0 +1,280 @@
+"""`make bench`: kernel and training-step speed vs numpy (and PyTorch when installed), kept in
+BENCHMARKS.md. Medians of interleaved rounds; ratios within one run are what to read."""
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import Table, compare, time_call  # noqa: E402
+
+import minispore as ms  # noqa: E402
+from minispore import Tensor, nn, ops  # noqa: E402
+from minispore.ops.kernel_registry import kernel  # noqa: E402
+
+try:
+    import torch
+    torch.set_num_threads(os.cpu_count() or 1)
+except ImportError:
+    torch = None
+
+RNG = np.random.default_rng(0)
+
+
+def randn(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def bench_gemm(sizes):
+    t = Table("GEMM fp32 (GFLOP/s)", ["n", "minispore kernel", "numpy", "ratio", "torch"])
+    mm = kernel("matmul", "matmul")
+    for n in sizes:
+        a, b = randn(n, n), randn(n, n)
+        cands = {"ms": lambda: mm(a, b, False, False), "np": lambda: a @ b}
+        if torch is not None:
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            cands["torch"] = lambda: ta @ tb
+        r = compare(cands, rounds=3, min_time=0.1)
+        gf = {k: 2 * n ** 3 / v / 1e9 for k, v in r.items()}
+        t.add(str(n), gf["ms"], gf["np"], f"{gf['ms'] / gf['np']:.2f}",
+              f"{gf['torch']:.3g}" if "torch" in gf else "-")
+    return t
+
+
+def bench_ops():
+    """Single operators through the public API (dispatch included) vs the best numpy form."""
+    t = Table("Operators, eager, µs per call (lower is better)",
+              ["operator", "shape", "minispore", "numpy", "ms/np", "torch"])
+
+    def row(name, shape, ms_fn, np_fn, torch_fn=None):
+        cands = {"ms": ms_fn, "np": np_fn}
+        if torch_fn is not None and torch is not None:
+            cands["torch"] = torch_fn
+        r = compare(cands, rounds=5, min_time=0.03)
+        t.add(name, shape, r["ms"] * 1e6, r["np"] * 1e6, f"{r['ms'] / r['np']:.2f}",
+              f"{r['torch'] * 1e6:.3g}" if "torch" in r else "-")
+
+    # conv2d, LeNet's second layer at batch 32: (32, 6, 14, 14) * (16, 6, 5, 5)
+    x, w = randn(32, 6, 14, 14), randn(16, 6, 5, 5)
+    conv = ops.Conv2D(16, 5)
+    xt, wt = Tensor(x), Tensor(w)
+
+    def np_conv():
+        cols = np.lib.stride_tricks.sliding_window_view(x, (5, 5), axis=(2, 3))
+        return np.einsum("nchwij,ocij->nohw", cols, w, optimize=True)
+
+    tx = torch.from_numpy(x) if torch else None
+    tw = torch.from_numpy(w) if torch else None
+    row("Conv2D 6->16 k5", "32x6x14x14", lambda: conv(xt, wt), np_conv,
+        (lambda: torch.nn.functional.conv2d(tx, tw)) if torch else None)
+
+    # fused bias + relu on an MLP hidden layer
+    h, b = randn(256, 512), randn(512)
+    ht, bt = Tensor(h), Tensor(b)
+    fused = getattr(ops, "bias_add_relu", None)
+    if fused is not None:
+        row("bias_add+relu (fused)", "256x512", lambda: fused(ht, bt),
+            lambda: np.maximum(h + b, 0),
+            (lambda: torch.relu(torch.from_numpy(h) + torch.from_numpy(b))) if torch else None)
+    row("bias_add then relu (2 ops)", "256x512", lambda: ops.relu(ops.bias_add(ht, bt)),
+        lambda: np.maximum(h + b, 0))
+
+    # softmax cross-entropy, fused loss + gradient
+    logits, labels = randn(256, 10), RNG.integers(0, 10, 256).astype(np.int32)
+    lt, yt = Tensor(logits), Tensor(labels)
+    sce = ops.SparseSoftmaxCrossEntropyWithLogits()
+
+    def np_sce():
+        z = logits - logits.max(1, keepdims=True)
+        lse = np.log(np.exp(z).sum(1))
+        return (lse - z[np.arange(256), labels]).mean()
+
+    row("SparseSoftmaxCE", "256x10", lambda: sce(lt, yt), np_sce,
+        (lambda: torch.nn.functional.cross_entropy(torch.from_numpy(logits),
+                                                   torch.from_numpy(labels).long()))
+        if torch else None)
+
+    # gather and its scatter-add backward (embedding-style)
+    table, idx = randn(50000, 128), RNG.integers(0, 50000, 4096).astype(np.int32)
+    tt, it = Tensor(table), Tensor(idx)
+    gather = ops.Gather()
+    row("Gather rows", "50000x128[4096]", lambda: gather(tt, it, 0), lambda: table[idx],
+        (lambda: torch.from_numpy(table)[torch.from_numpy(idx).long()]) if torch else None)
+    dout = randn(4096, 128)
+    scatter = kernel("indexing", "scatter_add_rows") if _has_kernel("indexing",
+                                                                     "scatter_add_rows") else None
+    if scatter is not None:
+        acc = np.zeros_like(table)
+        row("scatter-add rows (Gather bprop kernel)", "4096x128->50000",
+            lambda: scatter(acc, idx, dout), lambda: np.add.at(acc, idx, dout))
+    return t
+
+
+def _has_kernel(family, name):
+    try:
+        kernel(family, name)
+        return True
+    except (NotImplementedError, ImportError):
+        return False
+
+
+def bench_dispatch():
+    t = Table("Per-operator dispatch overhead (µs)", ["call", "µs"])
+    a = Tensor(np.ones(4, np.float32))
+    raw = kernel("elementwise", "add")
+    an = a.asnumpy()
+    r = compare({"op": lambda: ops.add(a, a), "kernel": lambda: raw(an, an),
+                 "np": lambda: np.add(an, an)}, rounds=5)
+    t.add("ops.add on 4 floats (eager, public API)", r["op"] * 1e6)
+    t.add("the Numba ufunc alone", r["kernel"] * 1e6)
+    t.add("numpy.add alone", r["np"] * 1e6)
+    t.add("minispore dispatch overhead", (r["op"] - r["kernel"]) * 1e6)
+    return t
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(784, 512, activation="relu")
+        self.fc2 = nn.Dense(512, 512, activation="relu")
+        self.fc3 = nn.Dense(512, 10)
+
+    def construct(self, x):
+        return self.fc3(self.fc2(self.fc1(self.flatten(x))))
+
+
+class LeNet5(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(400, 120, activation="relu")
+        self.fc2 = nn.Dense(120, 84, activation="relu")
+        self.fc3 = nn.Dense(84, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        return self.fc3(self.fc2(self.fc1(self.flatten(x))))
+
+
+def torch_mlp():
+    return torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 512), torch.nn.ReLU(),
+                               torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                               torch.nn.Linear(512, 10))
+
+
+def torch_lenet():
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 6, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                               torch.nn.Conv2d(6, 16, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                               torch.nn.Flatten(), torch.nn.Linear(400, 120), torch.nn.ReLU(),
+                               torch.nn.Linear(120, 84), torch.nn.ReLU(),
+                               torch.nn.Linear(84, 10))
+
+
+def ms_step(net):
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    return nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+
+
+def torch_step_fn(model, x, y):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    lossf = torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = lossf(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def bench_training():
+    t = Table("PYNATIVE training step (ms, lower is better)",
+              ["net", "batch", "minispore", "torch eager", "ms/torch"])
+    for name, ms_net, th_net, in_shape in (("MLP 784-512-512-10", MLP, torch_mlp, (1, 28, 28)),
+                                           ("LeNet-5", LeNet5, torch_lenet, (1, 32, 32))):
+        for batch in (32, 256):
+            x = randn(batch, *in_shape)
+            y = RNG.integers(0, 10, batch).astype(np.int32)
+            step = ms_step(ms_net())
+            xt, yt = Tensor(x), Tensor(y)
+            cands = {"ms": lambda: step(xt, yt)}
+            if torch is not None:
+                cands["torch"] = torch_step_fn(th_net(), torch.from_numpy(x),
+                                               torch.from_numpy(y).long())
+            r = compare(cands, rounds=5, min_time=0.2)
+            t.add(name, str(batch), r["ms"] * 1e3,
+                  f"{r['torch'] * 1e3:.3g}" if "torch" in r else "-",
+                  f"{r['ms'] / r['torch']:.2f}" if "torch" in r else "-")
+    return t
+
+
+_FIRST_STEP = r"""
+import time; t0 = time.perf_counter()
+import numpy as np, minispore as ms
+from minispore import nn, Tensor
+t1 = time.perf_counter()
+net = nn.SequentialCell([nn.Flatten(), nn.Dense(784, 64, activation='relu'), nn.Dense(64, 10)])
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True,
+       reduction='mean')), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+step(Tensor(np.zeros((8, 1, 28, 28), np.float32)), Tensor(np.zeros(8, np.int32)))
+print(t1 - t0, time.perf_counter() - t0)
+"""
+
+
+def bench_startup():
+    t = Table("Start-up: import and first MLP training step (s)",
+              ["numba cache", "import", "import + first step"])
+    with tempfile.TemporaryDirectory() as cold_dir:
+        for label, cache in (("cold (empty cache)", cold_dir), ("warm (cache filled)", cold_dir)):
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            out = subprocess.run([sys.executable, "-c", _FIRST_STEP], env=env, check=True,
+                                 capture_output=True, text=True).stdout.split()
+            t.add(label, float(out[0]), float(out[1]))
+    return t
+
+
+def bench_dataset():
+    import bench_dataset
+    t = Table("Dataset pipeline (tutorial map chain, batch 32)", ["images/s (median of 3)"])
+    rates = sorted(bench_dataset.measure_throughput(num_images=20000) for _ in range(3))
+    t.add(rates[1])
+    return t
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--output", default="BENCHMARKS.md")
+    args = parser.parse_args()
+    started = time.time()
+    tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)), bench_ops(),
+              bench_dispatch(), bench_training()]
+    if not args.quick:
+        tables.append(bench_startup())
+    tables.append(bench_dataset())
+    header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
+              f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+              f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'},"
+              f" {time.time() - started:.0f} s). Medians of interleaved rounds; absolute "
+              f"figures drift 20-30 % on a shared machine, ratios within one run hold.\n\n")
+    with open(args.output, "w") as f:
+        f.write(header + "\n".join(t.markdown() for t in tables))
+    print(f"\nwrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

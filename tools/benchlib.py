@@ -1,0 +1,48 @@
+"""Timing helpers for `make bench`: interleaved rounds, medians, and a markdown table writer."""
+import statistics
+import time
+
+
+def time_call(fn, min_time=0.05, max_reps=10000):
+    """Seconds per call of fn(), from enough repetitions to fill `min_time`."""
+    fn()
+    reps = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or reps >= max_reps:
+            return dt / reps
+        reps = min(max_reps, reps * max(2, int(min_time / max(dt, 1e-9))))
+
+
+def compare(candidates, rounds=5, min_time=0.05):
+    """Median seconds per call for each named fn, measured in interleaved rounds so machine
+    drift hits every candidate alike."""
+    samples = {name: [] for name in candidates}
+    for _ in range(rounds):
+        for name, fn in candidates.items():
+            samples[name].append(time_call(fn, min_time))
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+class Table:
+    """Rows of results, printed as they come and rendered as markdown at the end."""
+
+    def __init__(self, title, columns):
+        self.title = title
+        self.columns = columns
+        self.rows = []
+        print(f"\n## {title}\n" + " | ".join(columns), flush=True)
+
+    def add(self, *values):
+        row = [v if isinstance(v, str) else f"{v:.3g}" for v in values]
+        self.rows.append(row)
+        print(" | ".join(row), flush=True)
+
+    def markdown(self):
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |",
+                 "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines) + "\n"
