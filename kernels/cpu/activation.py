@@ -139,10 +139,18 @@ def gelu_erf_grad(dy, x, dx):
 def bias_add(x, b, out):
     """out[n, c, k] = x[n, c, k] + b[c].
 
-    Loop nest: for n: for c: for k (k innermost, contiguous). x, out: C-contiguous (N, C, K)
-    views (K = 1 for channel-last layouts viewed as (N, C, 1)); b: (C,).
+    Loop nest: for n: for c: for k (k innermost, contiguous); when K == 1 (channel-last, e.g.
+    Dense) for n: for c (c innermost). x, out: C-contiguous (N, C, K) views; b: (C,).
     """
     N, C, K = x.shape
+    if K == 1:
+        # Channel-last (Dense): make c the innermost, contiguous loop so it vectorises.
+        x2 = x.reshape(N, C)
+        o2 = out.reshape(N, C)
+        for n in range(N):
+            for c in range(C):
+                o2[n, c] = x2[n, c] + b[c]
+        return
     for n in range(N):
         for c in range(C):
             bc = b[c]
@@ -154,10 +162,19 @@ def bias_add(x, b, out):
 def bias_add_relu(x, b, out):
     """out[n, c, k] = max(x[n, c, k] + b[c], 0): Dense/Conv bias and ReLU in one pass.
 
-    Same loop nest and preconditions as bias_add.
+    Same loop nests and preconditions as bias_add.
     """
     N, C, K = x.shape
     zero = x.dtype.type(0)
+    if K == 1:
+        # Channel-last (Dense): c innermost and contiguous, as in bias_add.
+        x2 = x.reshape(N, C)
+        o2 = out.reshape(N, C)
+        for n in range(N):
+            for c in range(C):
+                v = x2[n, c] + b[c]
+                o2[n, c] = zero if v < zero else v
+        return
     for n in range(N):
         for c in range(C):
             bc = b[c]
@@ -174,6 +191,15 @@ def bias_add_grad(dy, db):
     """
     N, C, K = dy.shape
     acc = np.zeros(C, dtype=np.float64)
+    if K == 1:
+        # Channel-last (Dense): accumulate whole rows, c innermost and contiguous.
+        d2 = dy.reshape(N, C)
+        for n in range(N):
+            for c in range(C):
+                acc[c] += d2[n, c]
+        for c in range(C):
+            db[c] = acc[c]
+        return
     for n in range(N):
         for c in range(C):
             s = 0.0
