@@ -8,6 +8,9 @@ _CTX = context()
 class Tape:
     """Records the primitives applied to tensors that depend on the watched ones.
 
+    A bprop may return a zero-argument function instead of a gradient Tensor; the tape calls it
+    only when that input is live, so costly gradients nobody needs are never computed.
+
     Only ops with at least one live input are recorded, so work unrelated to the gradient
     (data preparation, metrics) costs one set lookup per input.
     """
@@ -66,7 +69,7 @@ class Tape:
                                    f"{len(args)} inputs")
             for a, g in zip(args, grads):
                 if g is not None and isinstance(a, Tensor) and id(a) in self.live:
-                    _accumulate(cot, a, g)
+                    _accumulate(cot, a, g() if callable(g) else g)
         return cot
 
 

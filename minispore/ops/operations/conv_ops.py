@@ -196,9 +196,9 @@ class Conv2D(_ConvBase):
 
     def bprop(self, inputs, out, dout):
         x, w = inputs
-        dx = self._same_attrs(Conv2DBackpropInput)(dout, w, tuple(x.shape))
-        dw = self._same_attrs(Conv2DBackpropFilter)(dout, x, tuple(w.shape))
-        return dx, dw
+        # Deferred: the tape computes dx only when x needs a gradient (not for a first layer).
+        return (lambda: self._same_attrs(Conv2DBackpropInput)(dout, w, tuple(x.shape)),
+                lambda: self._same_attrs(Conv2DBackpropFilter)(dout, x, tuple(w.shape)))
 
 
 class Conv2DBackpropInput(_ConvBase):

@@ -302,14 +302,16 @@ class _MatMulBase(Primitive):
         mm = self._product
         # With C = A B (A = op(x), B = op(y)): dA = dC B^T, dB = A^T dC; transposes fold into
         # the GEMM flags so no transpose is ever materialised.
+        # Each gradient is a deferred product: the tape runs it only for inputs that need one
+        # (a first layer's input never does, which saves a whole GEMM per step).
         if ta:
-            dx = mm(y, dout, tb, True)
+            dx = lambda: mm(y, dout, tb, True)  # noqa: E731
         else:
-            dx = mm(dout, y, False, not tb)
+            dx = lambda: mm(dout, y, False, not tb)  # noqa: E731
         if tb:
-            dy = mm(dout, x, True, ta)
+            dy = lambda: mm(dout, x, True, ta)  # noqa: E731
         else:
-            dy = mm(x, dout, not ta, False)
+            dy = lambda: mm(x, dout, not ta, False)  # noqa: E731
         return dx, dy
 
 
