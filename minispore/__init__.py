@@ -1,16 +1,16 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 from minispore.common import dtype
-from minispore.common.auto_parallel_context import (get_auto_parallel_context,
+from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,
                                                     set_auto_parallel_context)
 from minispore.common.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from minispore.common.dtype import (bool_, double, float16, float32, float64, half, int8, int16,
-                                    int32, int64, single, uint8)
-from minispore.common.parameter import Parameter
+                                    int32, int64, single, uint8, uint16, uint32, uint64)
+from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.seed import get_seed, set_seed
 from minispore.common.symbol import Symbol
 from minispore.common.tensor import Tensor
-from minispore import ops
+from minispore import context, nn, ops
 from minispore.ops.grad import grad, value_and_grad
 from minispore.train import Model, load_checkpoint, load_param_into_net, save_checkpoint
 

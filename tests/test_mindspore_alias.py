@@ -81,3 +81,12 @@ def test_uninstall_removes_alias():
     assert "mindspore" not in sys.modules
     with pytest.raises(ModuleNotFoundError):
         import mindspore  # noqa: F401,F811
+
+
+def test_alias_serves_the_tutorials_context_spellings(alias):
+    from mindspore import context  # noqa: the tutorials' 1.x-style import
+    import mindspore as ms
+    context.set_context(mode=context.PYNATIVE_MODE)
+    assert context.get_context("mode") == ms.PYNATIVE_MODE
+    assert ms.ParallelMode.SEMI_AUTO_PARALLEL == "semi_auto_parallel"
+    assert ms.nn.Dense is minispore.nn.Dense

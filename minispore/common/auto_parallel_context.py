@@ -24,8 +24,17 @@ _DEFAULTS = {
     "grad_accumulation_step": 1,
 }
 
-_PARALLEL_MODES = ("stand_alone", "data_parallel", "semi_auto_parallel", "auto_parallel",
-                   "hybrid_parallel")
+class ParallelMode:
+    """The parallel_mode names (``ms.ParallelMode.SEMI_AUTO_PARALLEL`` …)."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL, HYBRID_PARALLEL]
+
+
+_PARALLEL_MODES = tuple(ParallelMode.MODE_LIST)
 
 _settings = dict(_DEFAULTS)
 
