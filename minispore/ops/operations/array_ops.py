@@ -37,6 +37,27 @@ def movable(arr):
     return arr.view(np.uint16) if arr.dtype == np.float16 else arr
 
 
+def cast_array(x, target):
+    """x converted to numpy dtype `target`; float16 goes through the bit-pattern kernels
+    (Numba has no float16 on CPU), everything else through the cast kernel."""
+    x = np.ascontiguousarray(x)
+    if x.dtype == np.float16:
+        wide = np.empty(x.shape, np.float32)
+        kernel("half", "half_to_float")(x.view(np.uint16), wide)
+        if target == np.float32:
+            return wide
+        x = wide
+    if target == np.float16:
+        if x.dtype.kind != "f":
+            x = cast_array(x, np.dtype(np.float64))
+        bits = np.empty(x.shape, np.uint16)
+        kernel("half", "float_to_half")(x, bits)
+        return bits.view(np.float16)
+    out = np.empty(x.shape, target)
+    kernel("array", "cast")(x, out)
+    return out
+
+
 def strided_copy(src, src_off, dst, dst_off, shape, src_strides, dst_strides):
     """Run the array.strided_copy kernel: src and dst are C-contiguous arrays seen as flat
     buffers; `shape` and the element strides describe the two views being copied."""
@@ -100,9 +121,7 @@ class Cast(Primitive):
         return Aval(x.shape, dtype)
 
     def impl(self, x, dtype):
-        out = np.empty(x.shape, mstype.to_type(dtype).np_dtype)
-        kernel("array", "cast")(np.ascontiguousarray(x), out)
-        return out
+        return cast_array(x, mstype.to_type(dtype).np_dtype)
 
     def bprop(self, inputs, out, dout):
         x, _ = inputs
@@ -167,7 +186,7 @@ class Identity(Primitive):
 
     def impl(self, x):
         out = np.empty(x.shape, x.dtype)
-        kernel("array", "cast")(np.ascontiguousarray(x), out)
+        kernel("array", "cast")(movable(np.ascontiguousarray(x)), movable(out))
         return out
 
     def bprop(self, inputs, out, dout):
@@ -500,5 +519,8 @@ class Assign(Primitive):
         return Aval(variable.shape, variable.dtype)
 
     def impl(self, variable, value):
-        kernel("array", "cast")(np.ascontiguousarray(value), variable)
+        value = np.ascontiguousarray(value)
+        if value.dtype != variable.dtype:
+            value = cast_array(value, variable.dtype)
+        kernel("array", "cast")(movable(value), movable(variable))
         return variable
