@@ -169,31 +169,31 @@ class XavierNormal(Initializer):
         arr[...] = rng().normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), arr.shape)
 
 
-class HeUniform(Initializer):
-    """U(-b, b) with b = gain(nonlinearity, negative_slope) * sqrt(3 / fan) (Kaiming)."""
+class _Kaiming(Initializer):
+    """Shared by HeUniform/HeNormal: std = gain(nonlinearity, negative_slope) / sqrt(fan)."""
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
+    def _std(self, shape):
+        fan = _calculate_correct_fan(shape, self.mode)
+        return _calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+
+
+class HeUniform(_Kaiming):
+    """U(-b, b) with b = gain(nonlinearity, negative_slope) * sqrt(3 / fan) (Kaiming)."""
+
     def _initialize(self, arr):
-        fan = _calculate_correct_fan(arr.shape, self.mode)
-        std = _calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
-        bound = math.sqrt(3.0) * std
+        bound = math.sqrt(3.0) * self._std(arr.shape)
         arr[...] = rng().uniform(-bound, bound, arr.shape)
 
 
-class HeNormal(Initializer):
+class HeNormal(_Kaiming):
     """N(0, s^2) with s = gain(nonlinearity, negative_slope) / sqrt(fan) (Kaiming)."""
 
-    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
-        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
-        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
-
     def _initialize(self, arr):
-        fan = _calculate_correct_fan(arr.shape, self.mode)
-        std = _calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
-        arr[...] = rng().normal(0.0, std, arr.shape)
+        arr[...] = rng().normal(0.0, self._std(arr.shape), arr.shape)
 
 
 # Keys are lower-case: MindSpore looks aliases up with init.lower(), so 'heUniform',

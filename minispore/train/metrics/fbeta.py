@@ -37,9 +37,11 @@ class _ClassCounts:
         self._total_num += pred.shape[0]
 
 
-class Precision(EvaluationBase, _ClassCounts):
-    """``Precision(eval_type='classification')``: per class TP / predicted positives.
-    ``eval(average=False)`` returns the per-class array; ``average=True`` its mean."""
+class _PerClassRatio(EvaluationBase, _ClassCounts):
+    """TP over a per-class count (predicted positives for Precision, actual ones for Recall);
+    ``eval(average=False)`` returns the per-class array, ``average=True`` its mean."""
+
+    denominator = None   # name of the _ClassCounts counter to divide by
 
     def __init__(self, eval_type="classification"):
         super().__init__(eval_type)
@@ -52,39 +54,24 @@ class Precision(EvaluationBase, _ClassCounts):
     @rearrange_inputs
     def update(self, *inputs):
         self._check_inputs(inputs, 2)
-        self._count("Precision", self._convert_data(inputs[0]), self._convert_data(inputs[1]),
-                    self._type == "multilabel")
+        self._count(type(self).__name__, self._convert_data(inputs[0]),
+                    self._convert_data(inputs[1]), self._type == "multilabel")
 
     def eval(self, average=False):
         if self._total_num == 0:
             raise self._no_samples()
-        result = self._true_positives / (self._positives + self.eps)
+        result = self._true_positives / (getattr(self, self.denominator) + self.eps)
         return float(result.mean()) if average else result
 
 
-class Recall(EvaluationBase, _ClassCounts):
-    """``Recall(eval_type='classification')``: per class TP / actual positives.
-    ``eval(average=False)`` returns the per-class array; ``average=True`` its mean."""
+class Precision(_PerClassRatio):
+    """``Precision(eval_type='classification')``: per class TP / predicted positives."""
+    denominator = "_positives"
 
-    def __init__(self, eval_type="classification"):
-        super().__init__(eval_type)
-        self.eps = sys.float_info.min
-        self.clear()
 
-    def clear(self):
-        self._reset_counts()
-
-    @rearrange_inputs
-    def update(self, *inputs):
-        self._check_inputs(inputs, 2)
-        self._count("Recall", self._convert_data(inputs[0]), self._convert_data(inputs[1]),
-                    self._type == "multilabel")
-
-    def eval(self, average=False):
-        if self._total_num == 0:
-            raise self._no_samples()
-        result = self._true_positives / (self._actual_positives + self.eps)
-        return float(result.mean()) if average else result
+class Recall(_PerClassRatio):
+    """``Recall(eval_type='classification')``: per class TP / actual positives."""
+    denominator = "_actual_positives"
 
 
 class Fbeta(Metric, _ClassCounts):
