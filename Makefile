@@ -34,7 +34,7 @@ bench: $(STAMP)
 	$(PY) tools/bench.py
 
 demo: $(STAMP)
-	$(PY) examples/quickstart/train_mlp.py
+	$(PY) examples/lenet/train.py --epochs 1 --per_print_times 125
 
 clean:
 	rm -f $(STAMP)
