@@ -38,6 +38,9 @@ KERNEL_FREE = {
     "Squeeze": "a numpy reshape view",
     "Flatten": "a numpy reshape view",
 }
+# Collectives move data through minispore.communication's MPI backend, not a compute kernel.
+KERNEL_FREE.update({name: "an MPI collective in minispore.communication.collectives"
+                    for name in ops.operations.comm_ops.__all__ if name != "ReduceOp"})
 
 
 def _all_subclasses(cls):

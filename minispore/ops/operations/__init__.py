@@ -1,5 +1,6 @@
 """The operator classes (MindSpore's mindspore.ops.operations), one family module each."""
 from minispore.ops.operations.array_ops import *  # noqa: F401,F403
+from minispore.ops.operations.comm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
 from minispore.ops.operations.indexing_ops import *  # noqa: F401,F403
 from minispore.ops.operations.math_ops import *  # noqa: F401,F403

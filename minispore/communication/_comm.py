@@ -1,0 +1,228 @@
+"""The MPI world, its cached sub-communicators, the abort-on-exception hooks and the divergence check.
+
+This is the only module (with its siblings in minispore/communication) that imports mpi4py, and
+it does so lazily: importing ``mpi4py.MPI`` initialises MPI, so single-process scripts that never
+call ``init()`` never start it.
+"""
+import os
+import sys
+import threading
+import traceback
+
+import numpy as np
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+MCCL_WORLD_COMM_GROUP = "mccl_world_group"
+WORLD_NAMES = (HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP)
+
+CHECK_ENV = "MINISPORE_CHECK_COLLECTIVES"
+
+
+def mpi():
+    """The mpi4py.MPI module (importing it initialises MPI; MPICH runs a singleton without mpirun)."""
+    from mpi4py import MPI
+    return MPI
+
+
+class Communicator:
+    """One MPI communicator and the world ranks of its members, in group-rank order."""
+
+    __slots__ = ("name", "comm", "world_ranks", "rank", "size", "_group_rank")
+
+    def __init__(self, name, comm, world_ranks, world_rank):
+        self.name = name
+        self.comm = comm                       # None on ranks that are not members
+        self.world_ranks = tuple(world_ranks)
+        self._group_rank = {w: g for g, w in enumerate(self.world_ranks)}
+        self.size = len(self.world_ranks)
+        self.rank = self._group_rank.get(world_rank, -1)
+
+    def group_rank(self, world_rank):
+        return self._group_rank.get(world_rank)
+
+
+class _State:
+    """Everything init() sets up; one per process (there is one MPI world)."""
+
+    def __init__(self):
+        self.inited = False
+        self.world = None             # Communicator of MPI.COMM_WORLD
+        self.local_rank = 0
+        self.local_size = 1
+        self.groups = {}              # user group name -> Communicator
+        self.by_ranks = {}            # tuple of world ranks -> MPI communicator (created once)
+        self.check = False            # the collective divergence check
+        self.hooks = None             # the (sys, threading) excepthooks init() replaced
+
+
+STATE = _State()
+
+
+def require_init(api):
+    if not STATE.inited:
+        raise RuntimeError(f"For '{api}', the communication service is not initialized: call "
+                           f"minispore.communication.init() first (and launch the script with "
+                           f"mpirun -n N).")
+
+
+def check_group_type(api, group):
+    if not isinstance(group, str):
+        raise TypeError(f"For '{api}', the argument 'group' must be type of string, but got "
+                        f"'group' type : {type(group).__name__}.")
+
+
+def communicator(group, api="communication"):
+    """The Communicator of `group` (any of the world names means the world) for this rank."""
+    require_init(api)
+    if group in WORLD_NAMES:
+        return STATE.world
+    comm = STATE.groups.get(group)
+    if comm is None:
+        raise ValueError(f"For '{api}', the group {group!r} does not exist; create it with "
+                         f"create_group({group!r}, rank_ids) on its member ranks first.")
+    if comm.comm is None:
+        raise ValueError(f"For '{api}', rank {STATE.world.rank} is not a member of group "
+                         f"{group!r} (ranks {list(comm.world_ranks)}).")
+    return comm
+
+
+def start():
+    """Join the MPI world once: the world and node-local communicators, and the abort hooks."""
+    MPI = mpi()
+    world = MPI.COMM_WORLD
+    STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
+    STATE.by_ranks[STATE.world.world_ranks] = world
+    local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
+    STATE.local_rank, STATE.local_size = local.Get_rank(), local.Get_size()
+    local.Free()
+    STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
+    install_abort_hooks()
+    STATE.inited = True
+
+
+def stop():
+    """Free every sub-communicator and restore the excepthooks. MPI itself stays initialised
+    (MPI cannot be restarted once finalised; mpi4py finalises it at exit), so init() may run again."""
+    for ranks, comm in list(STATE.by_ranks.items()):
+        if comm is not STATE.world.comm:
+            comm.Free()
+    STATE.by_ranks.clear()
+    STATE.groups.clear()
+    restore_abort_hooks()
+    STATE.inited = False
+
+
+def create(name, world_ranks):
+    """Register group `name`; members build (or reuse) the MPI communicator for the rank list.
+
+    MPI_Comm_create_group is collective over the members only, so only the ranks in
+    `world_ranks` take part (in the same order of create_group calls on every member);
+    non-members just record the name, so scripts that call create_group on every rank work.
+    """
+    ranks = tuple(world_ranks)
+    me = STATE.world.rank
+    comm = None
+    if me in ranks:
+        comm = STATE.by_ranks.get(ranks)
+        if comm is None:
+            world = STATE.world.comm
+            group = world.Get_group().Incl(list(ranks))
+            comm = world.Create_group(group, tag=_tag_of(ranks))
+            group.Free()
+            STATE.by_ranks[ranks] = comm
+    STATE.groups[name] = Communicator(name, comm, ranks, me)
+
+
+def _tag_of(ranks):
+    # Concurrent creations of different groups that share members must not match each other.
+    return hash(ranks) & 0x7FFF
+
+
+def destroy(name):
+    comm = STATE.groups.pop(name)
+    still_used = any(c.world_ranks == comm.world_ranks for c in STATE.groups.values())
+    if comm.comm is not None and not still_used:
+        STATE.by_ranks.pop(comm.world_ranks).Free()
+
+
+# -- fault behaviour -----------------------------------------------------------------------
+def _report_and_abort(exc_type, exc, tb, where=""):
+    rank = STATE.world.rank if STATE.world else "?"
+    text = "".join(traceback.format_exception(exc_type, exc, tb))
+    prefix = f"[rank {rank}{where}] "
+    sys.stderr.write("".join(prefix + line for line in text.splitlines(True)))
+    sys.stderr.write(f"[rank {rank}] aborting the MPI job (MPI_Abort, error code 1) so that "
+                     f"the other ranks do not wait forever in a collective.\n")
+    sys.stderr.flush()
+    mpi().COMM_WORLD.Abort(1)
+
+
+def install_abort_hooks():
+    """An uncaught exception on any rank (main thread or another thread) prints the rank's
+    traceback and calls MPI_Abort, so mpirun exits non-zero instead of hanging."""
+    if STATE.hooks is not None:
+        return
+    STATE.hooks = (sys.excepthook, threading.excepthook)
+
+    def thread_hook(args):
+        if args.exc_type is SystemExit:
+            return
+        _report_and_abort(args.exc_type, args.exc_value, args.exc_traceback,
+                          f", thread {args.thread.name if args.thread else '?'}")
+
+    sys.excepthook = _report_and_abort
+    threading.excepthook = thread_hook
+
+
+def restore_abort_hooks():
+    if STATE.hooks is not None:
+        sys.excepthook, threading.excepthook = STATE.hooks
+        STATE.hooks = None
+
+
+# -- divergence check ----------------------------------------------------------------------
+_MAX_DIMS = 8
+_SIG_LEN = 5 + _MAX_DIMS
+
+
+def set_collective_check(enabled=True):
+    """Turn the collective divergence check on or off (also env MINISPORE_CHECK_COLLECTIVES=1).
+
+    When on, every collective first all-gathers a small signature (collective, attribute,
+    dtype, shape) over its group and raises RuntimeError on every rank, listing each rank's
+    call, when the ranks disagree, instead of letting MPI hang or corrupt data.
+    """
+    STATE.check = bool(enabled)
+
+
+def collective_check_enabled():
+    return STATE.check
+
+
+def check_same_call(comm, kind, arg, array):
+    """All ranks of `comm` are calling collective `kind` (an index in KINDS) with the same
+    attribute code, dtype and shape; otherwise RuntimeError on every rank."""
+    sig = np.zeros(_SIG_LEN, np.int64)
+    shape = array.shape
+    sig[0], sig[1], sig[2], sig[3], sig[4] = kind, arg, ord(array.dtype.char), len(shape), \
+        array.size
+    sig[5:5 + min(len(shape), _MAX_DIMS)] = shape[:_MAX_DIMS]
+    table = np.empty((comm.size, _SIG_LEN), np.int64)
+    comm.comm.Allgather(sig, table)
+    if (table == table[0]).all():
+        return
+    lines = [f"rank {comm.world_ranks[g]}: {describe(row)}" for g, row in enumerate(table)]
+    raise RuntimeError(f"Collective mismatch in group {comm.name!r}: the ranks called different "
+                       f"collectives or passed different shapes/dtypes (MPI would hang or "
+                       f"corrupt data):\n  " + "\n  ".join(lines))
+
+
+KINDS = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Reduce",
+         "Barrier")
+
+
+def describe(row):
+    kind, arg, char, ndim = (int(v) for v in row[:4])
+    shape = tuple(int(d) for d in row[5:5 + min(ndim, _MAX_DIMS)])
+    return f"{KINDS[kind]}(arg={arg}) {np.dtype(chr(char))} shape={shape}"

@@ -1,0 +1,184 @@
+"""Collective backend: numpy arrays in, numpy arrays out, through mpi4py's buffer (upper-case) API.
+
+These play the role kernels play for compute operators: the primitives in
+minispore/ops/operations/comm_ops.py validate shapes and call these. Buffers are C-contiguous
+numpy arrays handed to MPI as ``[array, datatype]`` (no pickling, no 2 GB limit). MPI datatypes
+come from numpy's type codes (MPICH has native float16); bool reductions map to logical ops.
+
+Ordering rule: every rank of a group must call the same collectives in the same order; with
+the divergence check on (``set_collective_check``) a mismatch is reported instead of hanging.
+"""
+import numpy as np
+
+from minispore.communication._comm import (STATE, check_same_call, communicator, mpi)
+
+SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
+_OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
+_BOOL_OP = {SUM: "LOR", MAX: "LOR", MIN: "LAND", PROD: "LAND"}
+_ops = {}
+
+
+def mpi_op(op, dtype):
+    """The MPI.Op for ReduceOp name `op` on `dtype` (cached)."""
+    key = (op, dtype == np.bool_)
+    found = _ops.get(key)
+    if found is None:
+        MPI = mpi()
+        name = _BOOL_OP[op] if key[1] else op.upper()
+        found = _ops[key] = getattr(MPI, name)
+    return found
+
+
+def _contig(x):
+    return x if x.flags.c_contiguous else np.ascontiguousarray(x)
+
+
+def _checked(group, kind, arg, x, api):
+    comm = communicator(group, api)
+    if STATE.check:
+        check_same_call(comm, kind, arg, x)
+    return comm
+
+
+def all_reduce(x, op=SUM, group="hccl_world_group"):
+    """out = op over the group's ranks of x (a new array; x is unchanged)."""
+    x = _contig(x)
+    comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
+    out = np.empty_like(x)
+    comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+    return out
+
+
+def all_reduce_(buf, op=SUM, group="hccl_world_group"):
+    """In place: buf = op over the group of buf (buf must be C-contiguous)."""
+    comm = _checked(group, 0, _OP_CODE[op], buf, "AllReduce")
+    comm.comm.Allreduce(mpi().IN_PLACE, buf, mpi_op(op, buf.dtype))
+    return buf
+
+
+class CommHandle:
+    """A started non-blocking collective; ``wait()`` completes it and returns its buffer."""
+
+    __slots__ = ("request", "buffer")
+
+    def __init__(self, request, buffer):
+        self.request, self.buffer = request, buffer
+
+    def wait(self):
+        if self.request is not None:
+            self.request.Wait()
+            self.request = None
+        return self.buffer
+
+    def test(self):
+        """True when the collective has completed (then ``wait()`` returns at once)."""
+        if self.request is None or self.request.Test():
+            self.request = None
+            return True
+        return False
+
+
+def iallreduce(buf, op=SUM, group="hccl_world_group"):
+    """Start an in-place all-reduce of the C-contiguous array `buf`; returns a CommHandle.
+
+    The buffer must not be read or written until ``wait()``. Used by the fused gradient
+    buckets: each bucket is one flat buffer reduced while backward continues.
+    """
+    if not buf.flags.c_contiguous:
+        raise ValueError("For 'iallreduce', the buffer must be C-contiguous (it is reduced in "
+                         "place), but got a strided view.")
+    comm = _checked(group, 0, _OP_CODE[op], buf, "iallreduce")
+    return CommHandle(comm.comm.Iallreduce(mpi().IN_PLACE, buf, mpi_op(op, buf.dtype)), buf)
+
+
+def all_gather(x, group="hccl_world_group"):
+    """out = the ranks' x concatenated along dim 0, in group-rank order: (k*x0, ...)."""
+    x = _contig(x)
+    comm = _checked(group, 1, 0, x, "AllGather")
+    out = np.empty((comm.size * x.shape[0],) + x.shape[1:], x.dtype)
+    comm.comm.Allgather(x, out)
+    return out
+
+
+def reduce_scatter(x, op=SUM, group="hccl_world_group"):
+    """out = block r (of k along dim 0) of op over the ranks' x, on group rank r."""
+    x = _contig(x)
+    comm = _checked(group, 2, _OP_CODE[op], x, "ReduceScatter")
+    out = np.empty((x.shape[0] // comm.size,) + x.shape[1:], x.dtype)
+    comm.comm.Reduce_scatter_block(x, out, mpi_op(op, x.dtype))
+    return out
+
+
+def all_to_all(x, split_count, split_dim, concat_dim, group="hccl_world_group"):
+    """Split x into `split_count` blocks along split_dim, send block j to group rank j, and
+    concatenate the received blocks along concat_dim in group-rank order."""
+    k = split_count
+    comm = _checked(group, 3, split_dim * 64 + concat_dim, x, "AlltoAll")
+    shape = x.shape
+    # (pre, k, chunk, post) view; moving the k axis first makes block j contiguous for rank j.
+    blocks = x.reshape(shape[:split_dim] + (k, shape[split_dim] // k) + shape[split_dim + 1:])
+    send = np.ascontiguousarray(np.moveaxis(blocks, split_dim, 0))
+    recv = np.empty_like(send)
+    comm.comm.Alltoall(send, recv)
+    # recv is (k, *block); put the k axis just before concat_dim and merge the two.
+    merged = np.moveaxis(recv, 0, concat_dim)
+    out_shape = list(send.shape[1:])
+    out_shape[concat_dim] *= k
+    return np.ascontiguousarray(merged).reshape(out_shape)
+
+
+def broadcast(arrays, root_rank, group="hccl_world_group"):
+    """Each array replaced by root's (group rank `root_rank`); a tuple of new arrays."""
+    outs = []
+    for x in arrays:
+        comm = _checked(group, 4, root_rank, x, "Broadcast")
+        out = np.array(x, order="C", copy=True) if comm.rank == root_rank else \
+            np.empty(x.shape, x.dtype)
+        comm.comm.Bcast(out, root=root_rank)
+        outs.append(out)
+    return tuple(outs)
+
+
+def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
+    """op over the ranks' x on group rank `dest_rank`; zeros of x's shape on the others."""
+    x = _contig(x)
+    comm = _checked(group, 5, dest_rank * 4 + _OP_CODE[op], x, "Reduce")
+    if comm.rank == dest_rank:
+        out = np.empty_like(x)
+        comm.comm.Reduce(x, out, mpi_op(op, x.dtype), root=dest_rank)
+        return out
+    comm.comm.Reduce(x, None, mpi_op(op, x.dtype), root=dest_rank)
+    return np.zeros_like(x)
+
+
+def send(x, dest_rank, sr_tag, group="hccl_world_group"):
+    """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
+    comm = communicator(group, "Send")
+    comm.comm.Send(_contig(x), dest=dest_rank, tag=sr_tag)
+
+
+def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
+    """Blocking receive of an array of `shape`/`dtype` from group rank `src_rank`.
+
+    The incoming message's size is probed first, so a sender whose array has another size
+    gives a clear error naming both sizes instead of MPI's truncation error.
+    """
+    comm = communicator(group, "Receive")
+    MPI = mpi()
+    out = np.empty(shape, dtype)
+    status = MPI.Status()
+    comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
+    nbytes = status.Get_count(MPI.BYTE)
+    if nbytes != out.nbytes:
+        # Drain the message so the peer's Send completes before this rank raises.
+        comm.comm.Recv(np.empty(nbytes, np.uint8), source=src_rank, tag=sr_tag)
+        raise RuntimeError(f"For 'Receive', the message from rank {src_rank} (tag {sr_tag}) "
+                           f"has {nbytes} bytes, but the declared shape {tuple(shape)} and "
+                           f"dtype {np.dtype(dtype)} need {out.nbytes} bytes.")
+    comm.comm.Recv(out, source=src_rank, tag=sr_tag)
+    return out
+
+
+def barrier(group="hccl_world_group"):
+    comm = _checked(group, 6, 0, np.empty(0, np.int8), "Barrier")
+    comm.comm.Barrier()
