@@ -46,31 +46,58 @@ class Tape:
         _CTX.tapes.remove(self)
         return False
 
-    def backward(self, outputs, sens):
-        """Cotangents of every live tensor, keyed by id, from `outputs` seeded with `sens`."""
-        from minispore.ops import functional as F
+    def backward(self, outputs, sens, on_final=None):
+        """Cotangents of every live tensor, keyed by id, from `outputs` seeded with `sens`.
+
+        ``on_final`` maps id(tensor) -> callback(cotangent or None), called as soon as that
+        tensor's cotangent can no longer change: right after the walk passes the earliest entry
+        that reads it (or before the walk when none does). Data-parallel training starts each
+        gradient bucket's all-reduce there, so communication overlaps the rest of the backward.
+        """
         cot = {}
         for o, s in zip(outputs, sens):
             _accumulate(cot, o, s)
-        for prim, args, outs in reversed(self.entries):
-            multi = isinstance(outs, tuple)
-            if multi:
-                douts = [cot.get(id(o)) for o in outs]
-                if all(d is None for d in douts):
-                    continue
-                dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outs, douts))
-            else:
-                dout = cot.get(id(outs))
-                if dout is None:
-                    continue
-            grads = prim.bprop(args, outs, dout)
-            if len(grads) != len(args):
-                raise RuntimeError(f"bprop of '{prim.name}' returned {len(grads)} gradients for "
-                                   f"{len(args)} inputs")
-            for a, g in zip(args, grads):
-                if g is not None and isinstance(a, Tensor) and id(a) in self.live:
-                    _accumulate(cot, a, g() if callable(g) else g)
+        due = _final_positions(self.entries, on_final) if on_final else {}
+        for key in due.pop(-1, ()):
+            on_final[key](cot.get(key))
+        for index in range(len(self.entries) - 1, -1, -1):
+            self._backprop_entry(cot, *self.entries[index])
+            for key in due.get(index, ()):
+                on_final[key](cot.get(key))
         return cot
+
+    def _backprop_entry(self, cot, prim, args, outs):
+        from minispore.ops import functional as F
+        if isinstance(outs, tuple):
+            douts = [cot.get(id(o)) for o in outs]
+            if all(d is None for d in douts):
+                return
+            dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outs, douts))
+        else:
+            dout = cot.get(id(outs))
+            if dout is None:
+                return
+        grads = prim.bprop(args, outs, dout)
+        if len(grads) != len(args):
+            raise RuntimeError(f"bprop of '{prim.name}' returned {len(grads)} gradients for "
+                               f"{len(args)} inputs")
+        for a, g in zip(args, grads):
+            if g is not None and isinstance(a, Tensor) and id(a) in self.live:
+                _accumulate(cot, a, g() if callable(g) else g)
+
+
+def _final_positions(entries, on_final):
+    """{entry index: [ids whose earliest reader is that entry]}, unread ids under -1."""
+    first = {}
+    for index, (_, args, _) in enumerate(entries):
+        for a in args:
+            key = id(a)
+            if key in on_final and key not in first:
+                first[key] = index
+    due = {-1: [key for key in on_final if key not in first]}
+    for key, index in first.items():
+        due.setdefault(index, []).append(key)
+    return due
 
 
 def _accumulate(cot, tensor, grad):

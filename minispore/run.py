@@ -1,0 +1,141 @@
+"""`python -m minispore.run -n N script.py [args]`: an msrun-style launcher over mpirun.
+
+It starts N ranks of ``python script.py args`` (or ``python -m module args``) with the MPI
+launcher of the project's environment (the `mpich` wheel's ``mpirun`` beside the running
+Python), gives every rank ``cores // ranks`` threads for Numba, OpenMP and BLAS (two thread
+pools per core collapse training speed; see shared/reference/numba_performance.md), and exits
+with mpirun's exit code, so a failure on any rank fails the launch.
+
+>>> # python -m minispore.run -n 4 examples/data_parallel/train.py --epochs 1
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+               "MKL_NUM_THREADS")
+
+
+def find_mpirun(explicit=None):
+    """(path, note): the launcher to use, and a note when it is not the environment's own."""
+    if explicit:
+        return explicit, None
+    here = os.path.dirname(sys.executable)
+    for name in ("mpirun", "mpiexec"):
+        candidate = os.path.join(here, name)
+        if os.access(candidate, os.X_OK):
+            return candidate, None
+    for name in ("mpirun", "mpiexec"):
+        found = shutil.which(name)
+        if found:
+            return found, (f"minispore.run: no mpirun beside {sys.executable}; using {found} "
+                           f"from PATH (it must be the MPI that mpi4py was built against)")
+    raise FileNotFoundError("minispore.run: no mpirun or mpiexec found beside the Python "
+                            "interpreter or on PATH; install the 'mpich' wheel "
+                            "(pip install mpich) or a system MPI.")
+
+
+def host_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def rank_environment(ranks, environ=None, cores=None):
+    """The environment for N ranks on this host: each thread pool sized cores // ranks (at
+    least 1) unless the user set that variable already."""
+    env = dict(os.environ if environ is None else environ)
+    threads = str(max(1, (cores or host_cores()) // ranks))
+    for var in THREAD_VARS:
+        env.setdefault(var, threads)
+    return env
+
+
+def _is_open_mpi(mpirun):
+    try:
+        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Open MPI" in out or "OpenRTE" in out
+
+
+def build_command(ranks, target, args, mpirun, open_mpi, cores):
+    """The mpirun argv. MPICH's Hydra oversubscribes without asking (and rejects
+    --oversubscribe); Open MPI refuses more ranks than cores unless told."""
+    cmd = [mpirun, "-n", str(ranks)]
+    if open_mpi and ranks > cores:
+        cmd.append("--oversubscribe")
+    return cmd + [sys.executable] + target + list(args)
+
+
+USAGE = ("usage: python -m minispore.run [-n N] [--mpirun PATH] [--dry-run] "
+         "(script.py | -m module) [args ...]")
+
+
+def parse_args(argv):
+    """(ranks, mpirun, dry_run, target, args). Launcher options come first; everything from
+    the script (or ``-m module``) on belongs to the script, options included."""
+    ranks, mpirun, dry_run = 1, None, False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help"):
+            print(USAGE + "\n\n" + __doc__.split("\n\n")[1])
+            raise SystemExit(0)
+        if arg == "--dry-run":
+            dry_run = True
+        elif arg in ("-n", "-np", "--worker_num", "--mpirun"):
+            if i + 1 == len(argv):
+                raise SystemExit(f"{USAGE}\nminispore.run: {arg} needs a value")
+            if arg == "--mpirun":
+                mpirun = argv[i + 1]
+            else:
+                ranks = _ranks(argv[i + 1])
+            i += 1
+        elif arg.startswith("--worker_num="):
+            ranks = _ranks(arg.split("=", 1)[1])
+        elif arg == "-m":
+            if i + 1 == len(argv):
+                raise SystemExit(f"{USAGE}\nminispore.run: -m needs a module name")
+            return ranks, mpirun, dry_run, ["-m", argv[i + 1]], argv[i + 2:]
+        elif arg.startswith("-"):
+            raise SystemExit(f"{USAGE}\nminispore.run: unknown option {arg!r}")
+        else:
+            return ranks, mpirun, dry_run, [arg], argv[i + 1:]
+        i += 1
+    raise SystemExit(f"{USAGE}\nminispore.run: a script (or -m module) to run is required")
+
+
+def _ranks(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise SystemExit(f"{USAGE}\nminispore.run: -n must be a positive number of ranks, "
+                         f"but got {text!r}")
+    return n
+
+
+def main(argv=None):
+    ranks, mpirun, dry_run, target, args = parse_args(sys.argv[1:] if argv is None else argv)
+    mpirun, note = find_mpirun(mpirun)
+    if note:
+        print(note, file=sys.stderr)
+    cores = host_cores()
+    env = rank_environment(ranks, cores=cores)
+    cmd = build_command(ranks, target, args, mpirun, _is_open_mpi(mpirun), cores)
+    if dry_run:
+        print(" ".join(f"{v}={env[v]}" for v in THREAD_VARS), " ".join(cmd))
+        return 0
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
