@@ -9,12 +9,13 @@ from minispore.ops.operations import indexing_ops as I
 __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
            "transpose", "expand_dims", "squeeze", "flatten", "concat", "cat", "split",
            "tile", "assign", "zeros", "ones", "strided_slice", "strided_slice_grad", "gather",
-           "unsorted_segment_sum", "one_hot", "tensor_getitem"]
+           "unsorted_segment_sum", "one_hot", "tensor_getitem", "scalar_to_tensor"]
 
 _reshape, _cast, _identity = A.Reshape(), A.Cast(), A.Identity()
 _zeros_like, _ones_like, _fill = A.ZerosLike(), A.OnesLike(), A.Fill()
 _transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), A.Tile()
 _assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
+_scalar_to_tensor = A.ScalarToTensor()
 
 
 def _cached(cache, cls, *key):
@@ -23,6 +24,10 @@ def _cached(cache, cls, *key):
     if op is None:
         op = cache[key] = cls(*key)
     return op
+
+
+def scalar_to_tensor(input_x, dtype=mstype.float32):
+    return _scalar_to_tensor(input_x, dtype)
 
 
 def reshape(x, shape):

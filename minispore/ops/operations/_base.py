@@ -4,14 +4,20 @@ import numbers
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import SymDim, prod, unify
 from minispore.common.tensor import Tensor
 from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.primitive import Aval, Primitive
 
 
+def is_tensor(x):
+    """A Tensor, or the abstract value standing for one while shapes are inferred."""
+    return isinstance(x, (Tensor, Aval))
+
+
 def check_tensor(prim, arg_name, x):
-    if not isinstance(x, Tensor):
+    if not isinstance(x, Tensor) and not isinstance(x, Aval):
         raise prim.error(f"the input '{arg_name}' must be a Tensor, but got "
                          f"{type(x).__name__}.", TypeError)
 
@@ -39,8 +45,46 @@ def normalize_axis(prim, axis, ndim, arg_name="axis"):
     return int(axis) % max(ndim, 1)
 
 
+def dims_equal(who, a, b):
+    """a == b for ints; for symbolic dims, equal or made equal (a dynamic dim linked to the
+    other, checked when the graph is called: see symbolic.unify). `who` (an operator or a
+    name) is recorded as the reason for the link."""
+    return a == b or ((isinstance(a, SymDim) or isinstance(b, SymDim))
+                      and unify(a, b, getattr(who, "name", who)))
+
+
+def shapes_equal(prim, sa, sb):
+    """Two shapes equal dim by dim (dims_equal), of equal rank."""
+    sa, sb = tuple(sa), tuple(sb)
+    return sa == sb or (len(sa) == len(sb) and all(dims_equal(prim, a, b)
+                                                   for a, b in zip(sa, sb)))
+
+
+def shape_size(shape):
+    """The element count of a shape of ints and SymDims."""
+    return prod(shape)
+
+
+def dim_scalar(value, dtype):
+    """A size used as a number in arithmetic (a mean's count): the int itself when static; a
+    dynamic size becomes a 0-d tensor computed when the graph runs (the value is unknown while
+    tracing)."""
+    if isinstance(value, SymDim):
+        from minispore.ops.operations.array_ops import ScalarToTensor
+        return ScalarToTensor()(value, dtype)
+    return value
+
+
+def symbolic_error(prim, what, dim):
+    """The error for an operator argument that must be static but is a dynamic dim."""
+    return prim.error(f"{what} is the dynamic dim {dim}, which this operator needs static; "
+                      f"make that input dim static (an int in set_inputs) or compute it in "
+                      f"PYNATIVE mode.")
+
+
 def broadcast_shape(prim, sx, sy, names=("x", "y")):
-    """numpy broadcasting of two shapes, or an error naming both (as `names`)."""
+    """numpy broadcasting of two shapes, or an error naming both (as `names`). A dynamic dim
+    broadcasts against 1 and against an equal dim; it is never assumed to be 1 at run time."""
     out = []
     for i in range(1, max(len(sx), len(sy)) + 1):
         a = sx[-i] if i <= len(sx) else 1
@@ -49,6 +93,8 @@ def broadcast_shape(prim, sx, sy, names=("x", "y")):
             out.append(a)
         elif a == 1:
             out.append(b)
+        elif (isinstance(a, SymDim) or isinstance(b, SymDim)) and unify(a, b, prim.name):
+            out.append(a)
         else:
             raise prim.error(f"{names[0]}.shape {tuple(sx)} and {names[1]}.shape {tuple(sy)} "
                              f"cannot be broadcast together (dim {-i}: {a} vs {b}).")

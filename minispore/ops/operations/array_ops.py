@@ -5,13 +5,16 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
+from minispore.common.symbolic import SymDim
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (broadcast_shape, check_same_dtype, check_tensor,
-                                            normalize_axis, sum_to_shape)
+                                            dims_equal, normalize_axis, shape_size, shapes_equal,
+                                            sum_to_shape)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "BroadcastTo",
-           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Split", "Tile", "Assign"]
+           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Split", "Tile", "Assign",
+           "ScalarToTensor"]
 
 
 def _F():
@@ -21,6 +24,11 @@ def _F():
 
 def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _is_dim(v):
+    """An int or a symbolic dim (a shape argument computed from a dynamic input's shape)."""
+    return _is_int(v) or isinstance(v, SymDim)
 
 
 def c_strides(shape):
@@ -77,28 +85,48 @@ def check_int_tuple(prim, arg_name, value, allow_int=False):
     return tuple(int(v) for v in value)
 
 
+def check_dim_tuple(prim, arg_name, value):
+    """Like check_int_tuple, but entries may also be symbolic dims (a traced shape's dims)."""
+    if not isinstance(value, (tuple, list)) or not all(_is_dim(v) for v in value):
+        raise prim.error(f"'{arg_name}' must be a tuple of ints, but got {value!r}.", TypeError)
+    return tuple(v if isinstance(v, SymDim) else int(v) for v in value)
+
+
 class Reshape(Primitive):
     """out = x viewed with `shape`; one entry may be -1 (inferred). No data moves."""
 
     def infer(self, x, shape):
         check_tensor(self, "x", x)
-        if not isinstance(shape, (tuple, list)) or not all(_is_int(d) for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
             raise self.error(f"'shape' must be a tuple of ints, but got {shape!r}.", TypeError)
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
         if shape.count(-1) > 1 or any(d < -1 for d in shape):
             raise self.error(f"'shape' {shape} may contain at most one -1 and no other "
                              f"negative dims.")
-        size = int(np.prod(x.shape, dtype=np.int64))
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        size = shape_size(x.shape)
+        known = shape_size([d for d in shape if d != -1])
         if -1 in shape:
+            if isinstance(size, SymDim) or isinstance(known, SymDim):
+                return Aval(self._symbolic_fill(x, shape, size, known), x.dtype)
             if known == 0 or size % known:
                 raise self.error(f"cannot reshape x of shape {tuple(x.shape)} (size {size}) "
                                  f"into {shape}: {size} is not divisible by {known}.")
             shape = tuple(size // known if d == -1 else d for d in shape)
-        elif known != size:
+        elif not dims_equal(self, known, size):
             raise self.error(f"cannot reshape x of shape {tuple(x.shape)} (size {size}) into "
                              f"{shape} (size {known}).")
         return Aval(shape, x.dtype)
+
+    def _symbolic_fill(self, x, shape, size, known):
+        """The -1 entry when a size is symbolic: the exact quotient of the two products."""
+        try:
+            missing = size / known
+        except (ValueError, ZeroDivisionError) as e:
+            raise self.error(f"cannot reshape x of shape {tuple(x.shape)} (size {size}) into "
+                             f"{shape}: {e}") from None
+        if not isinstance(missing, SymDim) and missing < 0:
+            raise self.error(f"cannot reshape x of shape {tuple(x.shape)} into {shape}.")
+        return tuple(missing if d == -1 else d for d in shape)
 
     def impl(self, x, shape):
         return x.reshape(shape)
@@ -163,13 +191,14 @@ class Fill(Primitive):
             dtype = mstype.to_type(dtype)
         except TypeError as e:
             raise self.error(str(e), TypeError) from None
-        if not isinstance(shape, (tuple, list)) or not all(_is_int(d) and d >= 0 for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, SymDim) or (_is_int(d) and d >= 0) for d in shape):
             raise self.error(f"'shape' must be a tuple of non-negative ints, but got "
                              f"{shape!r}.", TypeError)
         if not isinstance(value, (numbers.Number, np.generic)):
             raise self.error(f"'value' must be a number, but got {type(value).__name__}.",
                              TypeError)
-        return Aval(tuple(int(d) for d in shape), dtype)
+        return Aval(tuple(d if isinstance(d, SymDim) else int(d) for d in shape), dtype)
 
     def impl(self, dtype, shape, value):
         out = np.empty(tuple(shape), mstype.to_type(dtype).np_dtype)
@@ -198,10 +227,10 @@ class BroadcastTo(Primitive):
 
     def __init__(self, shape):
         super().__init__()
-        if not isinstance(shape, (tuple, list)) or not all(_is_int(d) for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
             raise TypeError(f"For 'BroadcastTo', 'shape' must be a tuple of ints, but got "
                             f"{shape!r}.")
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
         self.add_prim_attr("shape", self.shape)
 
     def _target(self, x_shape):
@@ -218,7 +247,7 @@ class BroadcastTo(Primitive):
         if any(d < 0 for d in target):
             raise self.error(f"-1 in 'shape' {self.shape} may only stand for an existing dim "
                              f"of x.shape {tuple(x.shape)}.")
-        if broadcast_shape(self, x.shape, target) != target:
+        if not shapes_equal(self, broadcast_shape(self, x.shape, target), target):
             raise self.error(f"x.shape {tuple(x.shape)} cannot be broadcast to {target}.")
         return Aval(target, x.dtype)
 
@@ -338,8 +367,7 @@ class Flatten(_ReshapeLike):
         if x.ndim < 1:
             raise self.error(f"the rank of 'input_x' must be at least 1, but got a 0-d "
                              f"tensor of shape {tuple(x.shape)}.")
-        rest = int(np.prod(x.shape[1:], dtype=np.int64))
-        return Aval((x.shape[0], rest), x.dtype)
+        return Aval((x.shape[0], shape_size(x.shape[1:])), x.dtype)
 
     def impl(self, x):
         return x.reshape(x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64)))
@@ -379,8 +407,8 @@ class Concat(Primitive):
         total = 0
         for i, x in enumerate(xs):
             shape = tuple(x.shape)
-            if len(shape) != len(first) or any(a != b for k, (a, b) in
-                                               enumerate(zip(shape, first)) if k != axis):
+            if len(shape) != len(first) or not all(dims_equal(self, a, b) for k, (a, b) in
+                                                   enumerate(zip(shape, first)) if k != axis):
                 raise self.error(f"input_x[{i}].shape {shape} must match input_x[0].shape "
                                  f"{first} on every dim except axis {axis}.")
             total += shape[axis]
@@ -434,6 +462,11 @@ class Split(Primitive):
         check_tensor(self, "input_x", x)
         axis = normalize_axis(self, self.axis, x.ndim)
         shape = tuple(x.shape)
+        if isinstance(shape[axis], SymDim) and not shape[axis].divisible_by(self.output_num):
+            raise self.error(f"x.shape[{axis}] = {shape[axis]} (x.shape {shape}) must be "
+                             f"divisible by output_num = {self.output_num}, which its dynamic "
+                             f"dims' Symbols do not prove (give them a divisor that is a "
+                             f"multiple of {self.output_num}).")
         if shape[axis] % self.output_num:
             raise self.error(f"x.shape[{axis}] = {shape[axis]} (x.shape {shape}) must be "
                              f"divisible by output_num = {self.output_num}.")
@@ -513,7 +546,7 @@ class Assign(Primitive):
 
     def infer(self, variable, value):
         check_tensor(self, "value", value)
-        if tuple(value.shape) != tuple(variable.shape):
+        if not shapes_equal(self, value.shape, variable.shape):
             raise self.error(f"'value' shape {tuple(value.shape)} must equal the shape of "
                              f"'variable' {tuple(variable.shape)}.")
         return Aval(variable.shape, variable.dtype)
@@ -524,3 +557,29 @@ class Assign(Primitive):
             value = cast_array(value, variable.dtype)
         kernel("array", "cast")(movable(value), movable(variable))
         return variable
+
+
+class ScalarToTensor(Primitive):
+    """out = a 0-d tensor of `dtype` holding the number `input_x`:
+    ScalarToTensor()(input_x, dtype=mstype.float32). `input_x` may be a symbolic dim, so a
+    graph can use a dynamic size (a mean's element count) as a value computed when it runs."""
+
+    differentiable = False
+
+    def __call__(self, input_x, dtype=mstype.float32):
+        return super().__call__(input_x, dtype)
+
+    def infer(self, input_x, dtype):
+        if not isinstance(input_x, (numbers.Number, np.generic, SymDim)):
+            raise self.error(f"'input_x' must be a number, but got {type(input_x).__name__}.",
+                             TypeError)
+        try:
+            dtype = mstype.to_type(dtype)
+        except TypeError as e:
+            raise self.error(str(e), TypeError) from None
+        return Aval((), dtype)
+
+    def impl(self, input_x, dtype):
+        out = np.empty((), mstype.to_type(dtype).np_dtype)
+        kernel("array", "fill")(out, out.dtype.type(input_x))
+        return out

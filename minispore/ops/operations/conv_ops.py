@@ -7,7 +7,9 @@ uses explicit pads and floor((H + top + bottom - (k-1)*d - 1) / s) + 1.
 import numpy as np
 
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import check_dtype, check_same_dtype, check_tensor
+from minispore.common.symbolic import SymDim
+from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
+                                            dims_equal, shapes_equal)
 from minispore.ops.operations.nn_ops import FLOATS
 from minispore.ops.primitive import Aval, Primitive
 
@@ -66,12 +68,35 @@ def _geometry(prim, x_shape, kernel_size, stride, dilation):
     """((top, bottom, left, right), oh, ow) for an NCHW input, or an error naming the shape."""
     h, w = x_shape[2], x_shape[3]
     t, b, l, r = prim.pad
+    if isinstance(h, SymDim) or isinstance(w, SymDim):
+        return _symbolic_geometry(prim, x_shape, kernel_size, stride, dilation)
     oh, pt, pb = _out_dim(h, kernel_size[0], stride[0], dilation[0], prim.pad_mode, t, b)
     ow, pl, pr = _out_dim(w, kernel_size[1], stride[1], dilation[1], prim.pad_mode, l, r)
     if oh <= 0 or ow <= 0:
         raise prim.error(f"the input shape {tuple(x_shape)} is too small for kernel_size "
                          f"{kernel_size}, stride {stride}, dilation {dilation} and pad_mode "
                          f"'{prim.pad_mode}' (pads {prim.pad}): output would be ({oh}, {ow}).")
+    return (pt, pb, pl, pr), oh, ow
+
+
+def _symbolic_geometry(prim, x_shape, kernel_size, stride, dilation):
+    """_geometry with a dynamic H or W: exact only where the output size is a polynomial
+    again (stride 1, or a stride that the dim's Symbol divisor proves divides the span)."""
+    t, b, l, r = prim.pad
+    try:
+        oh, pt, pb = _out_dim(x_shape[2], kernel_size[0], stride[0], dilation[0],
+                              prim.pad_mode, t, b)
+        ow, pl, pr = _out_dim(x_shape[3], kernel_size[1], stride[1], dilation[1],
+                              prim.pad_mode, l, r)
+        positive = oh > 0 and ow > 0
+    except ValueError as e:
+        raise prim.error(f"the dynamic spatial dims of x {tuple(x_shape)} cannot be carried "
+                         f"through kernel_size {kernel_size}, stride {stride}, dilation "
+                         f"{dilation} and pad_mode '{prim.pad_mode}': {e} Make H and W static "
+                         f"in set_inputs (a dynamic batch is fine).") from None
+    if not positive:
+        raise prim.error(f"the input shape {tuple(x_shape)} is too small for kernel_size "
+                         f"{kernel_size}, stride {stride}: output would be ({oh}, {ow}).")
     return (pt, pb, pl, pr), oh, ow
 
 
@@ -96,7 +121,8 @@ def _check_4d(prim, name, x):
 
 def _shape_arg(prim, name, shape):
     if (not isinstance(shape, (tuple, list)) or len(shape) != 4
-            or not all(isinstance(d, int) and d > 0 for d in shape)):
+            or not all(isinstance(d, SymDim) or (isinstance(d, int) and d > 0)
+                       for d in shape)):
         raise prim.error(f"'{name}' must be a tuple of four positive ints, but got {shape!r}.",
                          TypeError)
     return tuple(shape)
@@ -160,7 +186,7 @@ class _ConvBase(Primitive):
             raise self.error(f"'weight' shape {tuple(w.shape)} must be (out_channel="
                              f"{self.out_channel}, C_in/group, {self.kernel_size[0]}, "
                              f"{self.kernel_size[1]}).")
-        if x_shape[1] != cg * self.group:
+        if not dims_equal(self, x_shape[1], cg * self.group):
             raise self.error(f"the input channels {x_shape[1]} of x {tuple(x_shape)} must "
                              f"equal weight.shape[1] * group = {cg} * {self.group}.")
 
@@ -212,7 +238,7 @@ class Conv2DBackpropInput(_ConvBase):
         self._check_weight(input_size, w)
         _, oh, ow = self._geometry(input_size)
         want = (input_size[0], self.out_channel, oh, ow)
-        if tuple(dout.shape) != want:
+        if not shapes_equal(self, dout.shape, want):
             raise self.error(f"'dout' shape {tuple(dout.shape)} does not match the Conv2D "
                              f"output {want} of input_size {input_size}.")
         return Aval(input_size, dout.dtype)
@@ -242,13 +268,13 @@ class Conv2DBackpropFilter(_ConvBase):
         check_same_dtype(self, ("dout", "x"), (dout, x))
         filter_size = _shape_arg(self, "filter_size", filter_size)
         if filter_size[0] != self.out_channel or filter_size[2:] != self.kernel_size \
-                or x.shape[1] != filter_size[1] * self.group:
+                or not dims_equal(self, x.shape[1], filter_size[1] * self.group):
             raise self.error(f"'filter_size' {filter_size} does not match out_channel "
                              f"{self.out_channel}, kernel_size {self.kernel_size}, group "
                              f"{self.group} and x {tuple(x.shape)}.")
         _, oh, ow = self._geometry(x.shape)
         want = (x.shape[0], self.out_channel, oh, ow)
-        if tuple(dout.shape) != want:
+        if not shapes_equal(self, dout.shape, want):
             raise self.error(f"'dout' shape {tuple(dout.shape)} does not match the Conv2D "
                              f"output {want} of x {tuple(x.shape)}.")
         return Aval(filter_size, x.dtype)
@@ -329,7 +355,7 @@ class _Pool2DGrad(_Pool2D):
         check_same_dtype(self, ("x", "dout"), (x, dout))
         _, oh, ow = self._geometry(x.shape)
         want = (x.shape[0], x.shape[1], oh, ow)
-        if tuple(dout.shape) != want:
+        if not shapes_equal(self, dout.shape, want):
             raise self.error(f"'dout' shape {tuple(dout.shape)} must be the pooled shape "
                              f"{want} of x {tuple(x.shape)}.")
         return Aval(x.shape, x.dtype)

@@ -2,10 +2,13 @@
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import check_dtype, check_tensor, normalize_axis
-from minispore.ops.operations.array_ops import c_strides, check_int_tuple, movable, strided_copy
+from minispore.ops.operations._base import (check_dtype, check_tensor, normalize_axis,
+                                            shape_size, shapes_equal)
+from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, check_int_tuple,
+                                                movable, strided_copy)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["StridedSlice", "StridedSliceGrad", "Gather", "UnsortedSegmentSum", "OneHot"]
@@ -60,8 +63,8 @@ class _SliceBase(Primitive):
         return result
 
     def _plan(self, shape, begin, end, strides):
-        begin = check_int_tuple(self, "begin", begin)
-        end = check_int_tuple(self, "end", end)
+        begin = check_dim_tuple(self, "begin", begin)
+        end = check_dim_tuple(self, "end", end)
         strides = check_int_tuple(self, "strides", strides)
         if not len(begin) == len(end) == len(strides):
             raise self.error(f"'begin' {begin}, 'end' {end} and 'strides' {strides} must have "
@@ -92,7 +95,15 @@ class _SliceBase(Primitive):
                 final.append(1)
             else:
                 d = shape[xd]
-                if _bit(sam, i):
+                if any(isinstance(v, SymDim) for v in (d, begin[i], end[i])):
+                    start, length, step = self._symbolic_dim(i, d, begin[i], end[i],
+                                                             strides[i], shape)
+                    starts.append(start)
+                    lens.append(length)
+                    steps.append(step)
+                    if not _bit(sam, i):
+                        final.append(length)
+                elif _bit(sam, i):
                     idx = begin[i] + d if begin[i] < 0 else begin[i]
                     if not 0 <= idx < d:
                         raise self.error(f"begin[{i}] = {begin[i]} with shrink_axis_mask is "
@@ -115,6 +126,30 @@ class _SliceBase(Primitive):
             take_whole(shape[xd])
             xd += 1
         return tuple(final), starts, lens, steps
+
+    def _symbolic_dim(self, i, d, b, e, step, shape):
+        """(start, length, step) of entry i when the dim or a bound is symbolic: only unit
+        strides whose bounds provably lie in order inside the dim."""
+        bm, em, _, _, sam = self.masks
+        if _bit(sam, i):
+            b = b + d if not isinstance(b, SymDim) and b < 0 else b
+            e, step = b + 1, 1
+        if step != 1:
+            raise self.error(f"entry {i} slices the dynamic dim {d} of x.shape {tuple(shape)} "
+                             f"with stride {step}; only stride 1 is supported on dynamic dims.")
+        b = 0 if _bit(bm, i) and not _bit(sam, i) else b
+        e = d if _bit(em, i) and not _bit(sam, i) else e
+        b = b + d if not isinstance(b, SymDim) and b < 0 else b
+        e = e + d if not isinstance(e, SymDim) and e < 0 else e
+        try:
+            ordered = 0 <= b and b <= e and e <= d
+        except ValueError as err:
+            raise self.error(f"entry {i} ([{b}:{e}]) of the slice of x.shape {tuple(shape)} "
+                             f"cannot be checked against the dynamic dim {d}: {err}") from None
+        if not ordered:
+            raise self.error(f"entry {i} ([{b}:{e}]) is out of range for the dynamic dim {d} "
+                             f"of x.shape {tuple(shape)}.")
+        return b, e - b, 1
 
 
 class StridedSlice(_SliceBase):
@@ -148,9 +183,9 @@ class StridedSliceGrad(_SliceBase):
 
     def infer(self, dout, shapex, begin, end, strides):
         check_tensor(self, "dy", dout)
-        shapex = check_int_tuple(self, "shapex", shapex)
+        shapex = check_dim_tuple(self, "shapex", shapex)
         final = self.plan(shapex, begin, end, strides)[0]
-        if tuple(dout.shape) != final:
+        if not shapes_equal(self, dout.shape, final):
             raise self.error(f"dy.shape {tuple(dout.shape)} must equal the slice's shape "
                              f"{final} for shapex {shapex}.")
         return Aval(shapex, dout.dtype)
@@ -258,16 +293,20 @@ class UnsortedSegmentSum(Primitive):
         check_tensor(self, "x", x)
         check_tensor(self, "segment_ids", segment_ids)
         check_dtype(self, "segment_ids", segment_ids, _INDEX_TYPES)
-        if not isinstance(num_segments, (int, np.integer)) or isinstance(num_segments, bool):
+        if isinstance(num_segments, SymDim):
+            num_segments_dim = num_segments
+        elif not isinstance(num_segments, (int, np.integer)) or isinstance(num_segments, bool):
             raise self.error(f"'num_segments' must be an int, but got "
                              f"{type(num_segments).__name__}.", TypeError)
-        if num_segments <= 0:
+        else:
+            num_segments_dim = int(num_segments)
+        if not isinstance(num_segments_dim, SymDim) and num_segments_dim <= 0:
             raise self.error(f"'num_segments' must be a positive int, but got {num_segments}.")
         k = segment_ids.ndim
-        if tuple(x.shape[:k]) != tuple(segment_ids.shape):
+        if not shapes_equal(self, x.shape[:k], segment_ids.shape):
             raise self.error(f"segment_ids.shape {tuple(segment_ids.shape)} must equal the "
                              f"leading dims of x.shape {tuple(x.shape)}.")
-        return Aval((int(num_segments),) + tuple(x.shape[k:]), x.dtype)
+        return Aval((num_segments_dim,) + tuple(x.shape[k:]), x.dtype)
 
     def impl(self, x, segment_ids, num_segments):
         ids = np.ascontiguousarray(segment_ids).reshape(-1)
@@ -315,7 +354,7 @@ class OneHot(Primitive):
             raise self.error(f"'depth' must be non-negative, but got {depth}.")
         for name, v in (("on_value", on_value), ("off_value", off_value)):
             check_tensor(self, name, v)
-            if v.size != 1:
+            if shape_size(v.shape) != 1:
                 raise self.error(f"'{name}' must be a scalar tensor, but got shape "
                                  f"{tuple(v.shape)}.")
         if on_value.dtype != off_value.dtype:

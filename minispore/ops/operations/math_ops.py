@@ -9,8 +9,9 @@ from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (BinaryElementwise, UnaryElementwise, broadcast_shape,
                                             check_dtype, check_same_dtype, check_tensor,
-                                            normalize_axis, reduce_axes, reduced_shape,
-                                            run_middle_reduction, sum_to_shape)
+                                            dim_scalar, dims_equal, is_tensor, normalize_axis,
+                                            reduce_axes, reduced_shape, run_middle_reduction,
+                                            shape_size, shapes_equal, sum_to_shape)
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.primitive import Aval, Primitive
 
@@ -125,7 +126,7 @@ class Pow(BinaryElementwise):
         return super().__call__(x, y)
 
     def infer(self, x, y):
-        if isinstance(y, Tensor):
+        if is_tensor(y):
             return super().infer(x, y)
         check_dtype(self, "x", x, self.valid_dtypes)
         return Aval(x.shape, x.dtype)
@@ -287,7 +288,7 @@ class _MatMulBase(Primitive):
         check_same_dtype(self, ("x", "y"), (x, y))
         m, k = (x.shape[-1], x.shape[-2]) if self.transpose_a else x.shape[-2:]
         k2, n = (y.shape[-1], y.shape[-2]) if self.transpose_b else y.shape[-2:]
-        if k != k2:
+        if not dims_equal(self, k, k2):
             raise self.error(f"the contracted dims must be equal, but x.shape {tuple(x.shape)} "
                              f"(transpose_a={self.transpose_a}) gives {k} and y.shape "
                              f"{tuple(y.shape)} (transpose_b={self.transpose_b}) gives {k2}.")
@@ -328,7 +329,7 @@ class MatMul(_MatMulBase):
     """
 
     def infer(self, x, y):
-        if isinstance(x, Tensor) and isinstance(y, Tensor) and (x.ndim != 2 or y.ndim != 2):
+        if is_tensor(x) and is_tensor(y) and (x.ndim != 2 or y.ndim != 2):
             raise self.error(f"the inputs must be 2-D, but got x.shape {tuple(x.shape)} and "
                              f"y.shape {tuple(y.shape)}.")
         return Aval(self._check_operands(x, y, 2), x.dtype)
@@ -356,7 +357,7 @@ class BatchMatMul(_MatMulBase):
 
     def infer(self, x, y):
         m, n = self._check_operands(x, y, 3)
-        if tuple(x.shape[:-2]) != tuple(y.shape[:-2]):
+        if not shapes_equal(self, x.shape[:-2], y.shape[:-2]):
             raise self.error(f"the batch dims of x and y must be equal, but got x.shape "
                              f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
         return Aval(tuple(x.shape[:-2]) + (m, n), x.dtype)
@@ -427,7 +428,7 @@ class ReduceMean(_Reduce):
         x, axis = inputs
         F = _F()
         axes = reduce_axes(self, axis, x.ndim)
-        count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+        count = dim_scalar(shape_size([x.shape[a] for a in axes]), dout.dtype)
         # Scale the small reduced gradient before broadcasting it: one full-size pass.
         kept = F.reshape(F.div(dout, count), reduced_shape(x.shape, axes, True))
         return F.broadcast_to(kept, x.shape), None

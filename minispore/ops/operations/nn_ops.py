@@ -10,7 +10,7 @@ from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
-                                            normalize_axis)
+                                            dims_equal, normalize_axis, shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad",
@@ -33,7 +33,7 @@ def _check_float(prim, name, x):
 
 def _check_same(prim, names, a, b):
     check_same_dtype(prim, names, (a, b))
-    if tuple(a.shape) != tuple(b.shape):
+    if not shapes_equal(prim, a.shape, b.shape):
         raise prim.error(f"'{names[0]}' and '{names[1]}' must have the same shape, but got "
                          f"{tuple(a.shape)} and {tuple(b.shape)}.")
 
@@ -287,7 +287,7 @@ class _BiasAddBase(Primitive):
             raise self.error(f"'input_x' must have rank >= 2 (5 for NCDHW), but got shape "
                              f"{tuple(x.shape)}.")
         c = x.shape[self._channel_axis(x.ndim)]
-        if bias.ndim != 1 or bias.shape[0] != c:
+        if bias.ndim != 1 or not dims_equal(self, bias.shape[0], c):
             raise self.error(f"'bias' must be 1-D with the channel size {c} of input_x "
                              f"{tuple(x.shape)} ({self.data_format}), but got bias shape "
                              f"{tuple(bias.shape)}.")
@@ -349,7 +349,7 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
         _check_float(self, "logits", logits)
         check_tensor(self, "labels", labels)
         check_same_dtype(self, ("logits", "labels"), (logits, labels))
-        if logits.ndim != 2 or tuple(labels.shape) != tuple(logits.shape):
+        if logits.ndim != 2 or not shapes_equal(self, labels.shape, logits.shape):
             raise self.error(f"'logits' and 'labels' must be 2-D with the same shape, but got "
                              f"{tuple(logits.shape)} and {tuple(labels.shape)}.")
         return Aval(logits.shape[:1], logits.dtype), Aval(logits.shape, logits.dtype)
@@ -392,7 +392,8 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         _check_float(self, "logits", logits)
         check_tensor(self, "labels", labels)
         check_dtype(self, "labels", labels, (mstype.int32, mstype.int64))
-        if logits.ndim != 2 or labels.ndim != 1 or labels.shape[0] != logits.shape[0]:
+        if logits.ndim != 2 or labels.ndim != 1 or not dims_equal(self, labels.shape[0],
+                                                                   logits.shape[0]):
             raise self.error(f"'logits' must be (N, C) and 'labels' (N,), but got "
                              f"{tuple(logits.shape)} and {tuple(labels.shape)}.")
         return Aval((), logits.dtype), Aval(logits.shape, logits.dtype)
@@ -488,7 +489,7 @@ class _LayerNormBase(Primitive):
     def _check_param(self, name, p, x, params):
         check_tensor(self, name, p)
         check_same_dtype(self, ("input_x", name), (x, p))
-        if tuple(p.shape) != tuple(x.shape[params:]):
+        if not shapes_equal(self, p.shape, x.shape[params:]):
             raise self.error(f"'{name}' must have shape {tuple(x.shape[params:])} "
                              f"(input_x.shape[{params}:]), but got {tuple(p.shape)}.")
 

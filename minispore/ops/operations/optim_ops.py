@@ -11,9 +11,8 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
-from minispore.common.tensor import Tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import check_dtype
+from minispore.ops.operations._base import check_dtype, is_tensor, shape_size, shapes_equal
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ApplyMomentum", "SGD", "Adam", "AdamWeightDecay"]
@@ -66,17 +65,17 @@ class _ApplyUpdate(Primitive):
         check_dtype(self, names[0], var, mstype.float_types)
         for name, x in zip(names, args):
             if name in self.tensor_args:
-                if not isinstance(x, Tensor):
+                if not is_tensor(x):
                     raise self.error(f"'{name}' must be a Tensor, but got {type(x).__name__}.",
                                      TypeError)
-                if tuple(x.shape) != tuple(var.shape) and name != "stat":
+                if name != "stat" and not shapes_equal(self, x.shape, var.shape):
                     raise self.error(f"'{name}' shape {tuple(x.shape)} must equal the shape "
                                      f"of '{names[0]}' {tuple(var.shape)}.")
                 if x.dtype != var.dtype and name not in ("gradient", "stat"):
                     raise self.error(f"'{name}' dtype {x.dtype} must equal the dtype of "
                                      f"'{names[0]}' {var.dtype}.", TypeError)
-            elif isinstance(x, Tensor):
-                if x.size != 1:
+            elif is_tensor(x):
+                if shape_size(x.shape) != 1:
                     raise self.error(f"'{name}' must be a scalar or a 1-element Tensor, but "
                                      f"got shape {tuple(x.shape)}.")
             elif isinstance(x, bool) or not isinstance(x, numbers.Real):
