@@ -5,6 +5,7 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
+from minispore.ops.operations._base import shapes_equal
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss"]
 
@@ -83,14 +84,14 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
             if labels.dtype not in (mstype.int32, mstype.int64):
                 raise TypeError(f"For '{name}' with sparse=True, the dtype of 'labels' must be "
                                 f"int32 or int64, but got {labels.dtype}.")
-            if tuple(labels.shape) != tuple(logits.shape[:1]):
+            if not shapes_equal(name, labels.shape, logits.shape[:1]):
                 raise ValueError(f"For '{name}' with sparse=True, 'labels' must have shape "
                                  f"{tuple(logits.shape[:1])}, but got {tuple(labels.shape)}.")
         else:
             if labels.dtype != logits.dtype:
                 raise TypeError(f"For '{name}', the dtype of 'labels' ({labels.dtype}) must "
                                 f"equal the dtype of 'logits' ({logits.dtype}).")
-            if tuple(labels.shape) != tuple(logits.shape):
+            if not shapes_equal(name, labels.shape, logits.shape):
                 raise ValueError(f"For '{name}', 'labels' must have the shape of 'logits' "
                                  f"{tuple(logits.shape)}, but got {tuple(labels.shape)}.")
 
@@ -136,7 +137,7 @@ class CrossEntropyLoss(LossBase):
         logp = F.log_softmax(logits, -1)
         class_w = self.weight if self.weight is not None else F.ones((c,), logits.dtype)
         if labels.dtype.is_int:
-            if tuple(labels.shape) != (n,):
+            if not shapes_equal(name, labels.shape, (n,)):
                 raise ValueError(f"For '{name}', class-index 'labels' must have shape ({n},), "
                                  f"but got {tuple(labels.shape)}.")
             keep = F.cast(F.not_equal(labels, self.ignore_index), logits.dtype)
@@ -144,7 +145,7 @@ class CrossEntropyLoss(LossBase):
             target = F.one_hot(safe, c, Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))
             sample_w = F.mul(F.reduce_sum(F.mul(target, class_w), -1), keep)
         else:
-            if tuple(labels.shape) != (n, c) or labels.dtype != logits.dtype:
+            if not shapes_equal(name, labels.shape, (n, c)) or labels.dtype != logits.dtype:
                 raise ValueError(f"For '{name}', probability 'labels' must have the shape "
                                  f"{(n, c)} and dtype {logits.dtype} of 'logits', but got "
                                  f"{tuple(labels.shape)} {labels.dtype}.")
