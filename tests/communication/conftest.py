@@ -1,0 +1,66 @@
+"""Fixtures for communication tests: the MPI world (with the divergence check on), test groups
+(world, the world in reverse order, even ranks) and per-rank reproducible data."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+from minispore import communication as comm
+from minispore.communication import _comm
+
+Group = namedtuple("Group", "name ranks member")
+
+# name -> world ranks in group-rank order, as a function of the world size.
+GROUP_RANKS = {
+    "world": lambda n: list(range(n)),
+    "reversed": lambda n: list(range(n))[::-1],
+    "even": lambda n: list(range(0, n, 2)),
+}
+
+
+@pytest.fixture
+def world():
+    """An initialised world with the collective divergence check on (every test runs the same
+    fixtures in the same order on every rank, so the collective parts of init line up)."""
+    if not _comm.STATE.inited:
+        comm.init()
+    comm.set_collective_check(True)
+    yield comm
+    comm.set_collective_check(False)
+
+
+@pytest.fixture(params=sorted(GROUP_RANKS))
+def group(request, world):
+    n = comm.get_group_size()
+    ranks = GROUP_RANKS[request.param](n)
+    if len(ranks) < 2:
+        pytest.skip(f"group '{request.param}' needs at least 4 ranks (world has {n})")
+    if request.param == "world":
+        name = comm.GlobalComm.WORLD_COMM_GROUP
+    else:
+        name = f"test_{request.param}"
+        comm.create_group(name, ranks)
+    return Group(name, ranks, comm.get_rank() in ranks)
+
+
+@pytest.fixture
+def not_inited():
+    """No communication service during the test; the previous state is restored after."""
+    was = _comm.STATE.inited
+    if was:
+        comm.release()
+    yield
+    if was and not _comm.STATE.inited:
+        comm.init()
+
+
+def data(world_rank, shape, dtype, salt=0, low=-1.0, high=1.0):
+    """The array world rank `world_rank` feeds a test: every rank can rebuild every other
+    rank's input, so references need no communication."""
+    rng = np.random.default_rng(10_000 * salt + world_rank)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(low, high, shape).astype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(-5, 6, shape).astype(dtype)
