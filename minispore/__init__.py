@@ -1,5 +1,6 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 from minispore.common import dtype
+from minispore.common.api import jit
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,
                                                     set_auto_parallel_context)

@@ -32,6 +32,10 @@ _COMPAT_KEYS = {
 }
 
 
+class _ThreadState(threading.local):
+    tracer = None   # the graph tracer recording primitives on this thread (None: run eagerly)
+
+
 class _Context:
     def __init__(self):
         self._settings = {
@@ -43,7 +47,7 @@ class _Context:
             "runtime_num_threads": 0,
         }
         self._settings.update(_COMPAT_KEYS)
-        self._local = threading.local()
+        self._local = _ThreadState()
 
     # -- settings ------------------------------------------------------------------------
     def set(self, **kwargs):
@@ -110,6 +114,15 @@ class _Context:
         if not hasattr(local, "scopes"):
             local.scopes = []
         return local.scopes
+
+    @property
+    def tracer(self):
+        """The graph tracer that primitives are handed to on this thread, or None."""
+        return self._local.tracer
+
+    @tracer.setter
+    def tracer(self, value):
+        self._local.tracer = value
 
     def scope_name(self, leaf=""):
         parts = list(self.scopes) + ([leaf] if leaf else [])

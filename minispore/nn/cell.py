@@ -3,7 +3,7 @@ import logging
 from collections import OrderedDict
 
 from minispore.common import dtype as mstype
-from minispore.common.context import context
+from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
 from minispore.ops.primitive import Primitive, _check_strategy, check_place_args
@@ -231,6 +231,11 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct().")
 
     def __call__(self, *args, **kwargs):
+        if _CTX.mode == GRAPH_MODE and _CTX.tracer is None:
+            return self._graph_call(args, kwargs)
+        return self._run_construct(*args, **kwargs)
+
+    def _run_construct(self, *args, **kwargs):
         scopes = _CTX.scopes
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
         try:
@@ -239,6 +244,35 @@ class Cell:
             return self.construct(*args, **kwargs)
         finally:
             scopes.pop()
+
+    def _graph_call(self, args, kwargs):
+        """GRAPH mode: run the graph compiled for this input signature (see minispore.graph.jit);
+        ``_compile_target`` says what to trace."""
+        from minispore.graph.jit import CompileCache, jit_enabled
+        if not jit_enabled():
+            return self._run_construct(*args, **kwargs)
+        cache = self.__dict__.get("_graph_cache")
+        if cache is None:
+            cache = CompileCache(type(self).__name__)
+            object.__setattr__(self, "_graph_cache", cache)
+        names = tuple(kwargs)
+        n = len(args)
+        fn, prepare = self._compile_target()
+
+        def call(*a):
+            return fn(*a[:n], **dict(zip(names, a[n:])))
+        return cache.call(call, args + tuple(kwargs.values()), (names, self.training),
+                          self.get_inputs(), prepare)
+
+    def _compile_target(self):
+        """(function to trace, prepare(graph, tracer) or None) for GRAPH mode: by default the
+        cell's own call; training wrappers add gradient and update requests."""
+        return self._run_construct, None
+
+    def compile_cache_info(self):
+        """GRAPH-mode compilations of this cell: dict(compiles=, hits=, entries=)."""
+        cache = self.__dict__.get("_graph_cache")
+        return cache.info() if cache is not None else {"compiles": 0, "hits": 0, "entries": 0}
 
     def _cast(self, x):
         if isinstance(x, Tensor) and not isinstance(x, Parameter) and x.dtype.is_float \

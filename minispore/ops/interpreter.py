@@ -8,11 +8,16 @@ from minispore.common.context import context
 from minispore.common.tensor import Tensor
 
 _CTX = context()
+_THREAD = _CTX._local
 
 
 def apply_primitive(prim, args):
     """Run `prim` on `args` eagerly (PYNATIVE). Tensors go to the kernel as arrays; every other
-    argument (axes, shapes, Python scalars the op accepts) goes through unchanged."""
+    argument (axes, shapes, Python scalars the op accepts) goes through unchanged.
+    While a graph tracer is active on this thread, the call is recorded by it instead."""
+    tracer = _THREAD.tracer
+    if tracer is not None:
+        return tracer.apply(prim, args)
     out_aval = prim.infer(*args)
     arrays = [a._require_data() if isinstance(a, Tensor) else a for a in args]
     result = prim.impl(*arrays)

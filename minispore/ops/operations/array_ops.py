@@ -536,6 +536,7 @@ class Assign(Primitive):
     dtype. Not differentiable."""
 
     differentiable = False
+    side_effect = True    # writes `variable` in place: graphs keep and order it
 
     def __call__(self, variable, value):
         if not isinstance(variable, Parameter):

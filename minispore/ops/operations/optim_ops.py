@@ -46,6 +46,7 @@ class _ApplyUpdate(Primitive):
     match its shape and float dtype; scalar inputs may be numbers or 1-element Tensors."""
 
     differentiable = False
+    side_effect = True    # writes the Parameter and state in place: graphs keep and order it
     tensor_args = ()
     scalar_args = ()
 

@@ -1,0 +1,69 @@
+"""Graph autodiff (the `differentiate` pass): backward nodes traced from each node's `bprop`."""
+from minispore.graph.ir import Value
+from minispore.graph.tracer import Tracer
+
+
+def differentiate(graph):
+    """Append the backward of ``graph.requests['grad']`` to the graph.
+
+    The request is ``{"head": Value, "wrt": [Value], "sens": number}``: the gradients of
+    ``sens * head`` w.r.t. each Value in ``wrt`` land in ``graph.requests['grads']`` (one Value
+    per wrt entry, in order; zeros where the head does not depend on it). Without a request
+    the graph is returned unchanged.
+    """
+    request = graph.requests.pop("grad", None)
+    if request is None:
+        return graph
+    tracer = Tracer.of(graph)
+    with tracer:
+        grads = backward(tracer, request["head"], request["sens"], request["wrt"])
+    graph.requests["grads"] = [tracer.to_graph(g) for g in grads]
+    return graph
+
+
+def backward(tracer, head, sens, wrt):
+    """TracedTensor gradients of ``sens * head`` w.r.t. ``wrt`` (Values), traced into the
+    tracer's graph (the tracer must be active).
+
+    Nodes are visited in reverse; only nodes on a path from a wrt Value get a bprop call, and
+    a bprop's deferred gradients (zero-argument callables) are called only for inputs on such
+    a path, as in the eager tape.
+    """
+    from minispore.ops import functional as F
+    graph = tracer.graph
+    live = {id(v) for v in wrt}
+    forward = []
+    for node in graph.nodes:
+        if node.prim.differentiable and any(id(v) in live for v in node.input_values()):
+            forward.append(node)
+            live.update(id(v) for v in node.outputs)
+    head_t = tracer.from_graph(head)
+    cot = {id(head): F.fill(head_t.dtype, head_t.shape, sens)}
+    for node in reversed(forward):
+        douts = [cot.get(id(v)) for v in node.outputs]
+        if all(d is None for d in douts):
+            continue
+        outs = [tracer.wrap(v) for v in node.outputs]
+        if len(outs) == 1:
+            out, dout = outs[0], douts[0]
+        else:
+            out = tuple(outs)
+            dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outs, douts))
+        args = [tracer.from_graph(x) for x in node.inputs]
+        tracer.scope_override = "Gradients." + node.scope
+        try:
+            _backprop_node(node, args, out, dout, live, cot)
+        finally:
+            tracer.scope_override = None
+    return [cot[id(w)] if id(w) in cot else F.zeros_like(tracer.from_graph(w)) for w in wrt]
+
+
+def _backprop_node(node, args, out, dout, live, cot):
+    grads = node.prim.bprop(args, out, dout)
+    if len(grads) != len(args):
+        raise RuntimeError(f"bprop of '{node.prim.name}' returned {len(grads)} gradients "
+                           f"for {len(args)} inputs")
+    for x, g in zip(node.inputs, grads):
+        if g is not None and isinstance(x, Value) and id(x) in live:
+            g = g() if callable(g) else g
+            cot[id(x)] = cot[id(x)] + g if id(x) in cot else g

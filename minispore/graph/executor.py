@@ -1,0 +1,152 @@
+"""The executor: a Graph compiled to one generated Python function, a flat schedule of kernel calls.
+
+Each node becomes one line calling its bound ``prim.impl`` with positional arrays and
+constants; a value is deleted right after its last use (liveness), so buffers are freed as
+early as the eager interpreter would free them, and the per-node cost is one Python call.
+"""
+import numpy as np
+
+from minispore.common.tensor import Tensor
+from minispore.graph.ir import Value, flatten
+
+
+def _symbolic():
+    """G2's symbolic-dimension module, when it exists (before it lands every dim is an int).
+    HOOK(G2): constants holding SymDims are substituted with the run's bindings."""
+    try:
+        from minispore.common import symbolic
+    except ImportError:
+        return None
+    return symbolic
+
+
+def _asarray(x):
+    # Numba ufuncs return numpy scalars for 0-d inputs; downstream code expects arrays.
+    return x if isinstance(x, np.ndarray) else np.asarray(x)
+
+
+class Executable:
+    """A compiled graph. ``run(arrays, bindings=None)`` takes one array per graph input and
+    returns the graph's output structure with Tensors where Values were. ``source`` is the
+    generated code (printed by save_graphs as ``*_schedule.py``)."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.n_nodes = len(graph.nodes)
+        self.source, env = _generate(graph)
+        code = compile(self.source, f"<graph {graph.name}>", "exec")
+        exec(code, env)
+        self._run = env["_run"]
+        self.needs_bindings = env["_NEEDS_BINDINGS"]
+
+    def run(self, arrays, bindings=None):
+        if self.needs_bindings:
+            return self._run(bindings, *arrays)
+        return self._run(*arrays)
+
+
+class _Namer:
+    def __init__(self):
+        self.env = {"_asarray": _asarray, "_Tensor": Tensor}
+        self.names = {}
+
+    def value(self, v):
+        return self.names[id(v)]
+
+    def bind(self, prefix, obj):
+        name = f"{prefix}{len(self.env)}"
+        self.env[name] = obj
+        return name
+
+
+def _generate(graph):
+    nm = _Namer()
+    symbolic = _symbolic()
+    needs_bindings = False
+    args = []
+    for i, v in enumerate(graph.inputs):
+        nm.names[id(v)] = f"i{i}"
+        args.append(f"i{i}")
+    lines = []
+    for i, v in enumerate(graph.parameters):
+        holder = nm.bind("P", v.param)
+        nm.names[id(v)] = f"p{i}"
+        # Read the live buffer each run: set_data/load_checkpoint replace it between steps.
+        lines.append(f"p{i} = {holder}._data")
+    last_use = _last_uses(graph)
+    keep = {id(v) for v in graph.output_values()} | {id(v) for v in graph.inputs} | \
+        {id(v) for v in graph.parameters}
+
+    def operand(x):
+        nonlocal needs_bindings
+        if isinstance(x, Value):
+            return nm.value(x)
+        if isinstance(x, Tensor):
+            return nm.bind("c", x._require_data())
+        if isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in flatten(x)):
+            body = ", ".join(operand(y) for y in x)
+            return f"({body},)" if isinstance(x, tuple) else f"[{body}]"
+        if symbolic is not None and symbolic.is_symbolic(x):
+            needs_bindings = True
+            return f"_subst({nm.bind('c', x)}, _b)"
+        return nm.bind("c", x)
+
+    for k, node in enumerate(graph.nodes):
+        fn = nm.bind("f", node.prim.impl)
+        call = f"{fn}({', '.join(operand(x) for x in node.inputs)})"
+        outs = []
+        for j, v in enumerate(node.outputs):
+            name = f"v{k}_{j}"
+            nm.names[id(v)] = name
+            outs.append(name if id(v) in last_use or id(v) in keep else "_")
+        if len(node.outputs) == 1:
+            scalar = node.outputs[0].aval.shape == ()
+            target = outs[0]
+            lines.append(f"{target} = _asarray({call})" if scalar and target != "_" else
+                         (f"{target} = {call}" if target != "_" else call))
+        else:
+            lines.append(f"{', '.join(outs)} = {call}")
+            for name, v in zip(outs, node.outputs):
+                if name != "_" and v.aval.shape == ():
+                    lines.append(f"{name} = _asarray({name})")
+        dead = [nm.value(v) for v in _unique(node.input_values())
+                if last_use.get(id(v)) == k and id(v) not in keep]
+        if dead:
+            lines.append(f"del {', '.join(dead)}")
+    lines.append(f"return {_output_expr(graph.outputs, nm)}")
+    header = f"def _run({', '.join((['_b'] if needs_bindings else []) + args)}):"
+    source = "\n".join([header] + ["    " + ln for ln in lines]) + "\n"
+    nm.env["_NEEDS_BINDINGS"] = needs_bindings
+    if needs_bindings:
+        nm.env["_subst"] = symbolic.substitute
+    return source, nm.env
+
+
+def _output_expr(obj, nm):
+    if isinstance(obj, Value):
+        if obj.param is not None:
+            return nm.bind("P", obj.param)
+        return f"_Tensor({nm.value(obj)}, {nm.bind('d', obj.aval.dtype)}, internal=True)"
+    if isinstance(obj, tuple):
+        body = ", ".join(_output_expr(x, nm) for x in obj)
+        return f"({body},)" if obj else "()"
+    if isinstance(obj, list):
+        return "[" + ", ".join(_output_expr(x, nm) for x in obj) + "]"
+    return nm.bind("c", obj)
+
+
+def _last_uses(graph):
+    """{id(Value): index of the last node reading it}."""
+    last = {}
+    for k, node in enumerate(graph.nodes):
+        for v in node.input_values():
+            last[id(v)] = k
+    return last
+
+
+def _unique(values):
+    seen = set()
+    for v in values:
+        if id(v) not in seen:
+            seen.add(id(v))
+            yield v

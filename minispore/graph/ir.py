@@ -1,0 +1,146 @@
+"""The graph IR: Graph (inputs, parameters, nodes in order, outputs), Node, Value, and the text dump."""
+from minispore.common.tensor import Tensor
+
+# Primitive attributes that are annotations for the parallel and memory passes, copied to nodes.
+ANNOTATION_KEYS = ("in_strategy", "out_strategy", "ms_role", "rank_id", "pipeline_stage",
+                   "recompute")
+
+
+class Value:
+    """One tensor flowing through the graph: its abstract value (shape, dtype), the node that
+    produces it (None for graph inputs and parameters), and a `layout` slot that the parallel
+    pass fills (None until then)."""
+
+    __slots__ = ("aval", "producer", "index", "name", "layout", "param")
+
+    def __init__(self, aval, name, producer=None, index=0, param=None):
+        self.aval = aval
+        self.name = name
+        self.producer = producer
+        self.index = index
+        self.layout = None
+        self.param = param      # the live Parameter for parameter inputs, else None
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    def __repr__(self):
+        return f"%{self.name}"
+
+
+class Node:
+    """One primitive application: ``outputs = prim(*inputs)``, where each input is a Value or a
+    constant (a data Tensor, a number, an axis tuple, …) passed through unchanged.
+
+    ``scope`` is the cell path the primitive was called from (``Net.fc1.matmul``);
+    ``annotations`` holds the primitive's parallel/memory attributes (strategy, place, stage,
+    recompute) for the passes. ``side_effect`` nodes write into an input in place (optimizer
+    updates, Assign) and are never removed or reordered before their inputs' producers.
+    """
+
+    __slots__ = ("prim", "inputs", "outputs", "scope", "annotations", "side_effect")
+
+    def __init__(self, prim, inputs, outputs, scope, annotations, side_effect=False):
+        self.prim = prim
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.scope = scope
+        self.annotations = annotations
+        self.side_effect = side_effect
+
+    def input_values(self):
+        """The Values read (also inside tuple/list arguments), in argument order."""
+        return [v for v in flatten(self.inputs) if isinstance(v, Value)]
+
+    def __repr__(self):
+        return f"Node({self.prim.name} @ {self.scope})"
+
+
+class Graph:
+    """A traced function: ``inputs`` (Values of the call's tensor arguments, in order),
+    ``parameters`` (Values read from live Parameters at every run), ``nodes`` in execution
+    order, and ``outputs``: the Python structure returned, with Values where tensors were.
+
+    ``requests`` carries what later passes need from the compile driver (the gradient to take,
+    the optimizer to apply); passes consume their entries.
+    """
+
+    def __init__(self, name):
+        self.name = name
+        self.inputs = []
+        self.parameters = []
+        self.nodes = []
+        self.outputs = None
+        self.requests = {}
+        self._count = 0
+
+    def new_value(self, aval, producer=None, index=0, param=None, name=None):
+        if name is None:
+            name = str(self._count)
+            self._count += 1
+        return Value(aval, name, producer, index, param)
+
+    def output_values(self):
+        """Every Value in the output structure, in order."""
+        return [v for v in flatten(self.outputs) if isinstance(v, Value)]
+
+    def dump(self):
+        """A readable text form: one line per input, parameter and node, then the outputs."""
+        lines = [f"graph {self.name}("]
+        for v in self.inputs:
+            lines.append(f"    {v!r}: {format_aval(v)}  # input")
+        for v in self.parameters:
+            lines.append(f"    {v!r}: {format_aval(v)}  # parameter {v.param.name}")
+        lines.append(") {")
+        for i, node in enumerate(self.nodes):
+            lines.append("  " + format_node(node, i))
+        lines.append(f"  return {format_const(self.outputs)}")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def format_aval(v):
+    layout = f" layout={v.layout}" if v.layout is not None else ""
+    return f"<{v.dtype}, {list(v.shape)}>{layout}"
+
+
+def format_const(c):
+    if isinstance(c, Value):
+        return repr(c)
+    if isinstance(c, Tensor):
+        return f"Tensor<{c.dtype}, {list(c.shape)}>"
+    if isinstance(c, tuple):
+        return "(" + ", ".join(format_const(x) for x in c) + ("," if len(c) == 1 else "") + ")"
+    if isinstance(c, list):
+        return "[" + ", ".join(format_const(x) for x in c) + "]"
+    return repr(c)
+
+
+def format_node(node, index):
+    outs = ", ".join(repr(v) for v in node.outputs)
+    args = ", ".join(format_const(a) for a in node.inputs)
+    shapes_in = ", ".join(format_aval(v) for v in node.input_values())
+    shapes_out = ", ".join(format_aval(v) for v in node.outputs)
+    notes = "".join(f" {k}={v}" for k, v in node.annotations.items())
+    effect = " side_effect" if node.side_effect else ""
+    return (f"{outs} = {node.prim!r}({args})\n"
+            f"      # {index}: scope={node.scope} in=({shapes_in}) out=({shapes_out})"
+            f"{notes}{effect}")
+
+
+def flatten(obj):
+    """The leaves of a nested tuple/list structure, in order."""
+    if isinstance(obj, (tuple, list)):
+        for x in obj:
+            yield from flatten(x)
+    else:
+        yield obj
+
+
+def annotations_of(prim):
+    return {k: prim.attrs[k] for k in ANNOTATION_KEYS if k in prim.attrs}

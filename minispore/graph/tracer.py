@@ -1,0 +1,175 @@
+"""The tracing interpreter: primitives called while it is active append Nodes to a Graph."""
+from minispore.common.context import context
+from minispore.common.parameter import Parameter
+from minispore.common.tensor import Tensor
+from minispore.graph.ir import Graph, Node, Value, annotations_of
+
+_CTX = context()
+
+
+class TraceError(RuntimeError):
+    """A traced program asked for a tensor's value, which does not exist until the graph runs."""
+
+
+class TracedTensor(Tensor):
+    """A Tensor that stands for a graph Value while tracing: it has a shape and a dtype but no
+    data, so operators and Tensor methods work on it and record nodes, while anything that
+    needs the numbers (``bool``, ``item``, ``asnumpy``, ``float``) raises TraceError."""
+
+    def __init__(self, value):
+        self._value = value
+        self._data = None
+        self._dtype = value.aval.dtype
+        self._placeholder_dims = None
+
+    @property
+    def shape(self):
+        return self._value.aval.shape
+
+    def _require_data(self):
+        raise TraceError(
+            f"The value of a Tensor (shape {list(self.shape)}, dtype {self._dtype}) is not "
+            f"known while compiling in GRAPH_MODE or under ms.jit: Python control flow or a "
+            f"conversion that depends on tensor data (if/while on a Tensor, bool(), item(), "
+            f"asnumpy(), float(), int()) cannot be traced. Express it with operators (e.g. "
+            f"ops.select, ops.maximum), or run this code in PYNATIVE_MODE "
+            f"(ms.set_context(mode=ms.PYNATIVE_MODE)).")
+
+    def __repr__(self):
+        return f"TracedTensor(%{self._value.name}, shape={list(self.shape)}, dtype={self._dtype})"
+
+    __str__ = __repr__
+
+
+class Tracer:
+    """Records primitive applications into ``graph``. Use as a context manager: while it is
+    the thread's active tracer, ``Primitive.__call__`` hands every call to ``apply``.
+
+    Parameters met as arguments become graph parameters (read from the live Parameter at every
+    run); other Tensors with data are constants; TracedTensors are the graph's own Values.
+    Active autodiff tapes still record, so ``ms.grad`` inside a traced function differentiates
+    at trace time.
+    """
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._params = {}
+        self._wrapped = {}
+        self.scope_override = None
+        self._previous = None
+
+    @staticmethod
+    def of(graph):
+        """The graph's tracer (one per graph, so later passes can append to a traced graph and
+        reuse the TracedTensors it handed out)."""
+        tracer = graph.__dict__.get("tracer")
+        if tracer is None:
+            tracer = graph.tracer = Tracer(graph)
+        return tracer
+
+    # -- values ------------------------------------------------------------------------------
+    def add_input(self, tensor_or_aval):
+        """A new graph input with the given Tensor's (or Aval's) shape and dtype."""
+        from minispore.ops.primitive import Aval
+        aval = tensor_or_aval if isinstance(tensor_or_aval, Aval) else \
+            Aval(tensor_or_aval.shape, tensor_or_aval.dtype)
+        value = self.graph.new_value(aval, name=f"input{len(self.graph.inputs)}")
+        self.graph.inputs.append(value)
+        return self.wrap(value)
+
+    def param_value(self, param):
+        value = self._params.get(id(param))
+        if value is None:
+            from minispore.ops.primitive import Aval
+            value = self.graph.new_value(Aval(param.shape, param.dtype), param=param,
+                                         name=f"param{len(self.graph.parameters)}")
+            self.graph.parameters.append(value)
+            self._params[id(param)] = value
+        return value
+
+    def wrap(self, value):
+        """The TracedTensor standing for `value` (one per Value, so identities are stable)."""
+        t = self._wrapped.get(id(value))
+        if t is None:
+            t = self._wrapped[id(value)] = TracedTensor(value)
+        return t
+
+    def to_graph(self, obj):
+        """Replace traced tensors and Parameters in `obj` (nested tuples/lists) by Values."""
+        if isinstance(obj, TracedTensor):
+            if obj._value is not self._lookup(obj._value):
+                raise TraceError(f"A traced Tensor (%{obj._value.name}) from another compiled "
+                                 f"function was used in graph '{self.graph.name}'; traced "
+                                 f"tensors must not escape the function that made them.")
+            return obj._value
+        if isinstance(obj, Parameter):
+            return self.param_value(obj)
+        if isinstance(obj, tuple):
+            return tuple(self.to_graph(x) for x in obj)
+        if isinstance(obj, list):
+            return [self.to_graph(x) for x in obj]
+        return obj
+
+    def from_graph(self, obj):
+        """The inverse of to_graph: Values become TracedTensors (parameters their Parameter)."""
+        if isinstance(obj, Value):
+            return obj.param if obj.param is not None else self.wrap(obj)
+        if isinstance(obj, tuple):
+            return tuple(self.from_graph(x) for x in obj)
+        if isinstance(obj, list):
+            return [self.from_graph(x) for x in obj]
+        return obj
+
+    def _lookup(self, value):
+        t = self._wrapped.get(id(value))
+        return t._value if t is not None else None
+
+    # -- the interpreter -------------------------------------------------------------------------
+    def apply(self, prim, args):
+        out_aval = prim.infer(*args)
+        leaf = prim.instance_name or prim.name
+        scope = f"{self.scope_override}.{leaf}" if self.scope_override else \
+            (prim.scope or _CTX.scope_name(leaf))
+        node = Node(prim, [self.to_graph(a) for a in args], (), scope, annotations_of(prim),
+                    side_effect=getattr(prim, "side_effect", False))
+        graph = self.graph
+        if isinstance(out_aval, tuple):
+            node.outputs = [graph.new_value(av, node, i) for i, av in enumerate(out_aval)]
+            outs = tuple(self.wrap(v) for v in node.outputs)
+        else:
+            node.outputs = [graph.new_value(out_aval, node)]
+            outs = self.wrap(node.outputs[0])
+        graph.nodes.append(node)
+        tapes = _CTX.tapes
+        if tapes and prim.differentiable:
+            for tape in tapes:
+                tape.record(prim, args, outs)
+        return outs
+
+    def __enter__(self):
+        self._previous = _CTX.tracer
+        _CTX.tracer = self
+        return self
+
+    def __exit__(self, *exc):
+        _CTX.tracer = self._previous
+        return False
+
+
+def trace(fn, args, name, input_avals=None):
+    """Trace ``fn(*args)`` into a new Graph. Tensor arguments become graph inputs (with the
+    given Avals when `input_avals` is set, e.g. symbolic ones); other arguments are constants
+    baked into the graph. Returns (graph, tracer)."""
+    graph = Graph(name)
+    tracer = Tracer.of(graph)
+    avals = iter(input_avals) if input_avals is not None else None
+    traced = []
+    for a in args:
+        if isinstance(a, Tensor):
+            traced.append(tracer.add_input(next(avals) if avals is not None else a))
+        else:
+            traced.append(a)
+    with tracer:
+        out = fn(*traced)
+    graph.outputs = tracer.to_graph(out)
+    return graph, tracer
