@@ -87,6 +87,16 @@ class TrainOneStepCell(Cell):
         self.optimizer(grads)
         return loss
 
+    def _compile_target(self):
+        """GRAPH mode compiles the whole step as one graph: the forward is traced, the graph's
+        `differentiate` pass appends the backward of sens * loss w.r.t. the weights, and
+        `apply_optimizer_update` traces grad_reducer + optimizer on those gradients."""
+        def prepare(graph, tracer):
+            graph.requests["grad"] = {"head": graph.outputs, "sens": self.sens,
+                                      "wrt": [tracer.param_value(w) for w in self.weights]}
+            graph.requests["update"] = lambda grads: self.optimizer(self.grad_reducer(grads))
+        return self.network, prepare
+
 
 def _identity(grads):
     return grads
