@@ -131,7 +131,7 @@ class SymDim:
         return sorted(seen, key=lambda v: v.index)
 
     def _terms(self):
-        return sorted(self._canonical().items(), key=lambda mc: _mono_key(mc[0]))
+        return sorted(self._canonical().items(), key=lambda mc: (not mc[0], _mono_key(mc[0])))
 
     def __hash__(self):
         return hash(tuple((_mono_key(m), c) for m, c in self._terms()))
