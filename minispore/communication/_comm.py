@@ -142,7 +142,7 @@ def _tag_of(ranks):
 def destroy(name):
     comm = STATE.groups.pop(name)
     still_used = any(c.world_ranks == comm.world_ranks for c in STATE.groups.values())
-    if comm.comm is not None and not still_used:
+    if comm.comm is not None and not still_used and comm.comm is not STATE.world.comm:
         STATE.by_ranks.pop(comm.world_ranks).Free()
 
 
