@@ -1,2 +1,3 @@
 """Cell wrappers for training and evaluation."""
 from minispore.nn.wrap.cell_wrapper import *  # noqa: F401,F403
+from minispore.nn.wrap.grad_reducer import DistributedGradReducer  # noqa: F401

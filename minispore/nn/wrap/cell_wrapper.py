@@ -2,6 +2,8 @@
 from minispore.common import dtype as mstype
 from minispore.nn.cell import Cell
 from minispore.nn.optim.optimizer import Optimizer
+from minispore.nn.wrap.grad_reducer import (DistributedGradReducer, broadcast_parameters,
+                                            is_data_parallel)
 from minispore.ops import functional as F
 from minispore.ops.autodiff import Tape
 
@@ -69,6 +71,10 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = 1.0 if sens is None else sens
         self.grad_reducer = _identity
+        self.reducer_flag = is_data_parallel()
+        if self.reducer_flag:
+            broadcast_parameters(network.get_parameters())
+            self.grad_reducer = DistributedGradReducer(self.weights)
 
     def forward_and_grads(self, *inputs):
         """(loss, gradients of sens * loss w.r.t. self.weights)."""
@@ -77,7 +83,10 @@ class TrainOneStepCell(Cell):
                 tape.watch(w)
             loss = self.network(*inputs)
         sens = F.fill(loss.dtype, loss.shape, self.sens)
-        cot = tape.backward((loss,), (sens,))
+        # Data parallel: each gradient bucket starts its all-reduce once the backward is done
+        # with it (see DistributedGradReducer).
+        cot = tape.backward((loss,), (sens,),
+                            self.grad_reducer.ready_hooks() if self.reducer_flag else None)
         grads = tuple(cot[id(w)] if id(w) in cot else F.zeros_like(w) for w in self.weights)
         return loss, grads
 

@@ -1,0 +1,229 @@
+"""Data parallel: DistributedGradReducer (gradient all-reduce in fused buckets that start during
+the backward) and the rank-0 parameter broadcast that makes every rank start equal."""
+import logging
+
+import numpy as np
+
+from minispore import communication as comm
+from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
+from minispore.common.tensor import Tensor
+from minispore.communication.collectives import all_reduce, broadcast, iallreduce
+from minispore.nn.cell import Cell
+from minispore.ops.kernel_registry import kernel
+
+__all__ = ["DistributedGradReducer", "broadcast_parameters", "bucket_plan"]
+
+logger = logging.getLogger("minispore")
+
+#: MindSpore's "auto" allreduce fusion threshold.
+DEFAULT_BUCKET_MB = 64
+_MB = 1024 * 1024
+
+
+def is_data_parallel():
+    """True when TrainOneStepCell must reduce gradients (data or hybrid parallel mode)."""
+    return get_auto_parallel_context("parallel_mode") in (ParallelMode.DATA_PARALLEL,
+                                                          ParallelMode.HYBRID_PARALLEL)
+
+
+def fusion_settings():
+    """("none" | "size" | "index", bytes or split indices) from comm_fusion or, when that has
+    no allreduce entry, the legacy all_reduce_fusion_config; MindSpore's default is 64 MB
+    buckets."""
+    fusion = get_auto_parallel_context("comm_fusion") or {}
+    if fusion.get("openstate", True) is False:
+        return "none", None
+    allreduce = fusion.get("allreduce")
+    if allreduce is None:
+        indices = get_auto_parallel_context("all_reduce_fusion_config")
+        if indices:
+            return "index", list(indices)
+        return "size", DEFAULT_BUCKET_MB * _MB
+    mode, config = allreduce["mode"], allreduce["config"]
+    if mode == "index":
+        return "index", list(config)
+    if mode == "size":
+        return "size", config * _MB
+    return "size", DEFAULT_BUCKET_MB * _MB
+
+
+def bucket_plan(parameters, mode, config):
+    """Buckets as lists of parameter indices, in parameter order.
+
+    ``size``: consecutive parameters of one dtype while the bucket stays within `config` bytes
+    (a larger gradient gets a bucket of its own; 0 means one bucket per gradient);
+    ``index``: split before each index of `config` ([20, 35] fuses 0-19, 20-34 and the rest);
+    ``none``: one gradient per bucket. A bucket never mixes dtypes (it is one flat buffer).
+    """
+    buckets, current, size = [], [], 0
+    cuts = set(config) if mode == "index" else ()
+    for i, p in enumerate(parameters):
+        nbytes = p.nbytes
+        split = bool(current) and (
+            mode == "none" or i in cuts or p.dtype != parameters[current[0]].dtype
+            or (mode == "size" and size + nbytes > config))
+        if split:
+            buckets.append(current)
+            current, size = [], 0
+        current.append(i)
+        size += nbytes
+    if current:
+        buckets.append(current)
+    return buckets
+
+
+class _Bucket:
+    """One flat buffer holding the gradients of several parameters, reduced by one
+    non-blocking in-place all-reduce."""
+
+    __slots__ = ("members", "buffer", "slots", "pending", "handle")
+
+    def __init__(self, members, parameters):
+        self.members = members
+        np_dtype = parameters[members[0]].dtype.np_dtype
+        total = sum(parameters[i].size for i in members)
+        self.buffer = np.empty(total, np_dtype)
+        self.slots, offset = [], 0
+        for i in members:
+            p = parameters[i]
+            self.slots.append(self.buffer[offset:offset + p.size].reshape(p.shape))
+            offset += p.size
+        self.pending = len(members)
+        self.handle = None
+
+
+class DistributedGradReducer(Cell):
+    """``DistributedGradReducer(parameters, mean=None, degree=None, fusion_type=1,
+    group=GlobalComm.WORLD_COMM_GROUP)``: sums each gradient over the ranks of `group` (and
+    divides by `degree` when `mean`; `mean=None` reads ``gradients_mean`` and `degree=None`
+    the group size).
+
+    Gradients are packed into buckets (``comm_fusion={"allreduce": {"mode": "auto" | "size" |
+    "index", "config": ...}}``, 64 MB by default, in parameter order); each bucket is one
+    in-place non-blocking all-reduce. Called as ``reducer(grads)`` it packs, reduces and
+    returns the reduced gradients. TrainOneStepCell also passes ``reducer.ready_hooks()`` to
+    the tape's backward: each bucket then starts as soon as its last gradient is final, so
+    communication overlaps the rest of the backward, and ``reducer(grads)`` only waits.
+    Buckets start in a fixed order (the reverse of parameter order, the order the backward
+    finishes them), identical on every rank as MPI requires.
+
+    The returned gradients are views of the bucket buffers, valid until the next step.
+    """
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
+                 group=comm.GlobalComm.WORLD_COMM_GROUP):
+        super().__init__(auto_prefix=False)
+        if degree is not None and (not isinstance(degree, int) or isinstance(degree, bool)
+                                   or degree <= 0):
+            raise ValueError(f"For 'DistributedGradReducer', the 'degree' must be an int "
+                             f"greater than 0, but got {degree!r}.")
+        if mean is not None and not isinstance(mean, bool):
+            raise TypeError(f"For 'DistributedGradReducer', 'mean' must be a bool or None, but "
+                            f"got {type(mean).__name__}.")
+        if not isinstance(group, str):
+            raise TypeError(f"For 'DistributedGradReducer', 'group' must be a str, but got "
+                            f"{type(group).__name__}.")
+        self.group = group
+        self.degree = comm.get_group_size(group) if degree is None else degree
+        self.mean = get_auto_parallel_context("gradients_mean") if mean is None else mean
+        self.fusion_type = fusion_type
+        self._parameters = tuple(parameters)
+        mode, config = fusion_settings()
+        self._buckets = [_Bucket(m, self._parameters)
+                         for m in bucket_plan(self._parameters, mode, config)]
+        self._where = {}
+        for bucket in self._buckets:
+            for slot, i in zip(bucket.slots, bucket.members):
+                self._where[i] = (bucket, slot)
+        self._filled = [False] * len(self._parameters)
+        self._next = len(self._buckets) - 1   # the next bucket to start, counting down
+        self._hooks = {id(p): self._hook(i) for i, p in enumerate(self._parameters)}
+        self._scale = kernel("elementwise", "mul")
+
+    @property
+    def bucket_sizes(self):
+        """The number of gradients in each bucket, in parameter order."""
+        return [len(b.members) for b in self._buckets]
+
+    def ready_hooks(self):
+        """{id(parameter): callback(gradient or None)} for ``Tape.backward(on_final=...)``."""
+        return self._hooks
+
+    def _hook(self, index):
+        def on_final(grad):
+            self._fill(index, grad)
+            self._start_ready()
+        return on_final
+
+    def _fill(self, index, grad):
+        bucket, slot = self._where[index]
+        if grad is None:
+            slot.fill(0)
+        else:
+            np.copyto(slot, grad.asnumpy())
+        self._filled[index] = True
+        bucket.pending -= 1
+
+    def _start_ready(self):
+        """Start completed buckets in the fixed order; poke the started ones so MPI progresses
+        them while Python runs the backward (MPICH has no progress thread by default)."""
+        buckets = self._buckets
+        while self._next >= 0 and buckets[self._next].pending == 0:
+            bucket = buckets[self._next]
+            bucket.handle = iallreduce(bucket.buffer, group=self.group)
+            self._next -= 1
+        for bucket in buckets[self._next + 1:]:
+            bucket.handle.test()
+
+    def construct(self, grads):
+        if len(grads) != len(self._parameters):
+            raise ValueError(f"For 'DistributedGradReducer', got {len(grads)} gradients for "
+                             f"{len(self._parameters)} parameters.")
+        for i, g in enumerate(grads):
+            if not self._filled[i]:
+                self._fill(i, g)
+        self._start_ready()
+        out = [None] * len(self._parameters)
+        for bucket in self._buckets:
+            bucket.handle.wait()
+            bucket.handle = None
+            bucket.pending = len(bucket.members)
+            if self.mean and self.degree != 1:
+                scale = np.asarray(1.0 / self.degree, bucket.buffer.dtype)
+                self._scale(bucket.buffer, scale, out=bucket.buffer)
+            for slot, i in zip(bucket.slots, bucket.members):
+                out[i] = Tensor(slot, self._parameters[i].dtype, internal=True)
+        self._filled = [False] * len(self._parameters)
+        self._next = len(self._buckets) - 1
+        return tuple(out)
+
+
+def broadcast_parameters(parameters, root_rank=0, group=comm.GlobalComm.WORLD_COMM_GROUP):
+    """Give every rank `root_rank`'s parameter values (one broadcast per dtype), after
+    warning when they differed: ranks that disagree usually forgot ``ms.set_seed``."""
+    parameters = [p for p in parameters if p.size]
+    by_dtype = {}
+    for p in parameters:
+        by_dtype.setdefault(p.dtype, []).append(p)
+    _warn_if_different(parameters, group)
+    for dtype, params in by_dtype.items():
+        flat = np.concatenate([p.asnumpy().reshape(-1) for p in params])
+        (flat,) = broadcast((flat,), root_rank, group)
+        offset = 0
+        for p in params:
+            np.copyto(p.asnumpy(), flat[offset:offset + p.size].reshape(p.shape))
+            offset += p.size
+
+
+def _warn_if_different(parameters, group):
+    sums = np.array([float(np.sum(p.asnumpy(), dtype=np.float64)) for p in parameters]
+                    + [0.0])
+    high = all_reduce(sums, "max", group)
+    low = all_reduce(sums, "min", group)
+    differ = [p.name for p, h, lo in zip(parameters, high, low) if h != lo]
+    if differ and comm.get_rank(group) == 0:
+        logger.warning("Data parallel: %d parameters (first: %s) differed between ranks before "
+                       "training; rank 0's values are broadcast to all ranks (call "
+                       "ms.set_seed on every rank to start from equal values).", len(differ),
+                       differ[0])
+

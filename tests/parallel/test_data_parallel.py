@@ -1,0 +1,233 @@
+"""Data parallel (mpirun -n 2 / -n 8): training with gradient all-reduce equals single-process
+training on the full batch; fused and unfused reduction agree; every rank ends equal.
+
+Every rank computes the single-process reference itself (same seed, the whole global batch),
+so the comparison needs no communication beyond what is under test.
+"""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, nn
+from minispore import communication as comm
+from minispore import dataset as ds
+from minispore.communication.collectives import all_gather
+from minispore.nn.wrap import grad_reducer
+
+pytestmark = pytest.mark.mpi(min_size=2)
+
+IN, HIDDEN, OUT = 12, 16, 5
+LOCAL_BATCH = 4
+STEPS = 3
+RTOL = 1e-5
+
+
+@pytest.fixture
+def world():
+    if not comm.GlobalComm.INITED:
+        comm.init()
+    comm.set_collective_check(True)
+    yield comm.get_rank(), comm.get_group_size()
+    comm.set_collective_check(False)
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(IN, HIDDEN, weight_init="normal", bias_init="normal")
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(HIDDEN, HIDDEN, weight_init="normal", bias_init="normal")
+        self.fc3 = nn.Dense(HIDDEN, OUT, weight_init="normal", bias_init="normal")
+
+    def construct(self, x):
+        return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+
+def global_batches(size, steps=STEPS):
+    """The same global batches on every rank: (x, label) of size * LOCAL_BATCH rows each."""
+    rng = np.random.default_rng(2024)
+    n = size * LOCAL_BATCH
+    return [(rng.standard_normal((n, IN)).astype(np.float32),
+             rng.integers(0, OUT, n).astype(np.int32)) for _ in range(steps)]
+
+
+def build(sens=1.0):
+    ms.set_seed(1)
+    net = MLP()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    return net, nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt, sens=sens)
+
+
+def train_reference(batches, sens=1.0):
+    """Single-process training on the full batches: (losses, {name: final value})."""
+    ms.reset_auto_parallel_context()
+    net, step = build(sens)
+    losses = [step(Tensor(x), Tensor(y)).asnumpy().item() for x, y in batches]
+    return losses, {p.name: p.asnumpy().copy() for p in net.trainable_params()}
+
+
+def train_data_parallel(batches, rank, size, gradients_mean=True, comm_fusion=None):
+    """Each rank trains on its contiguous slice of every global batch; returns (global mean
+    losses, {name: final value}, the net)."""
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=gradients_mean)
+    if comm_fusion is not None:
+        ms.set_auto_parallel_context(comm_fusion=comm_fusion)
+    net, step = build()
+    losses = []
+    rows = slice(rank * LOCAL_BATCH, (rank + 1) * LOCAL_BATCH)
+    for x, y in batches:
+        local = step(Tensor(x[rows]), Tensor(y[rows])).asnumpy().reshape(1)
+        losses.append(float(all_gather(local).mean()))
+    return losses, {p.name: p.asnumpy().copy() for p in net.trainable_params()}, net
+
+
+def assert_same_on_all_ranks(params):
+    for name, value in params.items():
+        gathered = all_gather(value[None])
+        for r in range(1, gathered.shape[0]):
+            np.testing.assert_array_equal(gathered[r], gathered[0],
+                                          err_msg=f"{name}: rank {r} differs from rank 0")
+
+
+def assert_close(params, ref, rtol=RTOL, atol=1e-6):
+    assert params.keys() == ref.keys()
+    for name in ref:
+        np.testing.assert_allclose(params[name], ref[name], rtol=rtol, atol=atol, err_msg=name)
+
+
+@pytest.mark.mpi8
+def test_data_parallel_equals_full_batch_training(world):
+    rank, size = world
+    batches = global_batches(size)
+    ref_losses, ref_params = train_reference(batches)
+    losses, params, _ = train_data_parallel(batches, rank, size, gradients_mean=True)
+    np.testing.assert_allclose(losses, ref_losses, rtol=RTOL)
+    assert_close(params, ref_params)
+    assert_same_on_all_ranks(params)
+
+
+def test_gradients_sum_equals_full_batch_with_scaled_sens(world):
+    """gradients_mean=False sums the ranks' mean-loss gradients: the single-process step with
+    sens = group size takes the same steps."""
+    rank, size = world
+    batches = global_batches(size)
+    ref_losses, ref_params = train_reference(batches, sens=float(size))
+    losses, params, _ = train_data_parallel(batches, rank, size, gradients_mean=False)
+    np.testing.assert_allclose(losses, ref_losses, rtol=RTOL)
+    assert_close(params, ref_params)
+
+
+@pytest.mark.parametrize("comm_fusion", [
+    {"openstate": False},
+    {"allreduce": {"mode": "size", "config": 0}},
+    {"allreduce": {"mode": "size", "config": 1}},
+    {"allreduce": {"mode": "index", "config": [2, 4]}},
+    {"allreduce": {"mode": "index", "config": [1]}},
+], ids=["unfused", "size0", "size1MB", "index2-4", "index1"])
+def test_fused_and_unfused_reduction_agree(world, comm_fusion):
+    rank, size = world
+    batches = global_batches(size, steps=2)
+    fused_losses, fused, _ = train_data_parallel(batches, rank, size)   # auto: one bucket
+    losses, params, _ = train_data_parallel(batches, rank, size, comm_fusion=comm_fusion)
+    np.testing.assert_allclose(losses, fused_losses, rtol=1e-6)
+    assert_close(params, fused, rtol=1e-6, atol=1e-7)
+    assert_same_on_all_ranks(params)
+
+
+def test_bucket_plan_follows_comm_fusion(world):
+    params = [nn.Dense(IN, HIDDEN).weight, nn.Dense(IN, HIDDEN).bias] * 3
+    for fusion, expected in [
+            (None, [[0, 1, 2, 3, 4, 5]]),
+            ({"openstate": False}, [[0], [1], [2], [3], [4], [5]]),
+            ({"allreduce": {"mode": "index", "config": [2, 5]}}, [[0, 1], [2, 3, 4], [5]]),
+            ({"allreduce": {"mode": "size", "config": 0}}, [[0], [1], [2], [3], [4], [5]])]:
+        ms.reset_auto_parallel_context()
+        if fusion is not None:
+            ms.set_auto_parallel_context(comm_fusion=fusion)
+        assert grad_reducer.bucket_plan(params, *grad_reducer.fusion_settings()) == expected
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(all_reduce_fusion_config=[3])
+    assert grad_reducer.bucket_plan(params, *grad_reducer.fusion_settings()) == [[0, 1, 2],
+                                                                                [3, 4, 5]]
+    # A 1 KB bucket limit fits one 16x12 float32 weight (768 B) plus a bias (64 B), not two weights.
+    assert grad_reducer.bucket_plan(params, "size", 1024) == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_buckets_start_during_backward(world, monkeypatch):
+    """With one bucket per gradient, the last layer's all-reduce starts before the backward
+    reaches the first layer (communication overlaps the rest of the backward)."""
+    rank, size = world
+    events = []
+    real = grad_reducer.iallreduce
+
+    def recording_iallreduce(buf, *args, **kwargs):
+        events.append(("start", buf.size))
+        return real(buf, *args, **kwargs)
+
+    monkeypatch.setattr(grad_reducer, "iallreduce", recording_iallreduce)
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True,
+                                 comm_fusion={"allreduce": {"mode": "size", "config": 0}})
+    net, step = build()
+    first_weight = net.fc1.weight
+    hooks = step.grad_reducer.ready_hooks()
+    real_hook = hooks[id(first_weight)]
+    hooks[id(first_weight)] = lambda g: (events.append(("fc1.weight final", g.size)),
+                                         real_hook(g))
+    x, y = global_batches(size, steps=1)[0]
+    step(Tensor(x[:LOCAL_BATCH]), Tensor(y[:LOCAL_BATCH]))
+    names = [e[0] for e in events]
+    assert names.index("start") < names.index("fc1.weight final"), events
+    assert names.count("start") == 6
+    assert events[0] == ("start", OUT), events       # fc3.bias is final first
+
+
+def test_parameters_start_equal_across_ranks(world):
+    """Different seeds per rank: the broadcast at TrainOneStepCell construction gives every
+    rank rank 0's initial values."""
+    rank, size = world
+    ms.set_auto_parallel_context(parallel_mode="data_parallel")
+    ms.set_seed(100 + rank)
+    net = MLP()
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    assert_same_on_all_ranks({p.name: p.asnumpy() for p in net.trainable_params()})
+
+
+def test_model_train_data_parallel_equals_single_process(world):
+    rank, size = world
+    n = size * LOCAL_BATCH * STEPS
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((n, IN)).astype(np.float32)
+    y = rng.integers(0, OUT, n).astype(np.int32)
+
+    def run(parallel):
+        ms.reset_auto_parallel_context()
+        if parallel:
+            ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True)
+            data = ds.NumpySlicesDataset((x, y), ["x", "y"], shuffle=False,
+                                                 num_shards=size, shard_id=rank)
+            data = data.batch(LOCAL_BATCH)
+        else:
+            data = ds.NumpySlicesDataset((x, y), ["x", "y"], shuffle=False)
+            data = data.batch(size * LOCAL_BATCH)
+        ms.set_seed(1)
+        net = MLP()
+        model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                         nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        model.train(2, data)
+        return {p.name: p.asnumpy().copy() for p in net.trainable_params()}
+
+    ref = run(parallel=False)
+    params = run(parallel=True)
+    assert_close(params, ref)
+    assert_same_on_all_ranks(params)
+
+
+def test_reducer_rejects_bad_degree(world):
+    with pytest.raises(ValueError, match="'degree' must be an int greater than 0"):
+        nn.DistributedGradReducer([nn.Dense(2, 2).weight], degree=0)
+    with pytest.raises(TypeError, match="'mean' must be a bool"):
+        nn.DistributedGradReducer([nn.Dense(2, 2).weight], mean="yes")
