@@ -51,7 +51,82 @@ def set_auto_parallel_context(**kwargs):
         if key == "device_num" and (not isinstance(value, int) or not 1 <= value <= 4096):
             raise ValueError(f"For 'set_auto_parallel_context', 'device_num' must be an int in "
                              f"[1, 4096], but got {value!r}.")
+        if key in _CHECKS:
+            _CHECKS[key](value)
     _settings.update(kwargs)
+
+
+def _check_bool(key):
+    def check(value):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
+                            f"bool, but got the type : {type(value).__name__}.")
+    return check
+
+
+def _check_fusion_indices(name, value):
+    """A non-empty, strictly ascending list of ints (all_reduce_fusion_config, index mode)."""
+    if not isinstance(value, list):
+        raise TypeError(f"For 'set_auto_parallel_context', '{name}' must be a list of ints, "
+                        f"but got the type : {type(value).__name__}.")
+    for v in value:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"For 'set_auto_parallel_context', every index of '{name}' must "
+                            f"be an int, but got {v!r} in {value}.")
+    if not value:
+        raise ValueError(f"For 'set_auto_parallel_context', '{name}' must not be empty.")
+    if any(b <= a for a, b in zip(value, value[1:])):
+        raise ValueError(f"For 'set_auto_parallel_context', '{name}' must be strictly "
+                         f"ascending without duplicates, but got {value}.")
+
+
+_FUSION_MODES = {"allreduce": ("auto", "size", "index"), "allgather": ("auto", "size"),
+                 "reducescatter": ("auto", "size")}
+
+
+def _check_comm_fusion(value):
+    """comm_fusion = {"openstate": bool, "allreduce"|"allgather"|"reducescatter":
+    {"mode": ..., "config": ...}} (mindspore_semantics.md §11.1)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"For 'set_auto_parallel_context', 'comm_fusion' must be a dict, but "
+                        f"got the type : {type(value).__name__}.")
+    for key, sub in value.items():
+        if key == "openstate":
+            if not isinstance(sub, bool):
+                raise TypeError(f"For 'comm_fusion', 'openstate' must be bool, but got the "
+                                f"type : {type(sub).__name__}.")
+            continue
+        if key not in _FUSION_MODES:
+            raise KeyError(f"For 'comm_fusion', the key must be one of ['openstate', "
+                           f"'allreduce', 'allgather', 'reducescatter'], but got {key!r}.")
+        if not isinstance(sub, dict):
+            raise TypeError(f"For 'comm_fusion', the config of '{key}' must be a dict with "
+                            f"'mode' and 'config', but got the type : {type(sub).__name__}.")
+        for field in ("mode", "config"):
+            if field not in sub:
+                raise KeyError(f"For 'comm_fusion', the config of '{key}' must contain "
+                               f"'{field}', but got {sub}.")
+        mode, config = sub["mode"], sub["config"]
+        if mode not in _FUSION_MODES[key]:
+            raise KeyError(f"For 'comm_fusion', the mode of '{key}' must be one of "
+                           f"{list(_FUSION_MODES[key])}, but got {mode!r}.")
+        if mode == "size":
+            if not isinstance(config, int) or isinstance(config, bool):
+                raise TypeError(f"For 'comm_fusion', the 'size' config of '{key}' must be an "
+                                f"int (MB), but got {config!r}.")
+            if config < 0:
+                raise ValueError(f"For 'comm_fusion', the 'size' config of '{key}' must be "
+                                 f">= 0 (MB), but got {config}.")
+        elif mode == "index":
+            _check_fusion_indices(f"comm_fusion['{key}']['config']", config)
+
+
+_CHECKS = {
+    "gradients_mean": _check_bool("gradients_mean"),
+    "parameter_broadcast": _check_bool("parameter_broadcast"),
+    "comm_fusion": _check_comm_fusion,
+    "all_reduce_fusion_config": lambda v: _check_fusion_indices("all_reduce_fusion_config", v),
+}
 
 
 def get_auto_parallel_context(key):
