@@ -20,11 +20,11 @@ _ops = {}
 
 def mpi_op(op, dtype):
     """The MPI.Op for ReduceOp name `op` on `dtype` (cached)."""
-    key = (op, dtype == np.bool_)
+    key = (op, dtype.char)
     found = _ops.get(key)
     if found is None:
         MPI = mpi()
-        name = _BOOL_OP[op] if key[1] else op.upper()
+        name = _BOOL_OP[op] if dtype == np.bool_ else op.upper()
         found = _ops[key] = getattr(MPI, name)
     return found
 
