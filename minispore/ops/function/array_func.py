@@ -2,6 +2,7 @@
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import indexing_ops as I
@@ -15,7 +16,7 @@ _reshape, _cast, _identity = A.Reshape(), A.Cast(), A.Identity()
 _zeros_like, _ones_like, _fill = A.ZerosLike(), A.OnesLike(), A.Fill()
 _transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), A.Tile()
 _assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
-_scalar_to_tensor = A.ScalarToTensor()
+_scalar_to_tensor, _dynamic_broadcast_to = A.ScalarToTensor(), A.DynamicBroadcastTo()
 
 
 def _cached(cache, cls, *key):
@@ -58,6 +59,8 @@ _broadcast_to = {}
 
 
 def broadcast_to(x, shape):
+    if is_symbolic(shape):
+        return _dynamic_broadcast_to(x, tuple(shape))
     return _cached(_broadcast_to, A.BroadcastTo, tuple(shape))(x)
 
 

@@ -14,7 +14,7 @@ from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "BroadcastTo",
            "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Split", "Tile", "Assign",
-           "ScalarToTensor"]
+           "ScalarToTensor", "DynamicBroadcastTo"]
 
 
 def _F():
@@ -233,27 +233,29 @@ class BroadcastTo(Primitive):
         self.shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
         self.add_prim_attr("shape", self.shape)
 
-    def _target(self, x_shape):
-        lead = len(self.shape) - len(x_shape)
+    def _target(self, x_shape, shape=None):
+        shape = self.shape if shape is None else shape
+        lead = len(shape) - len(x_shape)
         return tuple(x_shape[i - lead] if d == -1 and i >= lead else d
-                     for i, d in enumerate(self.shape))
+                     for i, d in enumerate(shape))
 
-    def infer(self, x):
+    def infer(self, x, shape=None):
         check_tensor(self, "x", x)
-        if len(x.shape) > len(self.shape):
+        shape = self.shape if shape is None else shape
+        if len(x.shape) > len(shape):
             raise self.error(f"x.shape {tuple(x.shape)} has more dims than the target "
-                             f"shape {self.shape}.")
-        target = self._target(x.shape)
+                             f"shape {shape}.")
+        target = self._target(x.shape, shape)
         if any(d < 0 for d in target):
-            raise self.error(f"-1 in 'shape' {self.shape} may only stand for an existing dim "
+            raise self.error(f"-1 in 'shape' {shape} may only stand for an existing dim "
                              f"of x.shape {tuple(x.shape)}.")
         if not shapes_equal(self, broadcast_shape(self, x.shape, target), target):
             raise self.error(f"x.shape {tuple(x.shape)} cannot be broadcast to {target}.")
         return Aval(target, x.dtype)
 
-    def impl(self, x):
+    def impl(self, x, shape=None):
         # A contiguous copy: later in-place kernels (optimizer updates) must never see a view.
-        target = self._target(x.shape)
+        target = self._target(x.shape, shape)
         lead = len(target) - x.ndim
         xs = c_strides(x.shape)
         src_strides = [0] * lead + [0 if x.shape[i] == 1 else xs[i] for i in range(x.ndim)]
@@ -262,7 +264,21 @@ class BroadcastTo(Primitive):
         return out
 
     def bprop(self, inputs, out, dout):
-        return (sum_to_shape(dout, inputs[0].shape),)
+        return (sum_to_shape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
+
+
+class DynamicBroadcastTo(BroadcastTo):
+    """BroadcastTo with the target shape as a call argument: DynamicBroadcastTo()(x, shape).
+    A shape holding dynamic dims must be an argument, not an attribute, so the compiled graph
+    can substitute the sizes of each call (ops.broadcast_to picks this form for them)."""
+
+    def __init__(self):
+        Primitive.__init__(self)
+
+    def __call__(self, x, shape):
+        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
+            raise self.error(f"'shape' must be a tuple of ints, but got {shape!r}.", TypeError)
+        return Primitive.__call__(self, x, tuple(shape))
 
 
 class Transpose(Primitive):
