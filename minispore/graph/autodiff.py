@@ -8,7 +8,8 @@ def differentiate(graph):
 
     The request is ``{"head": Value, "wrt": [Value], "sens": number}``: the gradients of
     ``sens * head`` w.r.t. each Value in ``wrt`` land in ``graph.requests['grads']`` (one Value
-    per wrt entry, in order; zeros where the head does not depend on it). Without a request
+    per wrt entry, in order; zeros where the head does not depend on it), or, with
+    ``"return_grads": True``, the graph returns ``(outputs, grads)``. Without a request
     the graph is returned unchanged.
     """
     request = graph.requests.pop("grad", None)
@@ -17,7 +18,11 @@ def differentiate(graph):
     tracer = Tracer.of(graph)
     with tracer:
         grads = backward(tracer, request["head"], request["sens"], request["wrt"])
-    graph.requests["grads"] = [tracer.to_graph(g) for g in grads]
+    grads = [tracer.to_graph(g) for g in grads]
+    if request.get("return_grads"):
+        graph.outputs = (graph.outputs, tuple(grads))
+    else:
+        graph.requests["grads"] = grads
     return graph
 
 
@@ -44,7 +49,7 @@ def backward(tracer, head, sens, wrt):
         if all(d is None for d in douts):
             continue
         outs = [tracer.wrap(v) for v in node.outputs]
-        if len(outs) == 1:
+        if not node.tuple_output:
             out, dout = outs[0], douts[0]
         else:
             out = tuple(outs)

@@ -99,13 +99,13 @@ def _generate(graph):
             name = f"v{k}_{j}"
             nm.names[id(v)] = name
             outs.append(name if id(v) in last_use or id(v) in keep else "_")
-        if len(node.outputs) == 1:
+        if not node.tuple_output:
             scalar = node.outputs[0].aval.shape == ()
             target = outs[0]
             lines.append(f"{target} = _asarray({call})" if scalar and target != "_" else
                          (f"{target} = {call}" if target != "_" else call))
         else:
-            lines.append(f"{', '.join(outs)} = {call}")
+            lines.append(f"{', '.join(outs)}, = {call}")
             for name, v in zip(outs, node.outputs):
                 if name != "_" and v.aval.shape == ():
                     lines.append(f"{name} = _asarray({name})")

@@ -43,12 +43,15 @@ class Node:
     updates, Assign) and are never removed or reordered before their inputs' producers.
     """
 
-    __slots__ = ("prim", "inputs", "outputs", "scope", "annotations", "side_effect")
+    __slots__ = ("prim", "inputs", "outputs", "scope", "annotations", "side_effect",
+                 "tuple_output")
 
-    def __init__(self, prim, inputs, outputs, scope, annotations, side_effect=False):
+    def __init__(self, prim, inputs, outputs, scope, annotations, side_effect=False,
+                 tuple_output=False):
         self.prim = prim
         self.inputs = list(inputs)
         self.outputs = list(outputs)
+        self.tuple_output = tuple_output    # impl returns a tuple (even of one array)
         self.scope = scope
         self.annotations = annotations
         self.side_effect = side_effect

@@ -134,6 +134,7 @@ class Tracer:
                     side_effect=getattr(prim, "side_effect", False))
         graph = self.graph
         if isinstance(out_aval, tuple):
+            node.tuple_output = True
             node.outputs = [graph.new_value(av, node, i) for i, av in enumerate(out_aval)]
             outs = tuple(self.wrap(v) for v in node.outputs)
         else:
