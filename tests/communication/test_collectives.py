@@ -204,3 +204,27 @@ def test_send_receive_forward_and_grad(world):
         g = ms.grad(loss)(Tensor(np.zeros(1, np.float32)))
         np.testing.assert_array_equal(seen[0], x)
         np.testing.assert_array_equal(g.asnumpy(), np.zeros(1, np.float32))
+
+
+def test_comm_func_functional_forms(group):
+    """mindspore.communication.comm_func: src/dst are world ranks, mapped to group ranks."""
+    from minispore.communication import comm_func as cf
+    if not group.member:
+        return
+    k, me = len(group.ranks), group.ranks.index(get_rank())
+    xs = members_data(group, (k, 2), np.float32)
+    x = Tensor(xs[me])
+    np.testing.assert_allclose(cf.all_reduce(x, group=group.name).asnumpy(), np.sum(xs, 0),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(cf.all_gather_into_tensor(x, group.name).asnumpy(),
+                                  np.concatenate(xs))
+    np.testing.assert_allclose(cf.reduce_scatter_tensor(x, group=group.name).asnumpy(),
+                               np.sum(xs, 0)[me:me + 1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(cf.all_to_all_single(x, group.name).asnumpy(),
+                                  np.stack([xs[j][me] for j in range(k)]))
+    src = group.ranks[-1]            # a world rank; its group rank differs in 'reversed'
+    np.testing.assert_array_equal(cf.broadcast(x, src, group.name).asnumpy(), xs[-1])
+    red = cf.reduce(x, src, group=group.name).asnumpy()
+    np.testing.assert_allclose(red, np.sum(xs, 0) if get_rank() == src else 0 * red,
+                               rtol=1e-5, atol=1e-6)
+    cf.barrier(group.name)
