@@ -30,16 +30,23 @@ def tol(dtype):
         dict(rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("op", ["sum", "max", "min", "prod"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+@pytest.mark.parametrize("op,dtype", [
+    ("sum", np.float32), ("sum", np.float64), ("sum", np.int32), ("sum", np.float16),
+    ("max", np.float32), ("max", np.int64), ("min", np.float64), ("min", np.uint8),
+    ("prod", np.float32), ("prod", np.int32), ("sum", np.bool_), ("min", np.bool_)])
 def test_all_reduce_forward(group, op, dtype):
     if not group.member:
         return
     kw = dict(low=0.5, high=1.5) if op == "prod" else {}
     xs = members_data(group, (3, 5), dtype, **kw)
+    if dtype == np.uint8 or (dtype == np.int32 and op == "prod"):
+        xs = [np.abs(x) % 3 + 1 for x in xs]
     me = group.ranks.index(get_rank())
     out = ops.AllReduce(op, group.name)(Tensor(xs[me]))
-    want = NP_REDUCE[op](np.stack(xs).astype(np.float64), axis=0)
+    if dtype == np.bool_:    # bool reductions are logical: SUM/MAX = any, PROD/MIN = all
+        want = np.any(xs, 0) if op in ("sum", "max") else np.all(xs, 0)
+    else:
+        want = NP_REDUCE[op](np.stack(xs).astype(np.float64), axis=0)
     assert out.dtype == Tensor(xs[me]).dtype and out.shape == (3, 5)
     np.testing.assert_allclose(out.asnumpy().astype(np.float64), want, **tol(dtype))
 
@@ -114,8 +121,9 @@ def np_all_to_all(xs, split_dim, concat_dim):
     return [np.concatenate([blocks[j][r] for j in range(k)], axis=concat_dim) for r in range(k)]
 
 
-@pytest.mark.parametrize("dims", [(0, 0), (1, 0), (0, 2), (-2, -1), (2, 1)])
-@pytest.mark.parametrize("dtype", [np.float32, np.int16])
+@pytest.mark.parametrize("dims,dtype", [((0, 0), np.float32), ((1, 0), np.int16),
+                                        ((0, 2), np.float64), ((-2, -1), np.float32),
+                                        ((2, 1), np.float16)])
 def test_all_to_all_forward(group, dims, dtype):
     if not group.member:
         return
