@@ -13,6 +13,14 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
 PYTEST_ARGS ?=
+# Multi-process tests (@pytest.mark.mpi) run under the launcher, which gives each rank
+# cores // ranks threads: all of them on 2 ranks, the few marked mpi8 on 8 (oversubscribed).
+# The timeout turns a hang between ranks into a failure; a test that fails on some ranks only
+# aborts the job (tests/parallel/conftest.py), and mpirun returns any rank's failure.
+MPI_TESTS ?= tests
+MPI_TIMEOUT ?= 900
+MPI_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n $(1) -m pytest --with-mpi \
+	-p no:cacheprovider $(2) $(MPI_TESTS)
 
 .PHONY: install test warm bench demo clean
 
@@ -29,6 +37,8 @@ warm: $(STAMP)
 
 test: warm
 	$(PY) -m pytest $(PYTEST_ARGS)
+	$(call MPI_PYTEST,2,-m mpi)
+	$(call MPI_PYTEST,8,-m "mpi and mpi8")
 
 bench: $(STAMP)
 	$(PY) tools/bench.py

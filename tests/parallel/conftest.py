@@ -1,0 +1,40 @@
+"""Under mpirun (--with-mpi): after each test the ranks compare outcomes; when a test failed on
+some ranks only, the failing ranks print their traceback and the job aborts, because those
+ranks skipped collectives the others still wait in (a hang instead of a red test)."""
+import sys
+
+import pytest
+
+_FAILED = pytest.StashKey[object]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.stash.get(_FAILED, None) is None:
+        item.stash[_FAILED] = report
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    yield
+    if not item.config.getoption("with_mpi", False):
+        return
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    if world.Get_size() == 1:
+        return
+    report = item.stash.get(_FAILED, None)
+    failed = world.allreduce(int(report is not None))
+    if 0 < failed < world.Get_size():
+        if report is not None:
+            capture = item.config.pluginmanager.getplugin("capturemanager")
+            with capture.global_and_fixture_disabled():
+                sys.stderr.write(f"\n[rank {world.Get_rank()}] {item.nodeid} failed here but "
+                                 f"passed on {world.Get_size() - failed} other rank(s); "
+                                 f"aborting the job so the ranks do not wait on each other "
+                                 f"forever:\n{report.longreprtext}\n")
+                sys.stderr.flush()
+        world.Barrier()   # the failing ranks have printed before anyone aborts
+        world.Abort(1)
