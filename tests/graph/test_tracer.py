@@ -1,0 +1,149 @@
+"""Tracing into the IR: nodes, scopes, parameters, constants, the dump text, control flow,
+side effects kept by dead-code elimination, and the executor's generated schedule."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Parameter, Tensor, nn, ops
+from minispore.graph.compile import eliminate_dead_code
+from minispore.graph.tracer import TraceError, TracedTensor, trace
+from tests.graph.helpers import compile_fn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(4, 8, activation="relu")
+        self.fc2 = nn.Dense(8, 3)
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+
+
+def _x(*shape, seed=0):
+    return Tensor(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+
+def test_trace_records_nodes_scopes_and_parameters():
+    net = Net()
+    graph, _ = trace(net, [_x(2, 4)], "Net")
+    assert [n.prim.name for n in graph.nodes] == ["MatMul", "BiasAddReLU", "MatMul", "BiasAdd"]
+    assert [n.scope for n in graph.nodes] == ["Net.fc1.matmul", "Net.fc1.bias_add",
+                                              "Net.fc2.matmul", "Net.fc2.bias_add"]
+    assert [v.param.name for v in graph.parameters] == ["fc1.weight", "fc1.bias", "fc2.weight",
+                                                        "fc2.bias"]
+    assert graph.nodes[0].outputs[0].shape == (2, 8)
+    assert all(v.layout is None for n in graph.nodes for v in n.outputs)
+    text = graph.dump()
+    assert "%input0: <Float32, [2, 4]>  # input" in text
+    assert "# parameter fc2.bias" in text
+    assert "scope=Net.fc2.matmul in=(<Float32, [2, 8]>, <Float32, [3, 8]>) out=" \
+           "(<Float32, [2, 3]>)" in text
+
+
+def test_annotations_are_copied_from_primitive_attrs():
+    mm = ops.MatMul().shard(((2, 1), (1, 1)))
+    mm.recompute()
+    graph, _ = trace(lambda a, b: mm(a, b), [_x(2, 3), _x(3, 4)], "f")
+    assert graph.nodes[0].annotations == {"in_strategy": ((2, 1), (1, 1)),
+                                          "out_strategy": None, "recompute": True}
+    assert "in_strategy=((2, 1), (1, 1))" in graph.dump()
+
+
+def test_python_control_flow_unrolls():
+    def f(x):
+        for _ in range(3):
+            x = x * 2.0
+        if x.shape[0] == 2:       # shapes are static: fine
+            x = x + 1.0
+        return x
+    graph, _ = trace(f, [_x(2)], "f")
+    assert [n.prim.name for n in graph.nodes] == ["Mul", "Mul", "Mul", "Add"]
+
+
+@pytest.mark.parametrize("use", [bool, float, int, lambda t: t.asnumpy(), lambda t: t.item()])
+def test_data_dependent_control_flow_raises_and_suggests_pynative(use):
+    def f(x):
+        s = x.sum()
+        if use(s):
+            return x
+        return -x
+    with pytest.raises(TraceError, match="GRAPH_MODE.*PYNATIVE_MODE"):
+        ms.jit(f)(_x(3))
+
+
+def test_control_flow_error_in_graph_mode_cell():
+    class Branchy(nn.Cell):
+        def construct(self, x):
+            return x if x.sum() > 0 else -x
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match="cannot be traced.*PYNATIVE_MODE"):
+        Branchy()(_x(3))
+
+
+def test_traced_tensor_supports_tensor_methods():
+    seen = {}
+
+    def f(x):
+        seen["type"] = type(x)
+        return x.reshape(6).mean() + x.T.sum() + x[0].max()
+    out = ms.jit(f)(_x(2, 3))
+    x = _x(2, 3).asnumpy()
+    assert seen["type"] is TracedTensor
+    np.testing.assert_allclose(out.asnumpy(), x.mean() + x.sum() + x[0].max(), rtol=1e-6)
+
+
+def test_parameters_are_read_live_each_run():
+    w = Parameter(Tensor(np.ones(3, np.float32)), name="w")
+    executable = compile_fn(lambda x: x * w, [_x(3)])
+    x = _x(3).asnumpy()
+    np.testing.assert_allclose(executable.run([x]).asnumpy(), x)
+    w.set_data(np.full(3, 2.0, np.float32))       # replaces the buffer
+    np.testing.assert_allclose(executable.run([x]).asnumpy(), 2 * x)
+
+
+def test_constants_are_baked_in():
+    c = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    graph, _ = trace(lambda x: x + c, [_x(3)], "f")
+    assert "Tensor<Float32, [3]>" in graph.dump() and not graph.parameters
+
+
+def test_dead_code_is_removed_but_side_effects_stay():
+    w = Parameter(Tensor(np.zeros(3, np.float32)), name="w")
+
+    def f(x):
+        ops.exp(x)                     # dead
+        ops.assign(w, x * 2.0)         # side effect, result unused
+        return x + 1.0
+    graph, _ = trace(f, [_x(3)], "f")
+    assert [n.prim.name for n in eliminate_dead_code(graph).nodes] == ["Mul", "Assign", "Add"]
+    executable = compile_fn(f, [_x(3)])
+    x = _x(3).asnumpy()
+    executable.run([x])
+    np.testing.assert_allclose(w.asnumpy(), 2 * x)
+
+
+def test_schedule_frees_values_after_last_use():
+    executable = compile_fn(lambda x: ((x * 2.0) + 1.0) * 3.0, [_x(3)])
+    lines = executable.source.splitlines()
+    assert sum(ln.strip().startswith("v") and "= f" in ln for ln in lines) == 3
+    assert "    del v0_0" in lines and "    del v1_0" in lines
+
+
+def test_long_chain_matches_eager():
+    def chain(x):
+        for _ in range(200):
+            x = x * 0.5 + 0.25
+        return x
+    x = _x(16)
+    executable = compile_fn(chain, [x])
+    assert executable.n_nodes == 400
+    np.testing.assert_allclose(executable.run([x.asnumpy()]).asnumpy(), chain(x).asnumpy(),
+                               rtol=1e-6)
+
+
+def test_grad_inside_jit_differentiates_at_trace_time():
+    def f(x):
+        return ms.grad(lambda t: (t * t * t).sum())(x)
+    x = _x(4)
+    np.testing.assert_allclose(ms.jit(f)(x).asnumpy(), 3 * x.asnumpy() ** 2, rtol=1e-6)
