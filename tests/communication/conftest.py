@@ -21,12 +21,19 @@ GROUP_RANKS = {
 @pytest.fixture
 def world():
     """An initialised world with the collective divergence check on (every test runs the same
-    fixtures in the same order on every rank, so the collective parts of init line up)."""
-    if not _comm.STATE.inited:
+    fixtures in the same order on every rank, so the collective parts of init line up).
+
+    Released after the test, so the abort-on-exception hooks never outlive it: a later test
+    elsewhere that lets a thread die on purpose must not MPI_Abort the whole pytest process.
+    """
+    started = not _comm.STATE.inited
+    if started:
         comm.init()
     comm.set_collective_check(True)
     yield comm
     comm.set_collective_check(False)
+    if started and _comm.STATE.inited:
+        comm.release()
 
 
 @pytest.fixture(params=sorted(GROUP_RANKS))
