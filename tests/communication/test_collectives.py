@@ -78,6 +78,7 @@ def test_all_gather_forward(group, dtype):
     np.testing.assert_array_equal(out.asnumpy(), np.concatenate(xs))
 
 
+@pytest.mark.mpi8
 def test_all_gather_grad(group):
     if not group.member:
         return
@@ -103,6 +104,7 @@ def test_reduce_scatter_forward(group, op, dtype):
     np.testing.assert_allclose(out.asnumpy().astype(np.float64), want, **tol(dtype))
 
 
+@pytest.mark.mpi8
 def test_reduce_scatter_grad(group):
     if not group.member:
         return
@@ -156,6 +158,7 @@ def test_all_to_all_grad_is_the_inverse_permutation(group, dims):
     np.testing.assert_array_equal(got, want[me * size:(me + 1) * size].reshape(shape))
 
 
+@pytest.mark.mpi8
 def test_broadcast_forward_and_grad(group):
     if not group.member:
         return
@@ -173,6 +176,7 @@ def test_broadcast_forward_and_grad(group):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+@pytest.mark.mpi8
 def test_reduce_forward_and_grad(group):
     if not group.member:
         return
@@ -187,6 +191,7 @@ def test_reduce_forward_and_grad(group):
     np.testing.assert_allclose(got, ws[0], rtol=1e-12)
 
 
+@pytest.mark.mpi8
 def test_send_receive_forward_and_grad(world):
     """Ranks pair up (0, 1), (2, 3) ...: the even rank sends x, the odd one receives it and
     takes sum(y * w); backward sends w back, which becomes the even rank's gradient of x."""
@@ -214,6 +219,7 @@ def test_send_receive_forward_and_grad(world):
         np.testing.assert_array_equal(g.asnumpy(), np.zeros(1, np.float32))
 
 
+@pytest.mark.mpi8
 def test_comm_func_functional_forms(group):
     """mindspore.communication.comm_func: src/dst are world ranks, mapped to group ranks."""
     from minispore.communication import comm_func as cf

@@ -59,6 +59,7 @@ def test_exception_on_one_rank_aborts_the_job(raise_stmt):
 
 
 @pytest.mark.mpi(min_size=2)
+@pytest.mark.mpi8
 def test_divergent_shapes_are_reported_on_every_rank(world):
     me = comm.get_rank()
     shape = (2, 3) if me == 0 else (2, 4)
@@ -91,6 +92,7 @@ def test_iallreduce_in_place_overlaps_and_completes(world):
 
 
 @pytest.mark.mpi(min_size=2)
+@pytest.mark.mpi8
 def test_shape_rules_and_errors_of_the_spec_examples(world):
     """mindspore_semantics.md §12.2 minimal tests, for any world size k."""
     k, me = comm.get_group_size(), comm.get_rank()

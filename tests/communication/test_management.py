@@ -107,6 +107,7 @@ def test_operator_argument_validation():
 
 
 @pytest.mark.mpi(min_size=2)
+@pytest.mark.mpi8
 def test_group_rank_mappings(world):
     n, me = comm.get_group_size(), comm.get_rank()
     ranks = list(range(n))[::-1]
