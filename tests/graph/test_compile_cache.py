@@ -139,3 +139,22 @@ def test_symbolic_inputs_compile_once():
     assert net.compile_cache_info() == {"compiles": 1, "hits": 3, "entries": 1}
     with pytest.raises(ValueError, match="divisor"):
         net(_x(3, 4))
+
+
+def test_jit_input_signature_compiles_once_for_functions_and_methods():
+    sig = Tensor(shape=[None, 4], dtype=ms.float32)
+    f = ms.jit(lambda x: ops.reduce_sum(x * 2.0, 0), input_signature=sig)
+    for b in (1, 3, 7):
+        x = _x(b, 4, seed=b)
+        np.testing.assert_allclose(f(x).asnumpy(), x.asnumpy().sum(0) * 2, rtol=1e-5)
+    assert f.compile_cache_info() == {"compiles": 1, "hits": 2, "entries": 1}
+
+    class Scaled(nn.Cell):
+        @ms.jit(input_signature=(Tensor(shape=[None, 4], dtype=ms.float32),))
+        def run(self, x):
+            return x * 3.0
+    net = Scaled()
+    for b in (2, 5):
+        np.testing.assert_allclose(net.run(_x(b, 4)).asnumpy(), _x(b, 4).asnumpy() * 3,
+                                   rtol=1e-6)
+    assert Scaled.run.compile_cache_info()["compiles"] == 1
