@@ -1,4 +1,4 @@
-"""save_graphs output: the IR text after each pass, a Graphviz DOT of the final graph, the schedule."""
+"""save_graphs output: the IR after each pass, a Graphviz DOT of the final graph, the schedule."""
 import itertools
 import os
 

@@ -1,4 +1,4 @@
-"""The graph IR: Graph (inputs, parameters, nodes in order, outputs), Node, Value, and the text dump."""
+"""The graph IR: Graph (inputs, parameters, ordered nodes, outputs), Node, Value; the text dump."""
 from minispore.common.tensor import Tensor
 
 # Primitive attributes that are annotations for the parallel and memory passes, copied to nodes.
