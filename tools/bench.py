@@ -255,6 +255,19 @@ def bench_dataset():
     return t
 
 
+def bench_parallel(quick=False):
+    """Multi-process tables, each measured by MPI jobs run as subprocesses: collective latency
+    vs raw mpi4py (tools/bench_comm.py) and data-parallel throughput (tools/bench_dp.py)."""
+    import types
+
+    import bench_comm
+    import bench_dp
+    sizes = (4 << 10, 1 << 20) if quick else bench_comm.SIZES
+    latency = bench_comm.collective_latency_tables(n=2, sizes=sizes)
+    print(latency, flush=True)
+    return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -266,6 +279,7 @@ def main():
     if not args.quick:
         tables.append(bench_startup())
     tables.append(bench_dataset())
+    tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
               f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'},"

@@ -146,7 +146,10 @@ class DistributedGradReducer(Cell):
         return [len(b.members) for b in self._buckets]
 
     def ready_hooks(self):
-        """{id(parameter): callback(gradient or None)} for ``Tape.backward(on_final=...)``."""
+        """{id(parameter): callback(gradient or None)} for ``Tape.backward(on_final=...)``,
+        for one step (a step abandoned half-way, e.g. by an exception, is finished first)."""
+        if any(self._filled):
+            self.construct(tuple(None for _ in self._parameters))
         return self._hooks
 
     def _hook(self, index):
