@@ -2,7 +2,10 @@
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.context import context
 from minispore.common.tensor import Tensor
+
+_CTX = context()
 
 
 class Parameter(Tensor):
@@ -37,6 +40,17 @@ class Parameter(Tensor):
     @property
     def data(self):
         return self
+
+    def asnumpy(self):
+        if _CTX.tracer is not None:
+            # A value read while tracing would be baked into the graph and go stale as soon
+            # as the optimizer updates the parameter.
+            from minispore.graph.tracer import TraceError
+            raise TraceError(f"The value of Parameter '{self.name}' was read (asnumpy, item, "
+                             f"float, int or bool) while compiling in GRAPH_MODE or under "
+                             f"ms.jit; it would be frozen into the graph. Use operators on the "
+                             f"Parameter instead, or run this code in PYNATIVE_MODE.")
+        return super().asnumpy()
 
     def set_data(self, data):
         """Replace the value (same shape); a Tensor, numpy array or number."""

@@ -147,3 +147,11 @@ def test_grad_inside_jit_differentiates_at_trace_time():
         return ms.grad(lambda t: (t * t * t).sum())(x)
     x = _x(4)
     np.testing.assert_allclose(ms.jit(f)(x).asnumpy(), 3 * x.asnumpy() ** 2, rtol=1e-6)
+
+
+def test_reading_a_parameter_value_while_tracing_raises():
+    """It would be frozen into the graph (e.g. a learning-rate schedule reading global_step)."""
+    w = Parameter(Tensor(np.ones(3, np.float32)), name="w")
+    with pytest.raises(TraceError, match="Parameter 'w'.*frozen into the graph"):
+        ms.jit(lambda x: x * float(w.asnumpy()[0]))(_x(3))
+    assert w.asnumpy().tolist() == [1.0, 1.0, 1.0]      # fine outside tracing
