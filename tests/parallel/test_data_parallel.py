@@ -231,3 +231,15 @@ def test_reducer_rejects_bad_degree(world):
         nn.DistributedGradReducer([nn.Dense(2, 2).weight], degree=0)
     with pytest.raises(TypeError, match="'mean' must be a bool"):
         nn.DistributedGradReducer([nn.Dense(2, 2).weight], mean="yes")
+
+
+def test_graph_mode_data_parallel_equals_full_batch_training(world):
+    """GRAPH_MODE traces the reducer as one AllReduce node per gradient."""
+    rank, size = world
+    batches = global_batches(size, steps=2)
+    ref_losses, ref_params = train_reference(batches)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    losses, params, _ = train_data_parallel(batches, rank, size, gradients_mean=True)
+    np.testing.assert_allclose(losses, ref_losses, rtol=RTOL)
+    assert_close(params, ref_params)
+    assert_same_on_all_ranks(params)

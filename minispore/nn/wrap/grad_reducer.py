@@ -9,11 +9,15 @@ from minispore.common.auto_parallel_context import ParallelMode, get_auto_parall
 from minispore.common.tensor import Tensor
 from minispore.communication.collectives import all_reduce, broadcast, iallreduce
 from minispore.nn.cell import Cell
+from minispore.common.context import context
+from minispore.ops import functional as F
 from minispore.ops.kernel_registry import kernel
+from minispore.ops.operations.comm_ops import AllReduce, ReduceOp
 
 __all__ = ["DistributedGradReducer", "broadcast_parameters", "bucket_plan"]
 
 logger = logging.getLogger("minispore")
+_CTX = context()
 
 #: MindSpore's "auto" allreduce fusion threshold.
 DEFAULT_BUCKET_MB = 64
@@ -182,6 +186,8 @@ class DistributedGradReducer(Cell):
         if len(grads) != len(self._parameters):
             raise ValueError(f"For 'DistributedGradReducer', got {len(grads)} gradients for "
                              f"{len(self._parameters)} parameters.")
+        if _CTX.tracer is not None:
+            return self._traced(grads)
         for i, g in enumerate(grads):
             if not self._filled[i]:
                 self._fill(i, g)
@@ -198,6 +204,19 @@ class DistributedGradReducer(Cell):
                 out[i] = Tensor(slot, self._parameters[i].dtype, internal=True)
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1
+        return tuple(out)
+
+
+    def _traced(self, grads):
+        """GRAPH mode: one AllReduce node per gradient (then the mean's scale), for the graph
+        compiler to schedule and fuse; the eager buckets need concrete arrays."""
+        reduce = AllReduce(ReduceOp.SUM, self.group)
+        out = []
+        for g in grads:
+            g = reduce(g)
+            if self.mean and self.degree != 1:
+                g = F.mul(g, F.scalar_to_tensor(1.0 / self.degree, g.dtype))
+            out.append(g)
         return tuple(out)
 
 
