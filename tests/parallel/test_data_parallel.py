@@ -124,7 +124,7 @@ def test_gradients_sum_equals_full_batch_with_scaled_sens(world):
     {"openstate": False},
     {"allreduce": {"mode": "size", "config": 0}},
     {"allreduce": {"mode": "size", "config": 1}},
-    {"allreduce": {"mode": "index", "config": [2, 4]}},
+    pytest.param({"allreduce": {"mode": "index", "config": [2, 4]}}, marks=pytest.mark.mpi8),
     {"allreduce": {"mode": "index", "config": [1]}},
 ], ids=["unfused", "size0", "size1MB", "index2-4", "index1"])
 def test_fused_and_unfused_reduction_agree(world, comm_fusion):

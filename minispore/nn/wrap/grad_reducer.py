@@ -142,7 +142,11 @@ class DistributedGradReducer(Cell):
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1   # the next bucket to start, counting down
         self._hooks = {id(p): self._hook(i) for i, p in enumerate(self._parameters)}
-        self._scale = kernel("elementwise", "mul")
+        # The mean's 1/degree is applied while packing, so no extra pass over the buffers
+        # (exact for power-of-two degrees, within an ulp otherwise).
+        self._mul = kernel("elementwise", "mul")
+        self._factor = {b.buffer.dtype: np.asarray(1.0 / self.degree, b.buffer.dtype)
+                        for b in self._buckets} if self.mean and self.degree != 1 else None
 
     @property
     def bucket_sizes(self):
@@ -166,8 +170,10 @@ class DistributedGradReducer(Cell):
         bucket, slot = self._where[index]
         if grad is None:
             slot.fill(0)
-        else:
+        elif self._factor is None:
             np.copyto(slot, grad.asnumpy())
+        else:
+            self._mul(grad.asnumpy(), self._factor[slot.dtype], out=slot)
         self._filled[index] = True
         bucket.pending -= 1
 
@@ -197,15 +203,11 @@ class DistributedGradReducer(Cell):
             bucket.handle.wait()
             bucket.handle = None
             bucket.pending = len(bucket.members)
-            if self.mean and self.degree != 1:
-                scale = np.asarray(1.0 / self.degree, bucket.buffer.dtype)
-                self._scale(bucket.buffer, scale, out=bucket.buffer)
             for slot, i in zip(bucket.slots, bucket.members):
                 out[i] = Tensor(slot, self._parameters[i].dtype, internal=True)
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1
         return tuple(out)
-
 
     def _traced(self, grads):
         """GRAPH mode: one AllReduce node per gradient (then the mean's scale), for the graph
