@@ -16,6 +16,12 @@ def is_tensor(x):
     return isinstance(x, (Tensor, Aval))
 
 
+def contiguous(x, dtype=None):
+    """x as a C-contiguous array (of `dtype` if given) without copying when it already is one.
+    Unlike np.ascontiguousarray it keeps 0-d arrays 0-d (that one returns at least 1-d)."""
+    return np.asarray(x, dtype=dtype, order="C")
+
+
 def check_tensor(prim, arg_name, x):
     if not isinstance(x, Tensor) and not isinstance(x, Aval):
         raise prim.error(f"the input '{arg_name}' must be a Tensor, but got "
@@ -197,10 +203,10 @@ def middle_view(x, axes):
         outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
         red = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
         inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
-        return np.ascontiguousarray(x).reshape(outer, red, inner), None
+        return contiguous(x).reshape(outer, red, inner), None
     keep = [i for i in range(len(shape)) if i not in axes]
     perm = keep + list(axes)
-    moved = np.ascontiguousarray(np.transpose(x, perm))
+    moved = contiguous(np.transpose(x, perm))
     outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
     red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
     return moved.reshape(outer, red, 1), perm

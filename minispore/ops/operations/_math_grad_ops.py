@@ -2,7 +2,7 @@
 import numpy as np
 
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import broadcast_shape, middle_view, reduce_axes
+from minispore.ops.operations._base import broadcast_shape, contiguous, middle_view, reduce_axes
 from minispore.ops.primitive import Aval, Primitive
 
 
@@ -85,12 +85,12 @@ class ReduceExtremumGrad(Primitive):
         outer, _, inner = view.shape
         dx = np.empty(view.shape, dout.dtype)
         kernel("reduce", "minmax_grad_middle")(
-            view, np.ascontiguousarray(out).reshape(outer, inner),
-            np.ascontiguousarray(dout).reshape(outer, inner), dx)
+            view, contiguous(out).reshape(outer, inner),
+            contiguous(dout).reshape(outer, inner), dx)
         if perm is None:
             return dx.reshape(x.shape)
         moved = dx.reshape(tuple(x.shape[p] for p in perm))
-        return np.ascontiguousarray(np.transpose(moved, np.argsort(perm)))
+        return contiguous(np.transpose(moved, np.argsort(perm)))
 
 
 reduce_extremum_grad = ReduceExtremumGrad()

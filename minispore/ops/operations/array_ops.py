@@ -8,8 +8,8 @@ from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (broadcast_shape, check_same_dtype, check_tensor,
-                                            dims_equal, normalize_axis, shape_size, shapes_equal,
-                                            sum_to_shape)
+                                            contiguous, dims_equal, normalize_axis, shape_size,
+                                            shapes_equal, sum_to_shape)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "BroadcastTo",
@@ -48,7 +48,7 @@ def movable(arr):
 def cast_array(x, target):
     """x converted to numpy dtype `target`; float16 goes through the bit-pattern kernels
     (Numba has no float16 on CPU), everything else through the cast kernel."""
-    x = np.ascontiguousarray(x)
+    x = contiguous(x)
     if x.dtype == np.float16:
         wide = np.empty(x.shape, np.float32)
         kernel("half", "half_to_float")(x.view(np.uint16), wide)
@@ -70,7 +70,7 @@ def strided_copy(src, src_off, dst, dst_off, shape, src_strides, dst_strides):
     """Run the array.strided_copy kernel: src and dst are C-contiguous arrays seen as flat
     buffers; `shape` and the element strides describe the two views being copied."""
     kernel("array", "strided_copy")(
-        movable(np.ascontiguousarray(src)).reshape(-1), int(src_off),
+        movable(contiguous(src)).reshape(-1), int(src_off),
         movable(dst).reshape(-1), int(dst_off),
         np.asarray(shape, np.int64).reshape(-1), np.asarray(src_strides, np.int64).reshape(-1),
         np.asarray(dst_strides, np.int64).reshape(-1))
@@ -215,7 +215,7 @@ class Identity(Primitive):
 
     def impl(self, x):
         out = np.empty(x.shape, x.dtype)
-        kernel("array", "cast")(movable(np.ascontiguousarray(x)), movable(out))
+        kernel("array", "cast")(movable(contiguous(x)), movable(out))
         return out
 
     def bprop(self, inputs, out, dout):
@@ -569,7 +569,7 @@ class Assign(Primitive):
         return Aval(variable.shape, variable.dtype)
 
     def impl(self, variable, value):
-        value = np.ascontiguousarray(value)
+        value = contiguous(value)
         if value.dtype != variable.dtype:
             value = cast_array(value, variable.dtype)
         kernel("array", "cast")(movable(value), movable(variable))

@@ -9,7 +9,7 @@ import numpy as np
 from minispore.ops.kernel_registry import kernel
 from minispore.common.symbolic import SymDim
 from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
-                                            dims_equal, shapes_equal)
+                                            contiguous, dims_equal, shapes_equal)
 from minispore.ops.operations.nn_ops import FLOATS
 from minispore.ops.primitive import Aval, Primitive
 
@@ -103,7 +103,7 @@ def _symbolic_geometry(prim, x_shape, kernel_size, stride, dilation):
 def _padded(x, pads):
     """x zero-padded by (top, bottom, left, right), contiguous (x itself when no padding)."""
     pt, pb, pl, pr = pads
-    x = np.ascontiguousarray(x)
+    x = contiguous(x)
     if not any(pads):
         return x
     n, c, h, w = x.shape
@@ -216,7 +216,7 @@ class Conv2D(_ConvBase):
     def impl(self, x, w):
         pads, oh, ow = self._geometry(x.shape)
         out = np.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)
-        kernel("conv", "conv2d")(_padded(x, pads), np.ascontiguousarray(w),
+        kernel("conv", "conv2d")(_padded(x, pads), contiguous(w),
                                  *self._conv_args(), out)
         return out
 
@@ -247,9 +247,9 @@ class Conv2DBackpropInput(_ConvBase):
         (pt, pb, pl, pr), _, _ = self._geometry(input_size)
         n, c, h, wd = input_size
         dxp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dout.dtype)
-        kernel("conv", "conv2d_backprop_input")(np.ascontiguousarray(dout),
-                                                np.ascontiguousarray(w), *self._conv_args(), dxp)
-        return np.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + wd])
+        kernel("conv", "conv2d_backprop_input")(contiguous(dout),
+                                                contiguous(w), *self._conv_args(), dxp)
+        return contiguous(dxp[:, :, pt:pt + h, pl:pl + wd])
 
     def bprop(self, inputs, out, ddx):
         dout, w, _ = inputs
@@ -282,7 +282,7 @@ class Conv2DBackpropFilter(_ConvBase):
     def impl(self, dout, x, filter_size):
         pads, _, _ = self._geometry(x.shape)
         dw = np.empty(filter_size, x.dtype)
-        kernel("conv", "conv2d_backprop_filter")(np.ascontiguousarray(dout), _padded(x, pads),
+        kernel("conv", "conv2d_backprop_filter")(contiguous(dout), _padded(x, pads),
                                                  *self._conv_args(), dw)
         return dw
 
@@ -372,7 +372,7 @@ class MaxPool(_Pool2D):
     def impl(self, x):
         pads, oh, ow = self._geometry(x.shape)
         out = np.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
-        kernel("pool", "max_pool2d")(np.ascontiguousarray(x), *self._args(pads), out)
+        kernel("pool", "max_pool2d")(contiguous(x), *self._args(pads), out)
         return out
 
     def bprop(self, inputs, out, dout):
@@ -385,7 +385,7 @@ class MaxPoolGrad(_Pool2DGrad):
     def impl(self, x, out, dout):
         pads, _, _ = self._geometry(x.shape)
         dx = np.zeros(x.shape, x.dtype)
-        kernel("pool", "max_pool2d_grad")(np.ascontiguousarray(x), np.ascontiguousarray(dout),
+        kernel("pool", "max_pool2d_grad")(contiguous(x), contiguous(dout),
                                           *self._args(pads), dx)
         return dx
 
@@ -399,7 +399,7 @@ class AvgPool(_Pool2D):
     def impl(self, x):
         pads, oh, ow = self._geometry(x.shape)
         out = np.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
-        kernel("pool", "avg_pool2d")(np.ascontiguousarray(x), *self._args(pads),
+        kernel("pool", "avg_pool2d")(contiguous(x), *self._args(pads),
                                      self.count_include_pad, out)
         return out
 
@@ -413,6 +413,6 @@ class AvgPoolGrad(_Pool2DGrad):
     def impl(self, x, out, dout):
         pads, _, _ = self._geometry(x.shape)
         dx = np.zeros(x.shape, x.dtype)
-        kernel("pool", "avg_pool2d_grad")(np.ascontiguousarray(dout), *self._args(pads),
+        kernel("pool", "avg_pool2d_grad")(contiguous(dout), *self._args(pads),
                                           self.count_include_pad, dx)
         return dx

@@ -5,8 +5,8 @@ from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (check_dtype, check_tensor, normalize_axis,
-                                            shape_size, shapes_equal)
+from minispore.ops.operations._base import (check_dtype, check_tensor, contiguous,
+                                            normalize_axis, shape_size, shapes_equal)
 from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, check_int_tuple,
                                                 movable, strided_copy)
 from minispore.ops.primitive import Aval, Primitive
@@ -239,8 +239,8 @@ class Gather(Primitive):
         axis = int(axis) % params.ndim
         outer = int(np.prod(params.shape[:axis], dtype=np.int64))
         inner = int(np.prod(params.shape[axis + 1:], dtype=np.int64))
-        p3 = np.ascontiguousarray(params).reshape(outer, params.shape[axis], inner)
-        idx = np.ascontiguousarray(indices).reshape(-1)
+        p3 = contiguous(params).reshape(outer, params.shape[axis], inner)
+        idx = contiguous(indices).reshape(-1)
         out = np.empty((outer, idx.size, inner), params.dtype)
         bad = kernel("indexing", "gather")(movable(p3), idx, movable(out),
                                            self.zero_out_of_range)
@@ -309,11 +309,11 @@ class UnsortedSegmentSum(Primitive):
         return Aval((num_segments_dim,) + tuple(x.shape[k:]), x.dtype)
 
     def impl(self, x, segment_ids, num_segments):
-        ids = np.ascontiguousarray(segment_ids).reshape(-1)
+        ids = contiguous(segment_ids).reshape(-1)
         inner = int(np.prod(x.shape[segment_ids.ndim:], dtype=np.int64))
         out = np.empty((1, int(num_segments), inner), x.dtype)
         kernel("indexing", "unsorted_segment_sum")(
-            np.ascontiguousarray(x).reshape(1, ids.size, inner), ids, out)
+            contiguous(x).reshape(1, ids.size, inner), ids, out)
         return out.reshape((int(num_segments),) + x.shape[segment_ids.ndim:])
 
     def bprop(self, inputs, out, dout):
@@ -372,6 +372,6 @@ class OneHot(Primitive):
         outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
         inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
         out = np.empty((outer, int(depth), inner), on_value.dtype)
-        kernel("indexing", "one_hot")(np.ascontiguousarray(indices).reshape(outer, inner),
+        kernel("indexing", "one_hot")(contiguous(indices).reshape(outer, inner),
                                       on_value.reshape(-1)[0], off_value.reshape(-1)[0], out)
         return out.reshape(indices.shape[:axis] + (int(depth),) + indices.shape[axis:])

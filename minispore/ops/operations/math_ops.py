@@ -7,11 +7,12 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (BinaryElementwise, UnaryElementwise, broadcast_shape,
-                                            check_dtype, check_same_dtype, check_tensor,
+from minispore.ops.operations._base import (BinaryElementwise, broadcast_shape, check_dtype,
+                                            check_same_dtype, check_tensor, contiguous,
                                             dim_scalar, dims_equal, is_tensor, normalize_axis,
                                             reduce_axes, reduced_shape, run_middle_reduction,
-                                            shape_size, shapes_equal, sum_to_shape)
+                                            shape_size, shapes_equal, sum_to_shape,
+                                            UnaryElementwise)
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.primitive import Aval, Primitive
 
@@ -364,8 +365,8 @@ class BatchMatMul(_MatMulBase):
 
     def impl(self, x, y):
         batch = x.shape[:-2]
-        a = np.ascontiguousarray(x).reshape((-1,) + x.shape[-2:])
-        b = np.ascontiguousarray(y).reshape((-1,) + y.shape[-2:])
+        a = contiguous(x).reshape((-1,) + x.shape[-2:])
+        b = contiguous(y).reshape((-1,) + y.shape[-2:])
         m = x.shape[-1] if self.transpose_a else x.shape[-2]
         n = y.shape[-2] if self.transpose_b else y.shape[-1]
         out = np.empty((a.shape[0], m, n), x.dtype)

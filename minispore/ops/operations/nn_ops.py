@@ -10,7 +10,7 @@ from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
-                                            dims_equal, normalize_axis, shapes_equal)
+                                            contiguous, dims_equal, normalize_axis, shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad",
@@ -41,7 +41,7 @@ def _check_same(prim, names, a, b):
 def _run(family, name, *arrays):
     """out = kernel(*contiguous arrays, out) with out shaped and typed like the first array."""
     out = np.empty(arrays[0].shape, arrays[0].dtype)
-    kernel(family, name)(*[np.ascontiguousarray(a) for a in arrays], out)
+    kernel(family, name)(*[contiguous(a) for a in arrays], out)
     return out
 
 
@@ -180,7 +180,7 @@ def _axis_view(x, axis):
     shape = x.shape
     a = int(np.prod(shape[:axis], dtype=np.int64))
     b = int(np.prod(shape[axis + 1:], dtype=np.int64))
-    return np.ascontiguousarray(x).reshape(a, shape[axis], b)
+    return contiguous(x).reshape(a, shape[axis], b)
 
 
 class _SoftmaxBase(Primitive):
@@ -274,7 +274,7 @@ class _BiasAddBase(Primitive):
     def _view(self, x):
         """x as (N, C, K): channel-first keeps its layout; channel-last becomes (N*HW, C, 1)."""
         c = self._channel_axis(x.ndim)
-        x = np.ascontiguousarray(x)
+        x = contiguous(x)
         if c == x.ndim - 1:
             return x.reshape(-1, x.shape[c], 1)
         return x.reshape(x.shape[0], x.shape[1], -1)
@@ -296,7 +296,7 @@ class _BiasAddBase(Primitive):
     def impl(self, x, bias):
         xv = self._view(x)
         out = np.empty(xv.shape, x.dtype)
-        kernel("activation", self.kernel_name)(xv, np.ascontiguousarray(bias), out)
+        kernel("activation", self.kernel_name)(xv, contiguous(bias), out)
         return out.reshape(x.shape)
 
 
@@ -357,8 +357,8 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     def impl(self, logits, labels):
         loss = np.empty(logits.shape[0], logits.dtype)
         dlogits = np.empty(logits.shape, logits.dtype)
-        kernel("softmax", "softmax_cross_entropy")(np.ascontiguousarray(logits),
-                                                   np.ascontiguousarray(labels), loss, dlogits)
+        kernel("softmax", "softmax_cross_entropy")(contiguous(logits),
+                                                   contiguous(labels), loss, dlogits)
         return loss, dlogits
 
     def bprop(self, inputs, out, dout):
@@ -404,7 +404,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         dlogits = np.empty(logits.shape, logits.dtype)
         scale = logits.dtype.type(1.0 / max(n, 1))
         bad = kernel("softmax", "sparse_softmax_cross_entropy")(
-            np.ascontiguousarray(logits), np.ascontiguousarray(labels), loss, dlogits, scale)
+            contiguous(logits), contiguous(labels), loss, dlogits, scale)
         if bad >= 0:
             raise self.error(f"every label must be in [0, {logits.shape[1]}), but labels[{bad}]"
                              f" is {labels[bad]}.")
@@ -451,7 +451,7 @@ class Dropout(Primitive):
         u = (self._rng or rng()).random(x.shape, dtype=x.dtype)
         out = np.empty(x.shape, x.dtype)
         mask = np.empty(x.shape, x.dtype)
-        kernel("random", "dropout")(np.ascontiguousarray(x), u, x.dtype.type(self.keep_prob),
+        kernel("random", "dropout")(contiguous(x), u, x.dtype.type(self.keep_prob),
                                     out, mask)
         return out, mask
 
@@ -495,12 +495,12 @@ class _LayerNormBase(Primitive):
 
     @staticmethod
     def _rows(x, norm):
-        return np.ascontiguousarray(x).reshape(int(np.prod(x.shape[:norm], dtype=np.int64)), -1)
+        return contiguous(x).reshape(int(np.prod(x.shape[:norm], dtype=np.int64)), -1)
 
     @staticmethod
     def _param_row(p, x, norm):
         """gamma/beta (x.shape[params:]) broadcast over x.shape[norm:] and flattened."""
-        return np.ascontiguousarray(np.broadcast_to(p, x.shape[norm:])).reshape(-1)
+        return contiguous(np.broadcast_to(p, x.shape[norm:])).reshape(-1)
 
 
 class LayerNorm(_LayerNormBase):
@@ -577,8 +577,8 @@ class LayerNormGrad(_LayerNormBase):
         dbeta = np.empty(xr.shape[1], x.dtype)
         kernel("norm", "layer_norm_grad")(xr, self._rows(dy, norm),
                                           self._param_row(gamma, x, norm),
-                                          np.ascontiguousarray(mean).reshape(-1),
-                                          np.ascontiguousarray(rstd).reshape(-1),
+                                          contiguous(mean).reshape(-1),
+                                          contiguous(rstd).reshape(-1),
                                           dx, dgamma, dbeta)
         pshape = tuple(x.shape[norm:])
         return dx.reshape(x.shape), dgamma.reshape(pshape), dbeta.reshape(pshape)

@@ -12,7 +12,8 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import check_dtype, is_tensor, shape_size, shapes_equal
+from minispore.ops.operations._base import (check_dtype, contiguous, is_tensor, shape_size,
+                                            shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ApplyMomentum", "SGD", "Adam", "AdamWeightDecay"]
@@ -38,7 +39,7 @@ def _scalar(x, dt):
 
 
 def _flat(x, dt):
-    return np.ascontiguousarray(x, dtype=dt).reshape(-1)
+    return contiguous(x, dtype=dt).reshape(-1)
 
 
 class _ApplyUpdate(Primitive):
