@@ -1,4 +1,8 @@
-"""Learning-rate schedules: cells mapping the optimizer's global step to a learning rate."""
+"""Learning-rate schedules: cells mapping the optimizer's global step to a learning rate.
+
+Written with operators on the global-step Parameter, never with its Python value, so a schedule
+traces into a GRAPH-mode training step and follows the step counter there as in PYNATIVE.
+"""
 import math
 import numbers
 
@@ -7,22 +11,31 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
+from minispore.ops import functional as F
 
 __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "PiecewiseConstantLR"]
 
 
-def _step(global_step):
-    return int(global_step.asnumpy().reshape(-1)[0]) if isinstance(global_step, Tensor) \
-        else int(global_step)
+def _step_tensor(global_step):
+    """The step as a 0-d int32 Tensor (the optimizer's counter is a 1-element Parameter)."""
+    if not isinstance(global_step, Tensor):
+        global_step = Tensor(np.asarray(global_step, np.int32), mstype.int32)
+    return F.reshape(F.cast(global_step, mstype.int32), ())
 
 
-def _lr_tensor(value):
-    return Tensor(np.asarray(value, np.float32), mstype.float32, internal=True)
+def _table_lookup(rates, index):
+    """rates[min(index, len - 1)]: a per-step table whose last rate stays."""
+    last = Tensor(np.asarray(rates.shape[0] - 1, np.int32), mstype.int32)
+    return F.gather(rates, F.minimum(index, last), 0)
+
+
+def _rates_tensor(values):
+    return Tensor(np.asarray(values, np.float32), mstype.float32)
 
 
 class LearningRateSchedule(Cell):
     """Base class: ``construct(global_step)`` returns the learning rate (a 0-d float32 Tensor)
-    for that step. Schedules read the step's value, so they run eagerly."""
+    for that step, computed with operators so it also runs inside a compiled graph."""
 
     def construct(self, global_step):
         raise NotImplementedError(f"{type(self).__name__} must define construct(global_step).")
@@ -51,10 +64,15 @@ class ExponentialDecayLR(LearningRateSchedule):
         self.decay_steps, self.is_stair = decay_steps, is_stair
 
     def construct(self, global_step):
-        p = _step(global_step) / self.decay_steps
+        step = _step_tensor(global_step)
         if self.is_stair:
-            p = math.floor(p)
-        return _lr_tensor(self.learning_rate * self.decay_rate ** p)
+            # Integer division of non-negative ints: floor(step / decay_steps).
+            p = F.cast(F.cast(F.div(F.cast(step, mstype.float64), float(self.decay_steps)),
+                              mstype.int32), mstype.float32)
+        else:
+            p = F.div(F.cast(step, mstype.float32), float(self.decay_steps))
+        # decay_rate ** p as exp(p * ln(decay_rate)): p is a tensor, decay_rate a constant.
+        return F.mul(F.exp(F.mul(p, math.log(self.decay_rate))), self.learning_rate)
 
 
 class PiecewiseConstantLR(LearningRateSchedule):
@@ -76,13 +94,13 @@ class PiecewiseConstantLR(LearningRateSchedule):
                              f"increasing, but got {list(milestone)}.")
         self.milestone = list(milestone)
         self.learning_rates = [float(v) for v in learning_rates]
+        self._bounds = Tensor(np.asarray(self.milestone, np.int32), mstype.int32)
+        self._rates = _rates_tensor(self.learning_rates)
 
     def construct(self, global_step):
-        step = _step(global_step)
-        for bound, lr in zip(self.milestone, self.learning_rates):
-            if step < bound:
-                return _lr_tensor(lr)
-        return _lr_tensor(self.learning_rates[-1])
+        # The rate's index is the number of milestones already reached.
+        passed = F.cast(F.greater_equal(_step_tensor(global_step), self._bounds), mstype.int32)
+        return _table_lookup(self._rates, F.reduce_sum(passed))
 
 
 class _ListLR(LearningRateSchedule):
@@ -91,6 +109,7 @@ class _ListLR(LearningRateSchedule):
     def __init__(self, values):
         super().__init__()
         self.values = [float(v) for v in values]
+        self._rates = _rates_tensor(self.values)
 
     def construct(self, global_step):
-        return _lr_tensor(self.values[min(_step(global_step), len(self.values) - 1)])
+        return _table_lookup(self._rates, _step_tensor(global_step))
