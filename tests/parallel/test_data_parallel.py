@@ -137,25 +137,6 @@ def test_fused_and_unfused_reduction_agree(world, comm_fusion):
     assert_same_on_all_ranks(params)
 
 
-def test_bucket_plan_follows_comm_fusion(world):
-    params = [nn.Dense(IN, HIDDEN).weight, nn.Dense(IN, HIDDEN).bias] * 3
-    for fusion, expected in [
-            (None, [[0, 1, 2, 3, 4, 5]]),
-            ({"openstate": False}, [[0], [1], [2], [3], [4], [5]]),
-            ({"allreduce": {"mode": "index", "config": [2, 5]}}, [[0, 1], [2, 3, 4], [5]]),
-            ({"allreduce": {"mode": "size", "config": 0}}, [[0], [1], [2], [3], [4], [5]])]:
-        ms.reset_auto_parallel_context()
-        if fusion is not None:
-            ms.set_auto_parallel_context(comm_fusion=fusion)
-        assert grad_reducer.bucket_plan(params, *grad_reducer.fusion_settings()) == expected
-    ms.reset_auto_parallel_context()
-    ms.set_auto_parallel_context(all_reduce_fusion_config=[3])
-    assert grad_reducer.bucket_plan(params, *grad_reducer.fusion_settings()) == [[0, 1, 2],
-                                                                                [3, 4, 5]]
-    # A 1 KB bucket limit fits one 16x12 float32 weight (768 B) plus a bias (64 B), not two weights.
-    assert grad_reducer.bucket_plan(params, "size", 1024) == [[0, 1], [2, 3], [4, 5]]
-
-
 def test_buckets_start_during_backward(world, monkeypatch):
     """With one bucket per gradient, the last layer's all-reduce starts before the backward
     reaches the first layer (communication overlaps the rest of the backward)."""

@@ -53,3 +53,21 @@ def test_bucket_plan_never_mixes_dtypes():
     params = [nn.Dense(3, 4).weight, half, nn.Dense(3, 4).bias]
     assert bucket_plan(params, "size", 1 << 30) == [[0], [1], [2]]
     assert bucket_plan(params, "none", None) == [[0], [1], [2]]
+
+
+def test_bucket_plan_follows_comm_fusion():
+    params = [nn.Dense(12, 16).weight, nn.Dense(12, 16).bias] * 3
+    for fusion, expected in [
+            (None, [[0, 1, 2, 3, 4, 5]]),
+            ({"openstate": False}, [[0], [1], [2], [3], [4], [5]]),
+            ({"allreduce": {"mode": "index", "config": [2, 5]}}, [[0, 1], [2, 3, 4], [5]]),
+            ({"allreduce": {"mode": "size", "config": 0}}, [[0], [1], [2], [3], [4], [5]])]:
+        ms.reset_auto_parallel_context()
+        if fusion is not None:
+            ms.set_auto_parallel_context(comm_fusion=fusion)
+        assert bucket_plan(params, *fusion_settings()) == expected
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(all_reduce_fusion_config=[3])
+    assert bucket_plan(params, *fusion_settings()) == [[0, 1, 2], [3, 4, 5]]
+    # 1 KB fits one 16x12 float32 weight (768 B) and a bias (64 B), not two weights.
+    assert bucket_plan(params, "size", 1024) == [[0, 1], [2, 3], [4, 5]]
