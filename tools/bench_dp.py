@@ -122,7 +122,7 @@ def _launch(framework, k, threads, timeout):
 def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
     """Launch the MLP step on each rank count (python -m minispore.run: each rank gets
     cores // ranks threads) and on one process with one thread; the best of `rounds`
-    interleaved launches. Speed-up is against one process using every core."""
+    interleaved launches; speed-ups against one process with every core and with one thread."""
     if frameworks is None:
         frameworks = ["minispore"]
         try:
@@ -140,16 +140,17 @@ def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
                 best[key] = min(best.get(key, seconds), seconds)
     t = Table(f"Data-parallel MLP {'-'.join(map(str, DP_LAYERS))}, global batch {DP_BATCH}, "
               f"best of {rounds} (goal: >= 1.7x from 1 process to 2 ranks)",
-              ["framework", "processes x threads", "ms / step", "samples/s", "speed-up"])
+              ["framework", "processes x threads", "ms / step", "samples/s",
+               "vs 1 process, all cores", "vs 1 process, 1 thread"])
     cores = os.cpu_count() or 1
     for framework in frameworks:
-        base = best[(framework, 1, None)]
+        full, single = best[(framework, 1, None)], best[(framework, 1, 1)]
         for k, threads in configs:
             seconds = best[(framework, k, threads)]
             name = framework if k == 1 else (
                 "minispore data parallel" if framework == "minispore" else "torch DDP (gloo)")
             t.add(name, f"{k} x {threads or max(1, cores // k)}", seconds * 1e3,
-                  DP_BATCH / seconds, f"{base / seconds:.2f}x")
+                  DP_BATCH / seconds, f"{full / seconds:.2f}x", f"{single / seconds:.2f}x")
     return t
 
 
