@@ -1,7 +1,7 @@
 """The compile pipeline: the passes in DESIGN.md's order, each graph -> graph, then the executor.
 
 Passes marked IDENTITY are named slots that return the graph unchanged until their issue
-lands (the parallel passes with the parallel issue, fusion with the fusion helper); they are
+lands (the parallel passes with the parallel issue); they are
 listed so that save_graphs already shows where they will act.
 """
 import time
@@ -9,6 +9,7 @@ import time
 from minispore.graph import dump
 from minispore.graph.autodiff import differentiate
 from minispore.graph.executor import Executable
+from minispore.graph.fusion import fuse_elementwise
 from minispore.graph.tracer import Tracer
 
 
@@ -41,7 +42,6 @@ assign_pipeline_stages = _identity_pass("assign_pipeline_stages", "the parallel 
 step_parallel_end = _identity_pass("step_parallel_end", "the parallel issue (marker)")
 recompute = _identity_pass("recompute", "the recompute issue")
 fuse_communication = _identity_pass("fuse_communication", "the parallel issue")
-fuse_elementwise = _identity_pass("fuse_elementwise", "the elementwise-fusion helper")
 
 
 def apply_optimizer_update(graph):

@@ -123,14 +123,16 @@ def test_dead_code_is_removed_but_side_effects_stay():
     np.testing.assert_allclose(w.asnumpy(), 2 * x)
 
 
-def test_schedule_frees_values_after_last_use():
+def test_schedule_frees_values_after_last_use(monkeypatch):
+    monkeypatch.setenv("MINISPORE_FUSION", "0")     # the unfused schedule (one line per op)
     executable = compile_fn(lambda x: ((x * 2.0) + 1.0) * 3.0, [_x(3)])
     lines = executable.source.splitlines()
     assert sum(ln.strip().startswith("v") and "= f" in ln for ln in lines) == 3
     assert "    del v0_0" in lines and "    del v1_0" in lines
 
 
-def test_long_chain_matches_eager():
+def test_long_chain_matches_eager(monkeypatch):
+    monkeypatch.setenv("MINISPORE_FUSION", "0")     # test_fusion.py runs it fused
     def chain(x):
         for _ in range(200):
             x = x * 0.5 + 0.25

@@ -1,0 +1,341 @@
+"""The elementwise-fusion pass: chains of elementwise nodes become one generated Numba kernel.
+
+Each fusable operator class has a declarative scalar expression (`SCALAR_EXPR`): a template over
+its operands ``{0}, {1}, …`` and ``{T}``, the numpy type of its first tensor operand (constants
+are written ``{T}(0.5)`` so float32 math stays float32). The pass grows groups backwards from
+a root node through producers whose output is read only inside the group, then emits one kernel
+that loops once over the output and evaluates the composed scalar bodies per element; values
+that are the same for every element (size-1 inputs, ``Fill``, reshapes/broadcasts of those) are
+computed once before the loop. Kernels are written as real modules by `fused_kernels`, so the
+Numba on-disk cache serves them to later processes.
+
+Fusion runs after `differentiate` and the optimizer update, so backward chains fuse too.
+``MINISPORE_FUSION=0`` in the environment turns the pass off (for A/B measurements).
+"""
+import math
+import os
+
+from minispore.graph import fused_kernels
+from minispore.graph.ir import Node, Value
+from minispore.common.tensor import Tensor
+from minispore.ops.operations import _math_grad_ops as G
+from minispore.ops.operations import array_ops as A
+from minispore.ops.operations import math_ops as M
+from minispore.ops.operations import nn_ops as N
+from minispore.ops.primitive import Primitive
+
+_SQRT_2_OVER_PI = repr(math.sqrt(2.0 / math.pi))
+_INV_SQRT_2 = repr(1.0 / math.sqrt(2.0))
+_INV_SQRT_2PI = repr(1.0 / math.sqrt(2.0 * math.pi))
+
+# A template is an expression, or a tuple of statements then the expression; statements bind
+# locals named ``{L}name`` ({L} is a prefix unique to the node). The expressions mirror the
+# unfused kernels (kernels/cpu/elementwise.py, activation.py) term by term, so results match.
+_GELU = {
+    "tanh": "{T}(0.5) * {0} * ({T}(1) + math.tanh({T}(%s) * ({0} + {T}(0.044715) * {0} * {0} "
+            "* {0})))" % _SQRT_2_OVER_PI,
+    "none": "{T}(0.5) * {0} * ({T}(1) + math.erf({0} * {T}(%s)))" % _INV_SQRT_2,
+}
+_GELU_GRAD = {
+    "tanh": ("{L}th = math.tanh({T}(%s) * ({1} + {T}(0.044715) * {1} * {1} * {1}))"
+             % _SQRT_2_OVER_PI,
+             "{0} * ({T}(0.5) * ({T}(1) + {L}th) + {T}(0.5) * {1} * ({T}(1) - {L}th * {L}th) "
+             "* {T}(%s) * ({T}(1) + {T}(3) * {T}(0.044715) * {1} * {1}))" % _SQRT_2_OVER_PI),
+    "none": "{0} * ({T}(0.5) * ({T}(1) + math.erf({1} * {T}(%s))) + {1} * math.exp(-{T}(0.5) "
+            "* {1} * {1}) * {T}(%s))" % (_INV_SQRT_2, _INV_SQRT_2PI),
+}
+_EXTREMUM_GRAD = ("({2} if ({0} %s {1} or {0} != {0}) else ({2} * {T}(0.5) if {0} == {1} "
+                  "else {T}(0)))")
+
+# Operator class -> scalar template (or a function of the primitive for attribute-dependent
+# ones). Keyed by exact class: a subclass with other semantics must not inherit an entry.
+SCALAR_EXPR = {
+    M.Add: "{0} + {1}",
+    M.Sub: "{0} - {1}",
+    M.Mul: "{0} * {1}",
+    M.RealDiv: "{0} / {1}",
+    M.Neg: "-{0}",
+    M.Maximum: "({0} if ({0} >= {1} or {0} != {0}) else {1})",
+    M.Minimum: "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+    M.Pow: "{0} ** {1}",
+    M.Exp: "math.exp({0})",
+    M.Log: "math.log({0})",
+    M.Sqrt: "math.sqrt({0})",
+    M.Rsqrt: "{T}(1) / math.sqrt({0})",
+    M.Square: "{0} * {0}",
+    M.Abs: "(-{0} if {0} < 0 else {0})",
+    M.Equal: "{0} == {1}",
+    M.NotEqual: "{0} != {1}",
+    M.Less: "{0} < {1}",
+    M.LessEqual: "{0} <= {1}",
+    M.Greater: "{0} > {1}",
+    M.GreaterEqual: "{0} >= {1}",
+    M.Select: "({1} if {0} else {2})",
+    N.ReLU: "({T}(0) if {0} < {T}(0) else {0})",
+    N.ReluGrad: "({0} if {1} > {T}(0) else {T}(0))",
+    N.Sigmoid: "({T}(1) / ({T}(1) + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / "
+               "({T}(1) + math.exp({0})))",
+    N.SigmoidGrad: "{1} * {0} * ({T}(1) - {0})",
+    N.Tanh: "math.tanh({0})",
+    N.TanhGrad: "{1} * ({T}(1) - {0} * {0})",
+    N.GeLU: lambda prim: _GELU[prim.approximate],
+    N.GeLUGrad: lambda prim: _GELU_GRAD[prim.attrs["approximate"]],
+    G.MaximumGrad: _EXTREMUM_GRAD % ">",
+    G.MinimumGrad: _EXTREMUM_GRAD % "<",
+    G.PowGradX: "{2} * {1} * {0} ** ({1} - {T}(1))",
+    G.PowGradY: "({T}(0) if {0} == 0 else {2} * {1} * math.log({0}))",
+    G.SqrtGrad: "{1} / ({0} + {0})",
+    G.RsqrtGrad: "{1} * ({0} * {0} * {0}) * {T}(-0.5)",
+    G.SquareGrad: "{1} * ({0} + {0})",
+    G.AbsGrad: "({1} if {0} > 0 else (-{1} if {0} < 0 else {T}(0)))",
+    A.Cast: "{0}",              # the conversion is the store into the output dtype
+    A.Fill: "{2}",              # Fill(dtype, shape, value): the same value everywhere
+}
+
+# Bias adds are elementwise only on (N, C) inputs, where the bias broadcasts along the rows.
+_ROW_BIAS = {N.BiasAdd: "{0} + {1}", N.BiasAddReLU: ("{L}s = {0} + {1}",
+                                                     "({T}(0) if {L}s < {T}(0) else {L}s)")}
+
+# Shape-only operators (data in argument 0): fusable where their input holds one value
+# repeated (the backward of a mean broadcasts 1/n this way), as they then change nothing.
+_LAYOUT_ONLY = (A.Reshape, A.BroadcastTo, A.DynamicBroadcastTo, A.ExpandDims, A.Squeeze)
+
+# Dtypes the generated kernels compute in (numba has no float16 arithmetic on CPU).
+_DTYPES = {"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
+
+
+def enabled():
+    return os.environ.get("MINISPORE_FUSION", "1") != "0"
+
+
+class FusedElementwise(Primitive):
+    """A chain of elementwise primitives run as one generated Numba kernel. ``fused`` holds the
+    original primitives in order (attribute ``ops`` names them); ``kernel`` names the generated
+    module (see `fused_kernels`). Exists
+    only in compiled graphs, after autodiff, so it has no bprop."""
+
+    differentiable = False
+
+    def __init__(self, prims, module):
+        super().__init__("FusedElementwise")
+        self.fused = tuple(prims)
+        self.add_prim_attr("ops", "+".join(p.name for p in prims))
+        self.add_prim_attr("kernel", module.__name__)
+        self.kernel_module = module
+        # The generated `run` allocates the output and calls the kernel; binding it as the
+        # instance's impl keeps the executor's per-node cost at one Python call.
+        self.impl = module.run
+
+
+def fuse_elementwise(graph):
+    """Replace each maximal group of >= 2 fusable nodes, whose inner values are read only
+    inside the group (or are uniform, see `_grow`), by one FusedElementwise node at the group
+    root's position. Uniform nodes copied into groups stay until dead-code elimination."""
+    if not enabled():
+        return graph
+    consumers = _consumers(graph)
+    index = {id(n): k for k, n in enumerate(graph.nodes)}
+    grouped = set()
+    replace = {}
+    for k in range(len(graph.nodes) - 1, -1, -1):
+        root = graph.nodes[k]
+        if id(root) in grouped or _template(root) is None:
+            continue
+        group, replaced = _grow(graph, root, consumers, index, grouped)
+        if len(group) >= 2:
+            grouped.update(replaced)
+            replace[id(root)] = _build(group)
+    if replace:
+        graph.nodes = [replace.get(id(n), n) for n in graph.nodes
+                       if id(n) in replace or id(n) not in grouped]
+    return graph
+
+
+def _template(node):
+    """The node's scalar template, or None when it cannot be fused."""
+    prim = node.prim
+    if node.side_effect or node.tuple_output or len(node.outputs) != 1:
+        return None
+    values = node.input_values() + node.outputs
+    if any(str(v.dtype.np_dtype) not in _DTYPES for v in values):
+        return None
+    entry = SCALAR_EXPR.get(type(prim))
+    if entry is None and type(prim) in _ROW_BIAS and len(node.inputs[0].shape) == 2:
+        entry = _ROW_BIAS[type(prim)]
+    if entry is None:
+        return None
+    if any(isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in x)
+           for x in node.inputs):
+        return None
+    return entry(prim) if callable(entry) else entry
+
+
+def _is_layout_only(node):
+    return (isinstance(node.prim, _LAYOUT_ONLY) and type(node.prim) in _LAYOUT_ONLY
+            and not node.side_effect and len(node.outputs) == 1
+            and isinstance(node.inputs[0], Value)
+            and len(node.input_values()) == 1)
+
+
+def _consumers(graph):
+    """{id(Value): number of reads by nodes, plus one if the graph returns it}."""
+    count = {}
+    for node in graph.nodes:
+        for v in node.input_values():
+            count[id(v)] = count.get(id(v), 0) + 1
+    for v in graph.output_values():
+        count[id(v)] = count.get(id(v), 0) + 1
+    return count
+
+
+def _grow(graph, root, consumers, index, grouped):
+    """The group rooted at `root` (in graph order) and the ids of the members it replaces.
+
+    Producers are pulled in while every read of their output comes from the group, or while
+    that output is uniform (one value repeated: cheap to recompute, so a copy joins the group
+    and the original stays for its other readers), and while no in-place write to what they
+    read lies between them and the root (they move to the root's position)."""
+    members = {id(root): root}
+    reads = {}                      # id(Value) -> reads from inside the group
+    frontier = [root]
+    uniform = {}
+    while frontier:
+        node = frontier.pop()
+        for v in node.input_values():
+            reads[id(v)] = reads.get(id(v), 0) + 1
+        for v in _unique(node.input_values()):
+            p = v.producer
+            if p is None or id(p) in members or id(p) in grouped:
+                continue
+            if reads[id(v)] != consumers.get(id(v), 0) and not _uniform(v, uniform):
+                continue
+            if _template(p) is None and not (_is_layout_only(p) and
+                                             _uniform(p.inputs[0], uniform)):
+                continue
+            if _written_between(graph, p, index[id(p)], index[id(root)]):
+                continue
+            members[id(p)] = p
+            frontier.append(p)
+    group = sorted(members.values(), key=lambda n: index[id(n)])
+    # A member is replaced when all reads of its output come from replaced members; consumers
+    # follow producers in graph order, so one reverse sweep settles it.
+    replaced = {id(root)}
+    from_replaced = {}
+    for node in reversed(group):
+        out = node.outputs[0]
+        if node is not root and from_replaced.get(id(out), 0) == consumers.get(id(out), 0):
+            replaced.add(id(node))
+        if id(node) in replaced:
+            for v in node.input_values():
+                from_replaced[id(v)] = from_replaced.get(id(v), 0) + 1
+    return group, replaced
+
+
+def _scalar_like(shape):
+    return all(isinstance(d, int) and d == 1 for d in shape)
+
+
+def _uniform(x, memo):
+    """Whether every element of `x` (a Value or constant Tensor) is provably the same value:
+    it has one element, or an elementwise or layout-only node computed it from such values
+    only. Layout-only nodes are fusable exactly on such inputs, whatever group they land in."""
+    if _scalar_like(x.shape):
+        return True
+    p = x.producer if isinstance(x, Value) else None
+    if p is None:
+        return False
+    if id(x) not in memo:
+        ok = _template(p) is not None or _is_layout_only(p)
+        memo[id(x)] = ok and all(_uniform(y, memo) for y in p.inputs
+                                 if isinstance(y, (Value, Tensor)))
+    return memo[id(x)]
+
+
+def _written_between(graph, node, start, stop):
+    reads = {id(v) for v in node.input_values()}
+    return any(n.side_effect and any(id(v) in reads for v in n.input_values())
+               for n in graph.nodes[start + 1:stop])
+
+
+def _unique(values):
+    seen = set()
+    out = []
+    for v in values:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+def _build(group):
+    """The FusedElementwise node computing `group` (graph-ordered; the last is the root)."""
+    root = group[-1]
+    inside = {id(n) for n in group}
+    out = root.outputs[0]
+    externals = []                  # Values and constant Tensors read from outside, in order
+    ext_index = {}
+    steps = []                      # (node, template or None for layout-only, operands)
+    for node in group:
+        operands = []
+        for x in node.inputs:
+            if isinstance(x, Value) and x.producer is not None and id(x.producer) in inside:
+                operands.append(("temp", id(x)))
+            elif isinstance(x, (Value, Tensor)):
+                key = id(x)
+                if key not in ext_index:
+                    ext_index[key] = len(externals)
+                    externals.append(x)
+                operands.append(("input", ext_index[key]))
+            else:
+                operands.append(("const", x))
+        steps.append((node, _template(node), operands))
+    kinds = [_kind(x.shape, out.shape) for x in externals]
+    rows = [k[1] for k in kinds if isinstance(k, tuple)]
+    # The kernel's inner loop runs over one row shape; inputs with another one are expanded.
+    kinds = [("row" if k[1] == rows[0] else "broadcast") if isinstance(k, tuple) else k
+             for k in kinds]
+    shape_from = next((i for i, x in enumerate(externals)
+                       if isinstance(x, Value) and tuple(x.shape) == tuple(out.shape)), None)
+    spec = fused_kernels.KernelSpec(
+        inputs=[(str(x.dtype.np_dtype), kind) for x, kind in zip(externals, kinds)],
+        steps=[(type(node.prim).__name__, template, operands,
+                str(node.outputs[0].dtype.np_dtype), _operand_dtype(node))
+               for node, template, operands in steps],
+        temps=[id(node.outputs[0]) for node in group],
+        out_dtype=str(out.dtype.np_dtype), shape_from=shape_from)
+    module = fused_kernels.load(spec)
+    inputs = list(externals) + ([] if shape_from is not None else [tuple(out.shape)])
+    prim = FusedElementwise([n.prim for n in group], module)
+    fused = Node(prim, inputs, [out], root.scope, dict(root.annotations))
+    out.producer = fused
+    return fused
+
+
+def _operand_dtype(node):
+    """The numpy type name `{T}` stands for: the first tensor operand's dtype (the output's
+    for nodes without tensor operands, like Fill)."""
+    for x in node.inputs:
+        if isinstance(x, (Value, Tensor)):
+            return str(x.dtype.np_dtype)
+    return str(node.outputs[0].dtype.np_dtype)
+
+
+def _strip(shape):
+    shape = tuple(shape)
+    while shape and isinstance(shape[0], int) and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _kind(shape, out_shape):
+    """How the kernel reads an input of `shape` for an output of `out_shape`: 'scalar' (one
+    value, read once), 'full' (same elements, flat index), 'row' (a trailing block of the
+    output's dims, read at index % its size), else 'broadcast' (materialised first)."""
+    if _scalar_like(shape):
+        return "scalar"
+    s, o = _strip(shape), _strip(out_shape)
+    if s == o:
+        return "full"
+    if len(s) < len(o) and s == o[len(o) - len(s):]:
+        return ("row", s)
+    return "broadcast"
