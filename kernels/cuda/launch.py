@@ -1,13 +1,14 @@
-"""Launch geometry for every CUDA kernel: block sizes, grid sizes, device-side metadata.
+"""Launch geometry for every CUDA kernel: block sizes, grids, index metadata, block-wide trees.
 
 Kernels follow two shapes:
 - elementwise: `for i in range(cuda.grid(1), n, cuda.gridsize(1))` (a grid-stride loop), so any
   grid covers any n; `elementwise(n)` picks the grid.
 - one block per row: block `b` handles rows b, b + gridDim.x, ... with REDUCE_THREADS threads
-  striding over the row and a shared-memory tree combining their partials; `rows(n)` picks it.
+  striding over the row and a shared-memory tree (tree_sum / tree_max / tree_min, written for
+  REDUCE_THREADS) combining their partials; `rows(n)` picks the grid.
 
-Under NUMBA_ENABLE_CUDASIM=1 every simulated thread costs ~150 us regardless of the work it
-does, so blocks are smaller and the grid is capped at two blocks there; the grid-stride loops make the kernels
+Under NUMBA_ENABLE_CUDASIM=1 every simulated thread costs ~150 us whatever it does, so blocks
+are smaller and the grid stops at two blocks there; the grid-stride loops make the kernels
 correct for any grid, so the simulator still runs every code path (several blocks, several
 iterations per thread) that a real GPU runs.
 """
@@ -61,3 +62,48 @@ def is_device_array(a):
     """Whether `a` is a numba device array (real or simulated; the simulator has no
     cuda.is_cuda_array)."""
     return bool(getattr(a, "__cuda_ndarray__", False))
+
+
+@cuda.jit(device=True)
+def tree_sum(buf, tid):
+    """Sum of buf[0:REDUCE_THREADS] into buf[0], all threads of the block taking part.
+
+    Precondition: every thread stored its partial in buf[tid]. Callers read buf[0], then
+    syncthreads() before writing buf again.
+    """
+    cuda.syncthreads()  # every partial is stored before the first level reads it
+    s = REDUCE_THREADS // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()  # this level's sums are complete before the next level reads them
+        s //= 2
+
+
+@cuda.jit(device=True)
+def tree_max(buf, tid):
+    """Max of buf[0:REDUCE_THREADS] into buf[0], a NaN winning (numpy's max); same protocol
+    as tree_sum."""
+    cuda.syncthreads()  # every partial is stored before the first level reads it
+    s = REDUCE_THREADS // 2
+    while s > 0:
+        if tid < s:
+            v = buf[tid + s]
+            if v > buf[tid] or v != v:
+                buf[tid] = v
+        cuda.syncthreads()  # this level's maxima are complete before the next level reads them
+        s //= 2
+
+
+@cuda.jit(device=True)
+def tree_min(buf, tid):
+    """Min of buf[0:REDUCE_THREADS] into buf[0], a NaN winning; same protocol as tree_sum."""
+    cuda.syncthreads()  # every partial is stored before the first level reads it
+    s = REDUCE_THREADS // 2
+    while s > 0:
+        if tid < s:
+            v = buf[tid + s]
+            if v < buf[tid] or v != v:
+                buf[tid] = v
+        cuda.syncthreads()  # this level's minima are complete before the next level reads them
+        s //= 2
