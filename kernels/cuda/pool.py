@@ -1,0 +1,158 @@
+"""2-D pooling CUDA kernels (NCHW): max and average pooling forward and backward.
+
+Same window rules as kernels/cpu/pool.py: windows are clipped to the input (padding never
+wins a max nor, with include_pad=False, counts in an average) and the max-pool backward
+recomputes each window's argmax (the first maximum in row-major order) from the input.
+Every kernel runs one thread per output element (forward) or per input element (backward) in
+a grid-stride loop, x fastest, so a warp reads and writes consecutive addresses. The
+backward kernels gather: the thread of input (i, j) visits the windows that contain it, so
+overlapping windows need no atomics and the summation order is fixed (deterministic).
+"""
+from numba import cuda
+
+from .launch import elementwise
+
+
+@cuda.jit(device=True)
+def _span(o, s, p, k, size):
+    """[start, end) of output o's window along one axis, clipped to [0, size)."""
+    lo = o * s - p
+    return max(lo, 0), min(lo + k, size)
+
+
+@cuda.jit(device=True)
+def _covering(i, s, p, k, osize):
+    """[first, last] output positions whose window along one axis contains input i."""
+    num = i + p - k + 1
+    first = 0 if num <= 0 else (num + s - 1) // s
+    return first, min((i + p) // s, osize - 1)
+
+
+@cuda.jit
+def _max_pool_kernel(x, kh, kw, sh, sw, pt, pl, out):
+    N, C, H, W = x.shape
+    OH, OW = out.shape[2], out.shape[3]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        xo = e % OW
+        y = (e // OW) % OH
+        c = (e // (OW * OH)) % C
+        n = e // (OW * OH * C)
+        hs, he = _span(y, sh, pt, kh, H)
+        ws, we = _span(xo, sw, pl, kw, W)
+        m = x[n, c, hs, ws]
+        for i in range(hs, he):
+            for j in range(ws, we):
+                if x[n, c, i, j] > m:
+                    m = x[n, c, i, j]
+        out[n, c, y, xo] = m
+
+
+@cuda.jit
+def _max_pool_grad_kernel(x, dy, kh, kw, sh, sw, pt, pl, dx):
+    N, C, H, W = x.shape
+    OH, OW = dy.shape[2], dy.shape[3]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, dx.size, stride):
+        j0 = e % W
+        i0 = (e // W) % H
+        c = (e // (W * H)) % C
+        n = e // (W * H * C)
+        y0, y1 = _covering(i0, sh, pt, kh, OH)
+        x0, x1 = _covering(j0, sw, pl, kw, OW)
+        s = dx[n, c, i0, j0]
+        for y in range(y0, y1 + 1):
+            hs, he = _span(y, sh, pt, kh, H)
+            for xo in range(x0, x1 + 1):
+                ws, we = _span(xo, sw, pl, kw, W)
+                m = x[n, c, hs, ws]
+                mi, mj = hs, ws
+                for i in range(hs, he):
+                    for j in range(ws, we):
+                        if x[n, c, i, j] > m:
+                            m = x[n, c, i, j]
+                            mi, mj = i, j
+                if mi == i0 and mj == j0:
+                    s += dy[n, c, y, xo]
+        dx[n, c, i0, j0] = s
+
+
+@cuda.jit
+def _avg_pool_kernel(x, kh, kw, sh, sw, pt, pl, include_pad, out):
+    N, C, H, W = x.shape
+    OH, OW = out.shape[2], out.shape[3]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        xo = e % OW
+        y = (e // OW) % OH
+        c = (e // (OW * OH)) % C
+        n = e // (OW * OH * C)
+        hs, he = _span(y, sh, pt, kh, H)
+        ws, we = _span(xo, sw, pl, kw, W)
+        s = 0.0     # float64 accumulator, as on the CPU
+        for i in range(hs, he):
+            for j in range(ws, we):
+                s += x[n, c, i, j]
+        cnt = kh * kw if include_pad else (he - hs) * (we - ws)
+        out[n, c, y, xo] = s / cnt
+
+
+@cuda.jit
+def _avg_pool_grad_kernel(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
+    N, C, H, W = dx.shape
+    OH, OW = dy.shape[2], dy.shape[3]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, dx.size, stride):
+        j0 = e % W
+        i0 = (e // W) % H
+        c = (e // (W * H)) % C
+        n = e // (W * H * C)
+        y0, y1 = _covering(i0, sh, pt, kh, OH)
+        x0, x1 = _covering(j0, sw, pl, kw, OW)
+        s = dx[n, c, i0, j0]
+        for y in range(y0, y1 + 1):
+            hs, he = _span(y, sh, pt, kh, H)
+            for xo in range(x0, x1 + 1):
+                ws, we = _span(xo, sw, pl, kw, W)
+                cnt = kh * kw if include_pad else (he - hs) * (we - ws)
+                s += dy[n, c, y, xo] / cnt
+        dx[n, c, i0, j0] = s
+
+
+def _launch(kernel, total, *args):
+    blocks, threads = elementwise(total)
+    kernel[blocks, threads](*args)
+
+
+def max_pool2d(x, kh, kw, sh, sw, pt, pl, out):
+    """out[n, c, y, x] = max over the clipped window of x[n, c]; one thread per output.
+
+    Preconditions: x C-contiguous (N, C, H, W); out (N, C, OH, OW); every window holds at
+    least one input element (pt < kh, pl < kw, checked by the operator).
+    """
+    _launch(_max_pool_kernel, out.size, x, kh, kw, sh, sw, pt, pl, out)
+
+
+def max_pool2d_grad(x, dy, kh, kw, sh, sw, pt, pl, dx):
+    """dx[n, c, argmax of window (y, x)] += dy[n, c, y, x], the argmax recomputed from x.
+
+    One thread per dx element, gathering over the windows that contain it (each window's
+    argmax recomputed there). dx: C-contiguous (N, C, H, W), zeroed by the caller.
+    """
+    _launch(_max_pool_grad_kernel, dx.size, x, dy, kh, kw, sh, sw, pt, pl, dx)
+
+
+def avg_pool2d(x, kh, kw, sh, sw, pt, pl, include_pad, out):
+    """out[n, c, y, x] = sum of the clipped window / count, where count is kh*kw if
+    include_pad else the number of input elements in the window. One thread per output;
+    sums accumulate in float64. Same preconditions as max_pool2d.
+    """
+    _launch(_avg_pool_kernel, out.size, x, kh, kw, sh, sw, pt, pl, include_pad, out)
+
+
+def avg_pool2d_grad(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
+    """dx[n, c, i, j] += dy[n, c, y, x] / count for every window (y, x) containing (i, j).
+
+    One thread per dx element (gathered). dx: C-contiguous (N, C, H, W), zeroed by the caller.
+    """
+    _launch(_avg_pool_grad_kernel, dx.size, dy, kh, kw, sh, sw, pt, pl, include_pad, dx)

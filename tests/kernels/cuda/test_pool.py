@@ -1,0 +1,71 @@
+"""CUDA pooling kernels under the simulator vs the CPU kernels: overlapping, padded windows."""
+import numpy as np
+import pytest
+from numba import cuda
+
+from minispore.kernels.cpu import pool as cpu
+from minispore.kernels.cuda import pool as gpu
+
+TOL = {np.float32: 1e-5, np.float64: 1e-12}
+# (kh, kw, sh, sw, pt, pl) on a (2, 2, 5, 6) input: overlapping + padded, and disjoint.
+WINDOWS = [(3, 3, 2, 1, 1, 1), (2, 2, 2, 2, 0, 0)]
+
+
+def _oshape(x, kh, kw, sh, sw, pt, pl):
+    n, c, h, w = x.shape
+    return n, c, (h + 2 * pt - kh) // sh + 1, (w + 2 * pl - kw) // sw + 1
+
+
+def _input(dtype):
+    x = np.random.default_rng(0).standard_normal((2, 2, 5, 6)).astype(dtype)
+    x[0, 0, 1, :3] = x[0, 0, 0, 0]      # ties: the first maximum in window order must win
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("win", WINDOWS, ids=["overlap-pad", "disjoint"])
+def test_max_pool_forward_and_grad_match_cpu(win, dtype):
+    x = _input(dtype)
+    oshape = _oshape(x, *win)
+    want = np.empty(oshape, dtype)
+    cpu.max_pool2d(x, *win, want)
+    out = cuda.device_array(oshape, dtype)
+    gpu.max_pool2d(cuda.to_device(x), *win, out)
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+
+    dy = np.random.default_rng(1).standard_normal(oshape).astype(dtype)
+    want_dx = np.zeros(x.shape, dtype)
+    cpu.max_pool2d_grad(x, dy, *win, want_dx)
+    dx = cuda.to_device(np.zeros(x.shape, dtype))
+    gpu.max_pool2d_grad(cuda.to_device(x), cuda.to_device(dy), *win, dx)
+    np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("include_pad", [False, True])
+def test_avg_pool_forward_and_grad_match_cpu(include_pad, dtype):
+    x = _input(dtype)
+    win = WINDOWS[0]
+    oshape = _oshape(x, *win)
+    want = np.empty(oshape, dtype)
+    cpu.avg_pool2d(x, *win, include_pad, want)
+    out = cuda.device_array(oshape, dtype)
+    gpu.avg_pool2d(cuda.to_device(x), *win, include_pad, out)
+    got = out.copy_to_host()
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype])
+
+    dy = np.random.default_rng(1).standard_normal(oshape).astype(dtype)
+    want_dx = np.zeros(x.shape, dtype)
+    cpu.avg_pool2d_grad(dy, *win, include_pad, want_dx)
+    dx = cuda.to_device(np.zeros(x.shape, dtype))
+    gpu.avg_pool2d_grad(cuda.to_device(dy), *win, include_pad, dx)
+    np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+def test_avg_pool_matches_numpy_window_mean():
+    x = _input(np.float64)
+    out = cuda.device_array((2, 2, 2, 3))
+    gpu.avg_pool2d(cuda.to_device(x), 2, 2, 2, 2, 0, 0, False, out)
+    ref = x[:, :, :4, :6].reshape(2, 2, 2, 2, 3, 2).mean(axis=(3, 5))
+    np.testing.assert_allclose(out.copy_to_host(), ref, rtol=1e-12)
