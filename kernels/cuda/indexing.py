@@ -1,0 +1,114 @@
+"""Indexing CUDA kernels: gather, its scatter-add transpose (unsorted segment sum) and one-hot.
+
+One thread per output (or input, for the scatter) element in a grid-stride loop with the
+inner axis fastest, so a warp copies consecutive words of a row.
+"""
+import numpy as np
+from numba import cuda
+
+from .launch import elementwise
+
+
+@cuda.jit
+def _first_bad_index_kernel(indices, dim, first):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for n in range(start, indices.size, stride):
+        if indices[n] < 0 or indices[n] >= dim:
+            cuda.atomic.min(first, 0, n)
+
+
+@cuda.jit
+def _gather_kernel(params, indices, out):
+    outer, dim, inner = params.shape
+    n_idx = indices.size
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        i = e % inner
+        n = (e // inner) % n_idx
+        o = e // (inner * n_idx)
+        idx = indices[n]
+        if idx < 0 or idx >= dim:
+            out[o, n, i] = 0
+        else:
+            out[o, n, i] = params[o, idx, i]
+
+
+@cuda.jit
+def _fill_kernel(flat_out, value):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, flat_out.size, stride):
+        flat_out[e] = value
+
+
+@cuda.jit
+def _segment_sum_kernel(x, segment_ids, out):
+    outer, n_ids, inner = x.shape
+    num = out.shape[1]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, x.size, stride):
+        i = e % inner
+        n = (e // inner) % n_ids
+        o = e // (inner * n_ids)
+        seg = segment_ids[n]
+        if seg >= 0 and seg < num:
+            # Several n can share a segment: concurrent adds to one word need the atomic.
+            cuda.atomic.add(out, (o, seg, i), x[o, n, i])
+
+
+@cuda.jit
+def _one_hot_kernel(indices, on_value, off_value, out):
+    outer, depth, inner = out.shape
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        i = e % inner
+        d = (e // inner) % depth
+        o = e // (inner * depth)
+        out[o, d, i] = on_value if indices[o, i] == d else off_value
+
+
+def _launch(kernel, total, *args):
+    # Empty arrays are not launchable on every driver, and there is nothing to do.
+    if total:
+        blocks, threads = elementwise(total)
+        kernel[blocks, threads](*args)
+
+
+def gather(params, indices, out, zero_out_of_range):
+    """out[o, n, i] = params[o, indices[n], i].
+
+    params: (outer, axis_dim, inner) C-contiguous; indices: 1-d int32/int64;
+    out: (outer, indices.size, inner) C-contiguous. An index outside [0, axis_dim) gives a zero
+    row when zero_out_of_range, else nothing is written and the first such index's position is
+    returned (a check kernel + a one-word copy to the host: the caller raises on it);
+    returns -1 on success.
+    """
+    if not zero_out_of_range:
+        first = cuda.to_device(np.array([indices.size], dtype=np.int64))
+        _launch(_first_bad_index_kernel, indices.size, indices, params.shape[1], first)
+        pos = int(first.copy_to_host()[0])
+        if pos < indices.size:
+            return pos
+    _launch(_gather_kernel, out.size, params, indices, out)
+    return -1
+
+
+def unsorted_segment_sum(x, segment_ids, out):
+    """out[o, segment_ids[n], i] += x[o, n, i] for ids in [0, out.shape[1]); others are dropped.
+
+    x: (outer, n, inner) C-contiguous; segment_ids: 1-d int32/int64 of size n;
+    out: (outer, num_segments, inner) C-contiguous, zeroed here. One thread per x element
+    scatter-adding with cuda.atomic.add, so the float summation order (and the last bits of
+    a float32 result) may vary from run to run.
+    """
+    _launch(_fill_kernel, out.size, out.reshape(out.size), out.dtype.type(0))
+    _launch(_segment_sum_kernel, x.size, x, segment_ids, out)
+
+
+def one_hot(indices, on_value, off_value, out):
+    """out[o, d, i] = on_value if indices[o, i] == d else off_value.
+
+    indices: (outer, inner) int32/int64 C-contiguous; out: (outer, depth, inner) C-contiguous;
+    on_value/off_value scalars of out's dtype. Indices outside [0, depth) give an all-off row.
+    One thread per out element (every element written once: no fill pass).
+    """
+    _launch(_one_hot_kernel, out.size, indices, on_value, off_value, out)
