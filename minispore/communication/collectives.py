@@ -10,12 +10,18 @@ the divergence check on (``set_collective_check``) a mismatch is reported instea
 """
 import numpy as np
 
-from minispore.communication._comm import (STATE, check_same_call, communicator, mpi)
+from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
 _BOOL_OP = {SUM: "LOR", MAX: "LOR", MIN: "LAND", PROD: "LAND"}
 _ops = {}
+_listeners = []   # fn(collective name, input bytes, group size), e.g. parallel.comm_stats
+
+
+def add_listener(fn):
+    """Call fn(collective, nbytes, group_size) before every collective this rank runs."""
+    _listeners.append(fn)
 
 
 def mpi_op(op, dtype):
@@ -37,6 +43,8 @@ def _checked(group, kind, arg, x, api):
     comm = communicator(group, api)
     if STATE.check:
         check_same_call(comm, kind, arg, x)
+    for fn in _listeners:
+        fn(KINDS[kind], x.nbytes, comm.size)
     return comm
 
 

@@ -1,0 +1,415 @@
+"""Tensor redistribution: plan the moves from one TensorLayout to another, price them, run them.
+
+The logical tensor never changes (redistribution is numerically the identity); only which rank
+holds which block, or which term of a pending sum, changes. Planning works on DTensor's view of
+a layout, one placement per device-matrix axis (Shard(dim) / Replicate() / Partial()), and
+branches only on placement pairs (mindspore_semantics.md §3.1):
+
+=========================  ====================================================================
+Partial -> Replicate       ``allreduce`` over the axis group
+Partial -> Shard(d)        ``reducescatter`` of dim d (dim d moved to the front around it)
+Shard(d) -> Replicate      ``allgather`` (stacks on dim 0, so dim d is moved to the front)
+Replicate -> Shard(d)      ``slice``: keep this rank's block of dim d, no communication
+Shard(i) -> Shard(j)       ``alltoall`` when enable_alltoall, else ``allgather`` + ``slice``
+Replicate -> Partial       ``mask``: coordinate 0 of the axis keeps the values, the others zeros
+=========================  ====================================================================
+
+A Shard moving between axes decomposes into a gather on the old axis and a slice (or an
+alltoall) on the new one. Layouts on different device matrices are first unified onto their
+common refinement (``refine``): an axis of size 8 splits row-major into (2, 4) without moving any
+rank, so a tensor dim cut by it becomes a dim cut by two nested axes, the left one outer. The
+internal state therefore allows several axes on one dim, and every move keeps the blocks
+contiguous: only the innermost (rightmost) cutter of a dim may be gathered, and a new cutter
+may only be added inside the existing ones.
+
+Ordering keeps traffic low: pending sums are reduced first (ReduceScatter straight into the
+target cut when it is legal at once), then slices and alltoalls that bring an axis to its
+target run before any gather, and gathers run one at a time, preferring axes that end
+unsharded, so that later slices shrink what is left to move.
+
+>>> from minispore.common.layout import TensorLayout
+>>> [str(m) for m in plan(TensorLayout((2, 4), (1, -1)), TensorLayout((2, 4), (-1, 1)), (8, 8))]
+['allgather(axis=0, dim=0, k=2)', 'slice(axis=0, dim=1, k=2)']
+"""
+from dataclasses import dataclass
+
+from minispore.common.layout import (Partial, Replicate, Shard, TensorLayout, group_ranks,
+                                     rank_coordinate)
+from minispore.parallel.comm_stats import sent_bytes
+
+__all__ = ["Move", "plan", "cost", "expected_comm_stats", "refine", "redistribute",
+           "apply_move", "group_name"]
+
+KINDS = ("slice", "allgather", "alltoall", "allreduce", "reducescatter", "mask")
+# The collective each communicating move runs (the names comm_stats counts under).
+COLLECTIVE = {"allgather": "AllGather", "alltoall": "AlltoAll", "allreduce": "AllReduce",
+              "reducescatter": "ReduceScatter"}
+
+
+@dataclass(frozen=True)
+class Move:
+    """One step of a plan, on device-matrix axis `axis` (left-counted) of `dev_matrix`.
+
+    dims: the tensor dim the move cuts or uncuts, ``(from_dim, to_dim)`` for an alltoall,
+    ``()`` for allreduce and mask. before: the placements (one per axis) the move starts from.
+    The ranks that communicate are ``group(rank)``: those equal to `rank` off `axis`.
+    """
+    kind: str
+    axis: int
+    dims: tuple
+    dev_matrix: tuple
+    before: tuple
+
+    @property
+    def size(self):
+        return self.dev_matrix[self.axis]
+
+    def group(self, rank):
+        return group_ranks(self.dev_matrix, rank, (self.axis,))
+
+    def groups(self):
+        """Every group along the axis (they partition the ranks), in order of first rank."""
+        n = 1
+        for d in self.dev_matrix:
+            n *= d
+        return tuple(sorted({self.group(r) for r in range(n)}))
+
+    def local_shape(self, global_shape):
+        """The shape of each rank's block before the move."""
+        return _local_shape(self.before, self.dev_matrix, global_shape)
+
+    @property
+    def collective(self):
+        """The collective's name (as counted by comm_stats), or None for local moves."""
+        return COLLECTIVE.get(self.kind)
+
+    def __str__(self):
+        dims = ""
+        if len(self.dims) == 1:
+            dims = f", dim={self.dims[0]}"
+        elif self.dims:
+            dims = f", dims={self.dims[0]}->{self.dims[1]}"
+        return f"{self.kind}(axis={self.axis}{dims}, k={self.size})"
+
+
+# -- device-matrix unification ------------------------------------------------------------
+def refine(*dev_matrices):
+    """The coarsest device matrix that refines every one of `dev_matrices` (same product), and
+    for each of them the refined axes each of its axes covers (a range per axis).
+
+    Row-major rank coordinates make an axis of size a*b the pair of axes (a, b), so this only
+    merges the cut points (prefix products). Raises NotImplementedError when some axis of one
+    straddles a cut point of another without dividing it, e.g. (3, 2) against (2, 3): that
+    needs MindSpore's reshape-based tensor unification, which minispore does not implement.
+    """
+    cuts = set()
+    for dm in dev_matrices:
+        p = 1
+        for d in dm:
+            p *= d
+            cuts.add(p)
+    totals = {_prod(dm) for dm in dev_matrices}
+    if len(totals) != 1:
+        raise ValueError(f"redistribution: the device matrices {list(dev_matrices)} hold "
+                         f"different numbers of devices {sorted(totals)}; a layout can only be "
+                         f"redistributed within one set of devices.")
+    ordered = sorted(cuts - {1})
+    refined, prev = [], 1
+    for c in ordered:
+        if c % prev:
+            raise NotImplementedError(
+                f"redistribution: the device matrices {list(dev_matrices)} have no common "
+                f"refinement (cut points {ordered}: {prev} does not divide {c}); redistributing "
+                f"between them needs a reshape of the tensor, which is not implemented.")
+        refined.append(c // prev)
+        prev = c
+    index = {c: i + 1 for i, c in enumerate(ordered)}
+    index[1] = 0
+    spans = []
+    for dm in dev_matrices:
+        span, p = [], 1
+        for d in dm:
+            lo = index[p]
+            p *= d
+            span.append(range(lo, index[p]))
+        spans.append(span)
+    return tuple(refined), spans
+
+
+def _placements_on(layout, refined, span):
+    out = [Replicate()] * len(refined)
+    for axis, placement in enumerate(layout.placements()):
+        for sub in span[axis]:
+            out[sub] = placement
+    return tuple(out)
+
+
+# -- planning -----------------------------------------------------------------------------
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _cutters(placements, dim):
+    return [a for a, p in enumerate(placements) if p == Shard(dim)]
+
+
+def _local_shape(placements, dev_matrix, global_shape):
+    out = []
+    for dim, size in enumerate(global_shape):
+        cut = _prod(dev_matrix[a] for a in _cutters(placements, dim))
+        out.append(size // cut)
+    return tuple(out)
+
+
+def _next_cutter(cur, dst, dim):
+    """The axis to add next to dim's cutters, when dim's current cutters are a proper prefix of
+    its target cutters (else None: something must be gathered first, or dim is done)."""
+    have, want = _cutters(cur, dim), _cutters(dst, dim)
+    if len(have) < len(want) and want[:len(have)] == have:
+        return want[len(have)]
+    return None
+
+
+class _Planner:
+    def __init__(self, cur, dst, dev_matrix, ndim, enable_alltoall):
+        self.cur, self.dst, self.dev = list(cur), tuple(dst), tuple(dev_matrix)
+        self.ndim, self.alltoall, self.moves = ndim, enable_alltoall, []
+
+    def emit(self, kind, axis, dims, after):
+        self.moves.append(Move(kind, axis, tuple(dims), self.dev, tuple(self.cur)))
+        self.cur[axis] = after
+
+    def run(self):
+        self.reduce_pending_sums()
+        while tuple(self.cur) != self.dst:
+            if not (self.add_cutter() or self.gather_one() or self.mask_one()):
+                raise AssertionError(f"redistribution planner made no progress from "
+                                     f"{self.cur} to {self.dst} on {self.dev}")
+        return self.moves
+
+    def reduce_pending_sums(self):
+        for a, p in enumerate(self.cur):
+            target = self.dst[a]
+            if not isinstance(p, Partial) or isinstance(target, Partial):
+                continue
+            if isinstance(target, Shard) and _next_cutter(self.cur, self.dst, target.dim) == a:
+                self.emit("reducescatter", a, (target.dim,), target)
+            else:
+                self.emit("allreduce", a, (), Replicate())
+
+    def add_cutter(self):
+        """Slice or alltoall one axis into its target cut; False when none can go now."""
+        for dim in range(self.ndim):
+            a = _next_cutter(self.cur, self.dst, dim)
+            if a is None:
+                continue
+            p = self.cur[a]
+            if p == Replicate():
+                self.emit("slice", a, (dim,), Shard(dim))
+                return True
+            if isinstance(p, Shard) and _cutters(self.cur, p.dim)[-1] == a:
+                if self.alltoall:
+                    self.emit("alltoall", a, (p.dim, dim), Shard(dim))
+                else:
+                    self.emit("allgather", a, (p.dim,), Replicate())
+                    self.emit("slice", a, (dim,), Shard(dim))
+                return True
+        return False
+
+    def gather_one(self):
+        """Gather the innermost cutter of some dim that is not where the target wants it."""
+        candidates = []
+        for dim in range(self.ndim):
+            have, want = _cutters(self.cur, dim), _cutters(self.dst, dim)
+            if have and want[:len(have)] != have:
+                candidates.append((isinstance(self.dst[have[-1]], Shard), have[-1], dim))
+        if not candidates:
+            return False
+        _, a, dim = min(candidates)
+        self.emit("allgather", a, (dim,), Replicate())
+        return True
+
+    def mask_one(self):
+        for a, p in enumerate(self.cur):
+            if p == Replicate() and isinstance(self.dst[a], Partial):
+                self.emit("mask", a, (), Partial())
+                return True
+        return False
+
+
+def plan(src, dst, global_shape, enable_alltoall=False):
+    """The moves that take a tensor of `global_shape` from layout `src` to layout `dst`.
+
+    Both layouts are first expressed on their common refined device matrix (every Move carries
+    it). Returns a list of Move; an empty list when the layouts hold the same blocks.
+
+    Raises:
+        ValueError: a layout does not fit the shape (rank or divisibility), or the layouts
+            cover different numbers of devices.
+        NotImplementedError: the device matrices have no common refinement (see ``refine``).
+    """
+    global_shape = tuple(int(d) for d in global_shape)
+    for name, layout in (("src", src), ("dst", dst)):
+        if not isinstance(layout, TensorLayout):
+            raise TypeError(f"redistribution: '{name}' must be a TensorLayout, but got "
+                            f"{type(layout).__name__}.")
+        layout.local_shape(global_shape)
+    dev, (span_src, span_dst) = refine(src.dev_matrix, dst.dev_matrix)
+    cur, want = _placements_on(src, dev, span_src), _placements_on(dst, dev, span_dst)
+    return _Planner(cur, want, dev, len(global_shape), enable_alltoall).run()
+
+
+# -- cost ---------------------------------------------------------------------------------
+def expected_comm_stats(moves, global_shape, itemsize):
+    """What comm_stats() reports after one rank ran `moves` on a tensor of `global_shape`
+    with `itemsize`-byte elements: {collective: {'count': n, 'bytes': b}}."""
+    stats = {}
+    for m in moves:
+        if m.collective is None:
+            continue
+        nbytes = _prod(m.local_shape(global_shape)) * itemsize
+        entry = stats.setdefault(m.collective, {"count": 0, "bytes": 0})
+        entry["count"] += 1
+        entry["bytes"] += sent_bytes(m.collective, nbytes, m.size)
+    return stats
+
+
+def cost(moves, global_shape, itemsize):
+    """Bytes sent per device by the plan (§3.1): (k-1)·S for an AllGather of S-byte blocks,
+    (k-1)/k·S for ReduceScatter and AlltoAll, 2(k-1)/k·S for AllReduce, 0 for local moves."""
+    return sum(e["bytes"] for e in expected_comm_stats(moves, global_shape, itemsize).values())
+
+
+# -- execution ----------------------------------------------------------------------------
+def group_name(ranks):
+    """The communication group of world ranks `ranks`, created on first use.
+
+    Deadlock freedom: a group is created lazily by exactly its member ranks (MPI's
+    Comm_create_group is collective over the members only), the first time a move needs it.
+    Every rank runs the same plans in the same order (SPMD), so the members of a group reach
+    its creation at the same point of their sequence of collectives, and the groups created at
+    one move are disjoint (they partition the ranks along one axis). Communicators are cached
+    by rank tuple (minispore.communication), so a group is built once per init().
+    """
+    from minispore.communication import management
+    from minispore.communication._comm import STATE
+    ranks = tuple(ranks)
+    if ranks == STATE.world.world_ranks:
+        return management.GlobalComm.WORLD_COMM_GROUP
+    name = "redistribution_" + "_".join(str(r) for r in ranks)
+    if name not in STATE.groups:
+        management.create_group(name, list(ranks))
+    return name
+
+
+_prims = {}
+
+
+def _prim(cls, *args):
+    key = (cls, args)
+    prim = _prims.get(key)
+    if prim is None:
+        prim = _prims[key] = cls(*args)
+    return prim
+
+
+def _front(x, dim):
+    """x with dim moved to the front, and the permutation that moves it back."""
+    from minispore.ops import functional as F
+    if dim == 0:
+        return x, None
+    perm = (dim,) + tuple(d for d in range(x.ndim) if d != dim)
+    back = tuple(perm.index(d) for d in range(x.ndim))
+    return F.transpose(x, perm), back
+
+
+def _back(x, back):
+    from minispore.ops import functional as F
+    return x if back is None else F.transpose(x, back)
+
+
+def _slice(x, move, rank, group):
+    from minispore.ops import functional as F
+    dim, k = move.dims[0], move.size
+    n = x.shape[dim] // k
+    i = rank_coordinate(move.dev_matrix, rank)[move.axis]
+    begin, end = [0] * x.ndim, list(x.shape)
+    begin[dim], end[dim] = i * n, (i + 1) * n
+    return F.strided_slice(x, tuple(begin), tuple(end), (1,) * x.ndim)
+
+
+def _allgather(x, move, rank, group):
+    from minispore.ops.operations.comm_ops import AllGather
+    y, back = _front(x, move.dims[0])
+    return _back(_prim(AllGather, group)(y), back)
+
+
+def _reducescatter(x, move, rank, group):
+    from minispore.ops.operations.comm_ops import ReduceOp, ReduceScatter
+    y, back = _front(x, move.dims[0])
+    return _back(_prim(ReduceScatter, ReduceOp.SUM, group)(y), back)
+
+
+def _allreduce(x, move, rank, group):
+    from minispore.ops.operations.comm_ops import AllReduce, ReduceOp
+    return _prim(AllReduce, ReduceOp.SUM, group)(x)
+
+
+def _alltoall(x, move, rank, group):
+    from minispore.ops.operations.comm_ops import AlltoAll
+    src_dim, dst_dim = move.dims
+    return _prim(AlltoAll, move.size, dst_dim, src_dim, group)(x)
+
+
+def _mask(x, move, rank, group):
+    from minispore.ops import functional as F
+    if rank_coordinate(move.dev_matrix, rank)[move.axis] == 0:
+        return x
+    return F.mul(x, F.zeros_like(x))
+
+
+_RUN = {"slice": _slice, "allgather": _allgather, "reducescatter": _reducescatter,
+        "allreduce": _allreduce, "alltoall": _alltoall, "mask": _mask}
+
+
+def apply_move(x, move, rank):
+    """Run one Move on this rank's block `x` (a Tensor) with minispore operators, so the
+    result is differentiable (every collective has its bprop) and traceable."""
+    group = group_name(move.group(rank)) if move.collective else None
+    return _RUN[move.kind](x, move, rank, group)
+
+
+def redistribute(x, src, dst, global_shape, rank=None, enable_alltoall=False, moves=None):
+    """This rank's block of the tensor of `global_shape`, moved from layout `src` to `dst`.
+
+    `x` is this rank's block under `src` (a Tensor, or a numpy array: then a numpy array comes
+    back). Every rank of the layouts' devices must call it with the same arguments (they run
+    the same collectives). `rank` defaults to this process's world rank; `moves` reuses a plan.
+
+    Raises:
+        ValueError: x's shape is not src's block shape, or the rank is outside the layout.
+    """
+    import numpy as np
+
+    from minispore.common.tensor import Tensor
+    from minispore.communication import get_rank
+    if rank is None:
+        rank = get_rank()
+    if moves is None:
+        moves = plan(src, dst, global_shape, enable_alltoall)
+    if not 0 <= rank < src.device_num:
+        raise ValueError(f"redistribute: rank {rank} is outside the {src.device_num} devices "
+                         f"of layout {src}.")
+    want = src.local_shape(global_shape)
+    if tuple(x.shape) != want:
+        raise ValueError(f"redistribute: the local block has shape {tuple(x.shape)}, but "
+                         f"{src} gives blocks of shape {want} for the global shape "
+                         f"{tuple(global_shape)}.")
+    as_numpy = isinstance(x, np.ndarray)
+    t = Tensor(x) if as_numpy else x
+    for move in moves:
+        t = apply_move(t, move, rank)
+    return t.asnumpy() if as_numpy else t
