@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim, prod, unify
 from minispore.common.tensor import Tensor
@@ -123,6 +124,7 @@ def sum_to_shape(grad, shape):
 
 class UnaryElementwise(Primitive):
     """y = f(x) elementwise; subclasses set `kernel_name` and `valid_dtypes`, and a bprop."""
+    sharding_rule = rules.elementwise
 
     kernel_name = None
     valid_dtypes = mstype.float_types
@@ -145,6 +147,7 @@ class BinaryElementwise(Primitive):
 
     The bprop reduces each gradient over the axes its input was broadcast along.
     """
+    sharding_rule = rules.elementwise
 
     kernel_name = None
     valid_dtypes = mstype.number_types

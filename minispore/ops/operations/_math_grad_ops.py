@@ -1,6 +1,7 @@
 """Backward kernels exposed as (internal, non-differentiable) operators for the math bprops."""
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import broadcast_shape, contiguous, middle_view, reduce_axes
 from minispore.ops.primitive import Aval, Primitive
@@ -10,6 +11,7 @@ class FusedGrad(Primitive):
     """A backward kernel exposed as an operator, so bprops stay written in operators: out =
     kernel(*inputs) elementwise, broadcast over all inputs, in the last input's dtype (the
     incoming gradient). Not differentiable: higher-order gradients are not supported."""
+    sharding_rule = rules.elementwise
 
     differentiable = False
     kernel_name = None
@@ -73,6 +75,7 @@ class ReduceExtremumGrad(Primitive):
     """(x, out, dout, axis) -> dx: dout / n at the n positions of each reduced slice equal to
     `out` (the max or min), 0 elsewhere; out and dout have the reduced shape (keep_dims or
     not). One fused kernel (count, then write). Not differentiable."""
+    sharding_rule = rules.reduce_extremum_grad
 
     differentiable = False
 

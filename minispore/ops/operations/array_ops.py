@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
@@ -94,6 +95,7 @@ def check_dim_tuple(prim, arg_name, value):
 
 class Reshape(Primitive):
     """out = x viewed with `shape`; one entry may be -1 (inferred). No data moves."""
+    sharding_rule = rules.reshape
 
     def infer(self, x, shape):
         check_tensor(self, "x", x)
@@ -139,6 +141,7 @@ class Reshape(Primitive):
 class Cast(Primitive):
     """out = x converted to `dtype` (a minispore dtype). Gradient flows back as the input dtype
     for float inputs and is None for integer inputs."""
+    sharding_rule = rules.elementwise
 
     def infer(self, x, dtype):
         check_tensor(self, "x", x)
@@ -159,6 +162,7 @@ class Cast(Primitive):
 
 
 class _FillLike(Primitive):
+    sharding_rule = rules.elementwise
     value = 0
     differentiable = False
 
@@ -184,6 +188,7 @@ class OnesLike(_FillLike):
 
 class Fill(Primitive):
     """out = a tensor of `shape` and `dtype` filled with `value`: Fill()(dtype, shape, value)."""
+    sharding_rule = rules.replicate_only("it has no tensor input; its output is built whole")
     differentiable = False
 
     def infer(self, dtype, shape, value):
@@ -208,6 +213,7 @@ class Fill(Primitive):
 
 class Identity(Primitive):
     """out = a copy of x (the gradient passes through)."""
+    sharding_rule = rules.elementwise
 
     def infer(self, x):
         check_tensor(self, "x", x)
@@ -224,6 +230,7 @@ class Identity(Primitive):
 
 class BroadcastTo(Primitive):
     """out = x broadcast (numpy rules) to `shape`; BroadcastTo(shape)(x). -1 keeps x's dim."""
+    sharding_rule = rules.broadcast_to
 
     def __init__(self, shape):
         super().__init__()
@@ -287,6 +294,7 @@ class Transpose(Primitive):
     `perm` is a tuple holding each axis in [-ndim, ndim) once. The gradient is the transpose
     by the inverse permutation.
     """
+    sharding_rule = rules.transpose
 
     def _perm(self, x, perm):
         perm = check_int_tuple(self, "input_perm", perm)
@@ -321,6 +329,7 @@ class Transpose(Primitive):
 
 class _ReshapeLike(Primitive):
     """Ops that only change the shape: a view forward, a reshape backward."""
+    sharding_rule = rules.reshape
 
     def bprop(self, inputs, out, dout):
         return (_F().reshape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
@@ -397,6 +406,7 @@ class Concat(Primitive):
     autodiff tape sees every tensor (a tuple argument would hide them); the bprop therefore
     returns one gradient per tensor: the matching slice of dout.
     """
+    sharding_rule = rules.axis_fixed("the concat axis must not be cut (MindSpore's rule)")
 
     def __init__(self, axis=0):
         super().__init__()
@@ -458,6 +468,8 @@ class Concat(Primitive):
 class Split(Primitive):
     """outs = `output_num` equal pieces of x along `axis` (a tuple of tensors):
     Split(axis=0, output_num=1)(x). x.shape[axis] must be divisible by output_num."""
+    sharding_rule = rules.axis_fixed(
+        "the split axis must not be cut: each output is a global range of it")
 
     def __init__(self, axis=0, output_num=1):
         super().__init__()
@@ -511,6 +523,7 @@ class Tile(Primitive):
     When multiples is longer than x's rank, x gets leading dims of 1; when shorter, multiples
     gets leading 1s. The gradient sums dout over the repeats.
     """
+    sharding_rule = rules.replicate_only("a cut input would tile its slice, not the global tensor")
 
     def _plan(self, x, multiples):
         multiples = check_int_tuple(self, "multiples", multiples)
@@ -550,6 +563,7 @@ class Assign(Primitive):
     """Write `value` into the Parameter `variable` in place and return `variable`:
     Assign()(variable, value). value has variable's shape; it is converted to variable's
     dtype. Not differentiable."""
+    sharding_rule = rules.elementwise
 
     differentiable = False
     side_effect = True    # writes `variable` in place: graphs keep and order it
@@ -580,6 +594,7 @@ class ScalarToTensor(Primitive):
     """out = a 0-d tensor of `dtype` holding the number `input_x`:
     ScalarToTensor()(input_x, dtype=mstype.float32). `input_x` may be a symbolic dim, so a
     graph can use a dynamic size (a mean's element count) as a value computed when it runs."""
+    sharding_rule = rules.replicate_only("it has no tensor input; its output is a scalar")
 
     differentiable = False
 

@@ -15,6 +15,7 @@ output must reach the loss on every rank of its group (or on none).
 """
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.communication import collectives as _coll
 from minispore.communication._comm import WORLD_NAMES, communicator
@@ -49,6 +50,8 @@ def _is_int(v):
 
 class _Collective(Primitive):
     """Shared validation: the `group` attribute, the `op` attribute, and the group lookup."""
+    sharding_rule = rules.replicate_only(
+        "a collective is what the parallel pass inserts; its group decides its layout")
 
     def __init__(self, group=_WORLD):
         super().__init__()

@@ -7,6 +7,7 @@ uses explicit pads and floor((H + top + bottom - (k-1)*d - 1) / s) + 1.
 import numpy as np
 
 from minispore.ops.kernel_registry import kernel
+from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
 from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
                                             contiguous, dims_equal, shapes_equal)
@@ -205,6 +206,7 @@ class Conv2D(_ConvBase):
     x (N, C_in, H, W), weight (out_channel, C_in/group, kh, kw) -> (N, out_channel, OH, OW).
     pad is an int or (top, bottom, left, right), non-zero only with pad_mode='pad'.
     """
+    sharding_rule = rules.conv2d
 
     def infer(self, x, w):
         _check_4d(self, "x", x)
@@ -230,6 +232,7 @@ class Conv2D(_ConvBase):
 class Conv2DBackpropInput(_ConvBase):
     """The gradient of Conv2D w.r.t. its input: ``Op(...)(dout, weight, input_size)``, same
     attributes as the Conv2D (plus an explicit ``pad_list``)."""
+    sharding_rule = rules.conv2d_backprop_input
 
     def infer(self, dout, w, input_size):
         _check_4d(self, "dout", dout)
@@ -261,6 +264,7 @@ class Conv2DBackpropInput(_ConvBase):
 
 class Conv2DBackpropFilter(_ConvBase):
     """The gradient of Conv2D w.r.t. its weight: ``Op(...)(dout, x, filter_size)``."""
+    sharding_rule = rules.conv2d_backprop_filter
 
     def infer(self, dout, x, filter_size):
         _check_4d(self, "dout", dout)
@@ -300,6 +304,7 @@ class _Pool2D(Primitive):
     pad_mode='pad' with ``pad`` (int or (top, bottom, left, right)) serves ops.max_pool2d /
     ops.avg_pool2d's explicit padding; ``count_include_pad`` is AvgPool's divisor rule there
     ('same' never counts the padding)."""
+    sharding_rule = rules.pool
 
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0,
                  count_include_pad=False):

@@ -1,6 +1,7 @@
 """Indexing operators: strided slices and their gradient, gather / segment sum, one-hot."""
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
@@ -28,6 +29,8 @@ def _bit(mask, i):
 
 class _SliceBase(Primitive):
     """The five masks of StridedSlice and the plan they give: which elements of x are taken."""
+    sharding_rule = rules.replicate_only(
+        "slice bounds are global indices; a cut needs per-slice bound arithmetic")
 
     def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                  shrink_axis_mask=0):
@@ -212,6 +215,7 @@ class Gather(Primitive):
     ValueError); out.shape = params.shape[:axis] + indices.shape + params.shape[axis+1:].
     The gradient scatter-adds dout into zeros of params' shape (UnsortedSegmentSum).
     """
+    sharding_rule = rules.gather
 
     zero_out_of_range = False
 
@@ -283,6 +287,7 @@ class UnsortedSegmentSum(Primitive):
     segment_ids (int32/int64) has the shape of x's leading dims; out.shape =
     (num_segments,) + x.shape[segment_ids.ndim:]. Ids outside [0, num_segments) are dropped.
     """
+    sharding_rule = rules.segment_sum
 
     def __call__(self, x, segment_ids, num_segments):
         if isinstance(num_segments, Tensor):
@@ -331,6 +336,7 @@ class OneHot(Primitive):
     indices int32/int64; on_value and off_value scalar tensors of one dtype, which is the
     output's. Indices outside [0, depth) give all off_value. Not differentiable.
     """
+    sharding_rule = rules.one_hot
 
     differentiable = False
 

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.interpreter import to_tensor
@@ -238,6 +239,7 @@ class Select(Primitive):
     x or y may be a Python number (it takes the other's dtype). Gradients: dout masked by cond
     to x and by not-cond to y, each summed back to its input's shape; none for cond.
     """
+    sharding_rule = rules.elementwise
 
     def __call__(self, cond, x, y):
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
@@ -267,6 +269,7 @@ class Select(Primitive):
 
 class _MatMulBase(Primitive):
     """Shared attributes and bprop of MatMul and BatchMatMul (`_product` is the functional op)."""
+    sharding_rule = rules.matmul
 
     def __init__(self, transpose_a=False, transpose_b=False):
         super().__init__()
@@ -408,6 +411,7 @@ class _Reduce(Primitive):
 
 class ReduceSum(_Reduce):
     """out = sum of x over `axis` (all axes when axis is () or None)."""
+    sharding_rule = rules.reduction("sum")
     kernel_name = "sum_middle"
 
     def bprop(self, inputs, out, dout):
@@ -423,6 +427,7 @@ class ReduceMean(_Reduce):
 
     Float inputs accumulate in float64 (sum and scale in one kernel); integer inputs truncate.
     """
+    sharding_rule = rules.reduction("mean")
     kernel_name = "mean_middle"
 
     def bprop(self, inputs, out, dout):
@@ -454,11 +459,13 @@ class _ReduceExtremum(_Reduce):
 
 class ReduceMax(_ReduceExtremum):
     """out = max of x over `axis` (all axes when axis is () or None); a NaN wins."""
+    sharding_rule = rules.reduction("max")
     kernel_name = "max_middle"
 
 
 class ReduceMin(_ReduceExtremum):
     """out = min of x over `axis` (all axes when axis is () or None); a NaN wins."""
+    sharding_rule = rules.reduction("min")
     kernel_name = "min_middle"
 
 
@@ -468,6 +475,7 @@ class Argmax(Primitive):
     ``Argmax(axis=-1, output_type=mstype.int32)(x)``; the axis is removed from the shape.
     Not differentiable. Raises ValueError for an axis out of range or of size 0.
     """
+    sharding_rule = rules.argmax
 
     differentiable = False
 

@@ -6,6 +6,7 @@ Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 """
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.ops.kernel_registry import kernel
@@ -48,6 +49,7 @@ def _run(family, name, *arrays):
 # -- activations -------------------------------------------------------------------------
 class _Activation(Primitive):
     """y = f(x) elementwise on float32/float64; `kernel_name` names the activation kernel."""
+    sharding_rule = rules.elementwise
     kernel_name = None
     valid_dtypes = FLOATS
 
@@ -62,6 +64,7 @@ class _Activation(Primitive):
 
 class _ActivationGrad(Primitive):
     """The gradient primitive of an activation: two same-shape float inputs, one output."""
+    sharding_rule = rules.elementwise
     # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
     differentiable = False
     kernel_name = None
@@ -184,6 +187,7 @@ def _axis_view(x, axis):
 
 
 class _SoftmaxBase(Primitive):
+    sharding_rule = rules.axis_fixed("the softmax axis would need AllReduce MAX and SUM")
     kernel_name = None
 
     def __init__(self, axis=-1):
@@ -257,6 +261,7 @@ _CHANNEL_LAST = {"NHWC"}
 
 
 class _BiasAddBase(Primitive):
+    sharding_rule = rules.bias_add
     kernel_name = None
 
     def __init__(self, data_format="NCHW"):
@@ -319,6 +324,7 @@ class BiasAddReLU(_BiasAddBase):
 
 class BiasAddGrad(_BiasAddBase):
     """db = dy summed over every dim but the channel dim: BiasAddGrad(data_format)(dy)."""
+    sharding_rule = rules.bias_add_grad
     # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
     differentiable = False
 
@@ -344,6 +350,7 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     labels), computed with the loss in one max-subtracted kernel. The bprop reuses `backprop`;
     labels get no gradient (MindSpore returns zeros for them).
     """
+    sharding_rule = rules.softmax_cross_entropy
 
     def infer(self, logits, labels):
         _check_float(self, "logits", logits)
@@ -376,6 +383,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     max-subtracted pass), so the primitive has two outputs and the call returns the one asked
     for; the bprop scales the stored gradient. Labels outside [0, C) raise ValueError.
     """
+    sharding_rule = rules.sparse_softmax_cross_entropy
 
     def __init__(self, is_grad=False):
         super().__init__()
@@ -424,6 +432,8 @@ class Dropout(Primitive):
     and dtype) holds 1 where kept. Draws come from the global generator (``ms.set_seed``), or
     from the operator's own generator when Seed0 or Seed1 is non-zero.
     """
+    sharding_rule = rules.elementwise_with_note(
+        "per-slice seeds: each rank draws the mask of its block of the single-device mask")
 
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
         super().__init__()
@@ -468,6 +478,7 @@ def _check_axis_attr(name, arg, value):
 
 
 class _LayerNormBase(Primitive):
+    sharding_rule = rules.layer_norm
     def __init__(self, begin_norm_axis=1, begin_params_axis=1):
         super().__init__()
         _check_axis_attr(self.name, "begin_norm_axis", begin_norm_axis)

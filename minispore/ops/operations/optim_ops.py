@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.ops.kernel_registry import kernel
@@ -45,6 +46,7 @@ def _flat(x, dt):
 class _ApplyUpdate(Primitive):
     """Shared contract: tensor inputs named in `tensor_args` (the first is the Parameter) must
     match its shape and float dtype; scalar inputs may be numbers or 1-element Tensors."""
+    sharding_rule = rules.optimizer_update
 
     differentiable = False
     side_effect = True    # writes the Parameter and state in place: graphs keep and order it
