@@ -5,6 +5,7 @@ from numba import cuda
 
 from minispore.kernels.cpu import conv as cpu
 from minispore.kernels.cuda import conv as gpu
+from tests.kernels.cuda.conftest import same_kernels
 
 TOL = {np.float32: 1e-4, np.float64: 1e-12}
 # (N, C, H, W, Cout, KH, KW, stride, dilation, group, pad)
@@ -91,3 +92,12 @@ def test_backprop_input_adds_to_existing_gradient():
     dx = cuda.to_device(base)
     gpu.conv2d_backprop_input(cuda.to_device(dout), cuda.to_device(wt), *attrs, dx)
     np.testing.assert_allclose(dx.copy_to_host(), want, rtol=1e-12, atol=1e-12)
+
+
+def _is_operator_kernel(obj):
+    # im2col/col2im are the CPU kernels' per-sample helpers, not operator kernels.
+    return hasattr(obj, "py_func") and obj.__name__ not in ("im2col", "col2im")
+
+
+def test_same_names_and_signatures_as_cpu():
+    same_kernels(cpu, gpu, _is_operator_kernel)

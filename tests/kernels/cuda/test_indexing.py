@@ -5,6 +5,7 @@ from numba import cuda
 
 from minispore.kernels.cpu import indexing as cpu
 from minispore.kernels.cuda import indexing as gpu
+from tests.kernels.cuda.conftest import same_kernels
 
 DTYPES = [np.float32, np.float64]
 
@@ -64,3 +65,7 @@ def test_one_hot_matches_cpu(dtype):
     gpu.one_hot(cuda.to_device(idx), on, off, out)
     np.testing.assert_array_equal(out.copy_to_host(), want)
     assert (out.copy_to_host()[0, :, 2] == off).all()
+
+
+def test_same_names_and_signatures_as_cpu():
+    same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))

@@ -5,6 +5,7 @@ from numba import cuda
 
 from minispore.kernels.cpu import matmul as cpu
 from minispore.kernels.cuda import matmul as gpu
+from tests.kernels.cuda.conftest import same_kernels
 
 DTYPES = [np.float32, np.float64]
 # Loose enough for float32 sums over K <= 40, tight enough to catch a dropped or doubled term.
@@ -74,3 +75,7 @@ def test_broadcast_operand_and_accumulate():
     gpu.gemm3(cuda.to_device(a), cuda.to_device(b), c, False, False, accumulate=True)
     want = c0 + np.stack([a[z % 2] @ b[z] for z in range(4)])
     np.testing.assert_allclose(c.copy_to_host(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_same_names_and_signatures_as_cpu():
+    same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))

@@ -5,6 +5,7 @@ from numba import cuda
 
 from minispore.kernels.cpu import pool as cpu
 from minispore.kernels.cuda import pool as gpu
+from tests.kernels.cuda.conftest import same_kernels
 
 TOL = {np.float32: 1e-5, np.float64: 1e-12}
 # (kh, kw, sh, sw, pt, pl) on a (2, 2, 5, 6) input: overlapping + padded, and disjoint.
@@ -69,3 +70,7 @@ def test_avg_pool_matches_numpy_window_mean():
     gpu.avg_pool2d(cuda.to_device(x), 2, 2, 2, 2, 0, 0, False, out)
     ref = x[:, :, :4, :6].reshape(2, 2, 2, 2, 3, 2).mean(axis=(3, 5))
     np.testing.assert_allclose(out.copy_to_host(), ref, rtol=1e-12)
+
+
+def test_same_names_and_signatures_as_cpu():
+    same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))

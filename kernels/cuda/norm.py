@@ -1,0 +1,118 @@
+"""Layer-normalisation CUDA kernels: fused forward (y, mean, rstd) and fused backward.
+
+Row statistics: one block per row of the (M, K) view (launch.rows, blocks striding over rows),
+its threads striding over k with private float64 partials that a shared-memory tree
+(launch.tree_sum) combines, as the CPU kernels accumulate in float64. The parameter gradients
+sum over rows instead, so a second kernel gives each column k one thread looping over m
+(a warp reads consecutive k: coalesced), float64 accumulators, no atomics.
+"""
+import math
+
+from numba import cuda, float64
+
+from . import launch
+
+
+@cuda.jit
+def _layer_norm_kernel(x, gamma, beta, eps, y, mean, rstd):
+    """for row m (block-stride): two tree sums (mean, then the centred variance), then y."""
+    M, K = x.shape
+    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    tid = cuda.threadIdx.x
+    for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
+        s = 0.0
+        for k in range(tid, K, cuda.blockDim.x):
+            s += x[m, k]
+        buf[tid] = s
+        launch.tree_sum(buf, tid)
+        mu = buf[0] / K
+        cuda.syncthreads()  # every thread has read buf[0] before the variance partials overwrite it
+        v = 0.0
+        for k in range(tid, K, cuda.blockDim.x):
+            d = x[m, k] - mu
+            v += d * d
+        buf[tid] = v
+        launch.tree_sum(buf, tid)
+        r = 1.0 / math.sqrt(buf[0] / K + eps)
+        if tid == 0:
+            mean[m] = mu
+            rstd[m] = r
+        # Every thread has read buf[0] before the next row overwrites it, and thread 0's
+        # mean/rstd stores are visible to the block before it reads them back below.
+        cuda.syncthreads()
+        # The statistics as rounded to x's dtype by those stores, as the CPU kernel uses them.
+        mu_t = mean[m]
+        r_t = rstd[m]
+        for k in range(tid, K, cuda.blockDim.x):
+            y[m, k] = (x[m, k] - mu_t) * r_t * gamma[k] + beta[k]
+
+
+@cuda.jit
+def _layer_norm_dx_kernel(x, dy, gamma, mean, rstd, dx):
+    """for row m (block-stride): tree sums of g = dy*gamma and g*xhat, then dx."""
+    M, K = x.shape
+    b1 = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    b2 = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    tid = cuda.threadIdx.x
+    for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
+        mu = mean[m]
+        r = rstd[m]
+        s1 = 0.0
+        s2 = 0.0
+        for k in range(tid, K, cuda.blockDim.x):
+            g = dy[m, k] * gamma[k]
+            s1 += g
+            s2 += g * ((x[m, k] - mu) * r)
+        b1[tid] = s1
+        b2[tid] = s2
+        launch.tree_sum(b1, tid)
+        launch.tree_sum(b2, tid)
+        c1 = b1[0] / K
+        c2 = b2[0] / K
+        cuda.syncthreads()  # every thread has read b1[0], b2[0] before the next row's partials
+        for k in range(tid, K, cuda.blockDim.x):
+            xh = (x[m, k] - mu) * r
+            dx[m, k] = r * (dy[m, k] * gamma[k] - c1 - xh * c2)
+
+
+@cuda.jit
+def _layer_norm_param_grad_kernel(x, dy, mean, rstd, dgamma, dbeta):
+    """for column k (grid-stride): dgamma[k] = sum_m dy * xhat, dbeta[k] = sum_m dy."""
+    M, K = x.shape
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for k in range(start, K, stride):
+        ag = 0.0
+        ab = 0.0
+        for m in range(M):
+            d = dy[m, k]
+            ag += d * ((x[m, k] - mean[m]) * rstd[m])
+            ab += d
+        dgamma[k] = ag
+        dbeta[k] = ab
+
+
+def layer_norm(x, gamma, beta, eps, y, mean, rstd):
+    """Per row m of the (M, K) view:
+        mean[m] = sum_k x[m, k] / K,  rstd[m] = 1 / sqrt(sum_k (x - mean)^2 / K + eps)
+        y[m, k] = (x[m, k] - mean[m]) * rstd[m] * gamma[k] + beta[k]
+
+    One block per row (two-pass variance, float64 tree sums). Preconditions: x, y
+    C-contiguous (M, K) device arrays; gamma, beta (K,); mean, rstd (M,); all of x's dtype;
+    eps a float.
+    """
+    blocks, threads = launch.rows(x.shape[0])
+    _layer_norm_kernel[blocks, threads](x, gamma, beta, eps, y, mean, rstd)
+
+
+def layer_norm_grad(x, dy, gamma, mean, rstd, dx, dgamma, dbeta):
+    """Backward of layer_norm, with xhat = (x - mean) * rstd and g = dy * gamma:
+        dx[m, k]  = rstd[m] * (g - mean_k(g) - xhat * mean_k(g * xhat))
+        dgamma[k] = sum_m dy * xhat,  dbeta[k] = sum_m dy
+
+    Two launches: one block per row for dx, one thread per column for dgamma/dbeta.
+    Preconditions: x, dy, dx C-contiguous (M, K); gamma, dgamma, dbeta (K,); mean, rstd (M,).
+    """
+    blocks, threads = launch.rows(x.shape[0])
+    _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, rstd, dx)
+    blocks, threads = launch.elementwise(x.shape[1])
+    _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, rstd, dgamma, dbeta)
