@@ -1,0 +1,110 @@
+"""CUDA elementwise kernels against the CPU ufunc of the same name: values, dtypes, broadcasting."""
+import numpy as np
+import pytest
+
+from minispore.kernels.cpu import elementwise as cpu
+from minispore.kernels.cpu.elementwise import ExactUfunc
+from minispore.kernels.cuda import elementwise as gpu
+
+from .conftest import DTYPES, dev, empty, host, same_kernels, tol
+
+# Ops whose inputs must be positive (log, sqrt, pow with float exponents).
+POSITIVE = {"log", "sqrt", "rsqrt", "pow", "pow_grad_x", "pow_grad_y", "sqrt_grad", "rsqrt_grad"}
+NAMES = same_kernels(cpu, gpu, lambda obj: isinstance(obj, ExactUfunc))
+# (operand shapes, dtype): same shape in both dtypes; numpy broadcasting across dims; a row and
+# a scalar (a few simulated threads each: the simulator pays per thread).
+CASES = [(((3, 4, 5),), np.float32), (((3, 4, 5),), np.float64),
+         (((3, 1, 5), (4, 5), (1, 4, 1)), np.float64), (((2, 7), (7,), ()), np.float32)]
+
+
+def _inputs(name, nin, shapes, dtype, rng):
+    arrays = []
+    for k in range(nin):
+        shape = shapes[k % len(shapes)] if len(shapes) > 1 else shapes[0]
+        a = rng.standard_normal(shape)
+        if name in POSITIVE:
+            a = np.abs(a) + 0.5
+        elif name == "select" and k == 0:
+            a = a > 0
+        a = np.asarray(a).astype(a.dtype if a.dtype == np.bool_ else dtype)
+        # Ties exercise the tie-breaking paths of maximum/minimum and their gradients.
+        if k == 1 and name.startswith(("maximum", "minimum")) and a.shape == arrays[0].shape:
+            a.flat[::3] = arrays[0].flat[::3]
+        arrays.append(a)
+    return arrays
+
+
+def _device_args(arrays):
+    return [a[()] if a.ndim == 0 else dev(a) for a in arrays]
+
+
+@pytest.mark.parametrize("layout,dtype", CASES, ids=["same-f32", "same-f64", "nd-broadcast-f64",
+                                                     "row+scalar-f32"])
+@pytest.mark.parametrize("name", NAMES)
+def test_matches_cpu_kernel(name, layout, dtype, rng):
+    nin = getattr(gpu, name).nin
+    arrays = _inputs(name, nin, layout, dtype, rng)
+    want = getattr(cpu, name)(*arrays)
+    got = getattr(gpu, name)(*_device_args(arrays))
+    assert got.dtype == want.dtype and tuple(got.shape) == want.shape
+    if want.dtype == np.bool_:
+        np.testing.assert_array_equal(host(got), want)
+    else:
+        np.testing.assert_allclose(host(got), want, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_empty_and_scalar_operands(dtype, rng):
+    x = rng.standard_normal((0, 3)).astype(dtype)
+    got = gpu.add(dev(x), dtype(1))
+    assert got.shape == (0, 3) and got.dtype == dtype
+    got = gpu.mul(dtype(2), dtype(3))
+    assert got.shape == () and host(got) == 6 and got.dtype == dtype
+
+
+def test_float32_stays_float32_with_float64_scalar_free_math(rng):
+    x = rng.standard_normal(50).astype(np.float32)
+    for name in ("exp", "rsqrt", "sqrt_grad", "maximum_grad"):
+        fn = getattr(gpu, name)
+        args = [np.abs(x) + 1] * fn.nin
+        assert fn(*dev(*args) if fn.nin > 1 else [dev(args[0])]).dtype == np.float32
+
+
+def test_nan_wins_in_maximum_and_minimum():
+    x = np.array([np.nan, 1.0, 2.0, np.nan], np.float32)
+    y = np.array([1.0, np.nan, 1.0, np.nan], np.float32)
+    for name in ("maximum", "minimum"):
+        np.testing.assert_array_equal(host(getattr(gpu, name)(dev(x), dev(y))),
+                                      getattr(np, name)(x, y))
+
+
+def test_out_buffer_is_written_and_returned(rng):
+    x, y = rng.standard_normal((2, 3, 4))
+    out = empty((3, 4), np.float64)
+    assert gpu.mul(dev(x), dev(y), out=out) is out
+    np.testing.assert_allclose(host(out), x * y)
+
+
+def test_incompatible_shapes_raise_like_the_cpu_ufunc(rng):
+    x, y = rng.standard_normal((2, 3)), rng.standard_normal(4)
+    with pytest.raises(ValueError, match="broadcast"):
+        cpu.add(x, y)
+    with pytest.raises(ValueError, match="broadcast"):
+        gpu.add(dev(x), dev(y))
+
+
+def test_wrong_out_shape_and_host_arrays_are_rejected(rng):
+    x = rng.standard_normal((2, 3))
+    with pytest.raises(ValueError, match=r"out has shape \(3, 2\).*\(2, 3\)"):
+        gpu.neg(dev(x), out=empty((3, 2), np.float64))
+    with pytest.raises(TypeError, match="device arrays or numpy scalars, got ndarray"):
+        gpu.neg(x)
+    with pytest.raises(TypeError, match="add takes 2 arrays, got 1"):
+        gpu.add(dev(x))
+
+
+def test_broadcast_strides_merge_contiguous_dims():
+    dims, strides = gpu.broadcast_strides((3, 4, 5), [(3, 4, 5), ()])
+    assert dims == [60] and strides == [[1], [0]]
+    dims, strides = gpu.broadcast_strides((3, 4, 5), [(3, 1, 5), (4, 5)])
+    assert dims == [3, 4, 5] and strides == [[5, 0, 1], [0, 5, 1]]
