@@ -201,24 +201,85 @@ def torch_step_fn(model, x, y):
     return step
 
 
+def _in_mode(mode, step, fusion=True):
+    """step() called in `mode`; with fusion=False its graph compiles without elementwise
+    fusion (the pass reads MINISPORE_FUSION when the graph is compiled, on the first call)."""
+    def call(*args):
+        ms.set_context(mode=mode)
+        if fusion:
+            return step(*args)
+        os.environ["MINISPORE_FUSION"] = "0"
+        try:
+            return step(*args)
+        finally:
+            del os.environ["MINISPORE_FUSION"]
+    return call
+
+
 def bench_training():
-    t = Table("PYNATIVE training step (ms, lower is better)",
-              ["net", "batch", "minispore", "torch eager", "ms/torch"])
+    """PYNATIVE, GRAPH (fused, unfused) and torch eager steps, interleaved in one run; and what
+    compiling each graph cost (trace + passes + codegen; the first step adds kernel JIT or
+    cache loads)."""
+    t = Table("Training step, PYNATIVE and GRAPH vs torch eager (ms, lower is better)",
+              ["net", "batch", "PYNATIVE", "GRAPH", "GRAPH unfused", "torch eager",
+               "PYNATIVE/torch", "GRAPH/torch", "fused/unfused"])
+    c = Table("GRAPH compile of each training graph",
+              ["net", "batch", "compile (s)", "first step (s)", "nodes unfused", "nodes fused"])
     for name, ms_net, th_net, in_shape in (("MLP 784-512-512-10", MLP, torch_mlp, (1, 28, 28)),
                                            ("LeNet-5", LeNet5, torch_lenet, (1, 32, 32))):
         for batch in (32, 256):
             x = randn(batch, *in_shape)
             y = RNG.integers(0, 10, batch).astype(np.int32)
-            step = ms_step(ms_net())
             xt, yt = Tensor(x), Tensor(y)
-            cands = {"ms": lambda: step(xt, yt)}
+            cells = {k: ms_step(ms_net()) for k in ("py", "graph", "unfused")}
+            steps = {"py": _in_mode(ms.PYNATIVE_MODE, cells["py"]),
+                     "graph": _in_mode(ms.GRAPH_MODE, cells["graph"]),
+                     "unfused": _in_mode(ms.GRAPH_MODE, cells["unfused"], fusion=False)}
+            steps["unfused"](xt, yt)
+            t0 = time.perf_counter()
+            steps["graph"](xt, yt)
+            first = time.perf_counter() - t0
+            cache = cells["graph"]._graph_cache
+            c.add(name, str(batch), cache.compile_seconds, first,
+                  str(_graph_nodes(cells["unfused"]._graph_cache)), str(_graph_nodes(cache)))
+            cands = {k: (lambda f=f: f(xt, yt)) for k, f in steps.items()}
             if torch is not None:
                 cands["torch"] = torch_step_fn(th_net(), torch.from_numpy(x),
                                                torch.from_numpy(y).long())
             r = compare(cands, rounds=5, min_time=0.2)
-            t.add(name, str(batch), r["ms"] * 1e3,
-                  f"{r['torch'] * 1e3:.3g}" if "torch" in r else "-",
-                  f"{r['ms'] / r['torch']:.2f}" if "torch" in r else "-")
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            has_torch = "torch" in r
+            t.add(name, str(batch), r["py"] * 1e3, r["graph"] * 1e3, r["unfused"] * 1e3,
+                  f"{r['torch'] * 1e3:.3g}" if has_torch else "-",
+                  f"{r['py'] / r['torch']:.2f}" if has_torch else "-",
+                  f"{r['graph'] / r['torch']:.2f}" if has_torch else "-",
+                  f"{r['graph'] / r['unfused']:.2f}")
+    return [t, c]
+
+
+def _graph_nodes(cache):
+    return next(iter(cache.entries.values())).n_nodes
+
+
+def bench_compile_sweep():
+    """Compiles for one MLP training run over 32 batch sizes (8, 16, ..., 256): with set_inputs
+    and a Symbol batch dim (one graph serves all), and without (one graph per shape)."""
+    t = Table("GRAPH compile count, MLP training over 32 batch sizes (8..256)",
+              ["inputs", "compiles", "cache hits", "sweep (s)"])
+    sizes = range(8, 257, 8)
+    for label, dynamic in (("set_inputs(Symbol(divisor=8))", True), ("concrete shapes", False)):
+        ms.set_context(mode=ms.GRAPH_MODE)
+        step = ms_step(MLP())
+        if dynamic:
+            s0 = ms.Symbol(divisor=8)
+            step.set_inputs(Tensor(shape=[s0, 1, 28, 28], dtype=ms.float32),
+                            Tensor(shape=[s0], dtype=ms.int32))
+        t0 = time.perf_counter()
+        for b in sizes:
+            step(Tensor(randn(b, 1, 28, 28)), Tensor(RNG.integers(0, 10, b).astype(np.int32)))
+        info = step.compile_cache_info()
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        t.add(label, str(info["compiles"]), str(info["hits"]), time.perf_counter() - t0)
     return t
 
 
@@ -244,6 +305,39 @@ def bench_startup():
             out = subprocess.run([sys.executable, "-c", _FIRST_STEP], env=env, check=True,
                                  capture_output=True, text=True).stdout.split()
             t.add(label, float(out[0]), float(out[1]))
+    return t
+
+
+_GRAPH_FIRST_STEPS = r"""
+import sys, time
+import numpy as np, minispore as ms
+from minispore import Tensor
+sys.path.insert(0, "tools")
+from bench import LeNet5, MLP, ms_step
+ms.set_context(mode=ms.GRAPH_MODE)
+for net, shape in ((MLP, (32, 1, 28, 28)), (LeNet5, (32, 1, 32, 32))):
+    step = ms_step(net())
+    t0 = time.perf_counter()
+    step(Tensor(np.zeros(shape, np.float32)), Tensor(np.zeros(32, np.int32)))
+    print(time.perf_counter() - t0)
+"""
+
+
+def bench_fusion_compile():
+    """First GRAPH training step (trace, compile, kernels JIT-compiled or loaded) of the MLP and
+    LeNet in a fresh process: fused kernels cold (new kernel folder), warm (same folder again),
+    and fusion off; the operator kernels' Numba cache is warm in all three."""
+    t = Table("GRAPH first training step in a fresh process, batch 32 (s)",
+              ["fused kernels", "MLP", "LeNet-5"])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as fused_dir:
+        for label, extra in (("cold (new chain files)", {"MINISPORE_FUSED_DIR": fused_dir}),
+                             ("warm (cached)", {"MINISPORE_FUSED_DIR": fused_dir}),
+                             ("fusion off", {"MINISPORE_FUSION": "0"})):
+            env = dict(os.environ, **extra)
+            out = subprocess.run([sys.executable, "-c", _GRAPH_FIRST_STEPS], env=env,
+                                 check=True, capture_output=True, text=True, cwd=root)
+            t.add(label, *(float(v) for v in out.stdout.split()))
     return t
 
 
@@ -275,9 +369,9 @@ def main():
     args = parser.parse_args()
     started = time.time()
     tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)), bench_ops(),
-              bench_dispatch(), bench_training()]
+              bench_dispatch(), *bench_training(), bench_compile_sweep()]
     if not args.quick:
-        tables.append(bench_startup())
+        tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())
     tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
