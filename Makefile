@@ -22,7 +22,7 @@ MPI_TIMEOUT ?= 900
 MPI_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n $(1) -m pytest --with-mpi \
 	-p no:cacheprovider $(2) $(MPI_TESTS)
 
-.PHONY: install test warm bench demo clean
+.PHONY: install test warm bench bench-gpu demo clean
 
 install: $(STAMP)
 
@@ -42,6 +42,10 @@ test: warm
 
 bench: $(STAMP)
 	$(PY) tools/bench.py
+
+# Needs a CUDA GPU (says so and exits 0 without one): the CUDA GEMM vs cuBLAS via CuPy/PyTorch.
+bench-gpu: $(STAMP)
+	$(PY) tools/bench_gpu.py
 
 demo: $(STAMP)
 	$(PY) examples/lenet/train.py --epochs 1 --per_print_times 125
