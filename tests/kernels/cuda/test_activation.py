@@ -1,0 +1,72 @@
+"""CUDA activation kernels against the CPU kernels of the same name."""
+import numpy as np
+import pytest
+
+from minispore.kernels.cpu import activation as cpu
+from minispore.kernels.cuda import activation as gpu
+
+from .conftest import DTYPES, dev, empty, host, same_kernels, tol
+
+NAMES = same_kernels(cpu, gpu, lambda obj: hasattr(obj, "py_func"))
+UNARY = ["relu", "sigmoid", "tanh", "gelu_tanh", "gelu_erf"]
+# grad name -> which argument holds the forward output y (else x) and the position of dy.
+GRADS = {"relu_grad": ("dy", "y"), "sigmoid_grad": ("y", "dy"), "tanh_grad": ("y", "dy"),
+         "gelu_tanh_grad": ("dy", "x"), "gelu_erf_grad": ("dy", "x")}
+
+
+def test_every_cpu_kernel_has_a_cuda_namesake():
+    assert set(UNARY) | set(GRADS) | {"bias_add", "bias_add_relu", "bias_add_grad"} == set(NAMES)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", UNARY)
+def test_forward(name, dtype, rng):
+    x = (rng.standard_normal((4, 33)) * 3).astype(dtype)
+    x[0, :3] = [0, -40, 40]
+    want = np.empty_like(x)
+    getattr(cpu, name)(x, want)
+    got = empty(x.shape, dtype)
+    getattr(gpu, name)(dev(x), got)
+    np.testing.assert_allclose(host(got), want, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_grad(name, dtype, rng):
+    x = (rng.standard_normal((4, 33)) * 2).astype(dtype)
+    fwd = name[:-len("_grad")]
+    y = np.empty_like(x)
+    getattr(cpu, fwd)(x, y)
+    dy = rng.standard_normal(x.shape).astype(dtype)
+    values = {"x": x, "y": y, "dy": dy}
+    args = [values[k] for k in GRADS[name]]
+    want = np.empty_like(x)
+    getattr(cpu, name)(*args, want)
+    got = empty(x.shape, dtype)
+    getattr(gpu, name)(*dev(*args), got)
+    np.testing.assert_allclose(host(got), want, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 5, 7), (6, 9, 1)], ids=["nck", "channel-last"])
+@pytest.mark.parametrize("name", ["bias_add", "bias_add_relu"])
+def test_bias_add(name, shape, dtype, rng):
+    x = rng.standard_normal(shape).astype(dtype)
+    b = rng.standard_normal(shape[1]).astype(dtype)
+    want = np.empty_like(x)
+    getattr(cpu, name)(x, b, want)
+    got = empty(shape, dtype)
+    getattr(gpu, name)(*dev(x, b), got)
+    np.testing.assert_allclose(host(got), want, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 5, 23), (40, 3, 1)], ids=["nck", "channel-last"])
+def test_bias_add_grad(shape, dtype, rng):
+    dy = rng.standard_normal(shape).astype(dtype)
+    want = np.empty(shape[1], dtype)
+    cpu.bias_add_grad(dy, want)
+    got = empty(shape[1], dtype)
+    gpu.bias_add_grad(dev(dy), got)
+    np.testing.assert_allclose(host(got), want, **tol(dtype))
+    np.testing.assert_allclose(host(got), dy.astype(np.float64).sum(axis=(0, 2)), **tol(dtype))
