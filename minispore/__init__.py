@@ -13,6 +13,7 @@ from minispore.common.symbol import Symbol
 from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
 from minispore.ops.grad import grad, value_and_grad
+from minispore.parallel.layout_api import Layout
 from minispore.train import Model, load_checkpoint, load_param_into_net, save_checkpoint
 
 __version__ = "0.1.0"

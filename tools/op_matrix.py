@@ -259,14 +259,17 @@ def rows():
             bprop = "MISSING"
         else:
             bprop = "y" if overrides(cls, "bprop") else "n/a"
-        sharding = "y" if "sharding_rule" in dir(cls) and overrides_sharding(cls) else "-"
+        sharding = sharding_status(cls)
         tested = "y" if is_tested(name, functional.get(name, ()), text) else "n"
         yield name, cpu, cuda, bprop, sharding, tested
 
 
-def overrides_sharding(cls):
-    base = getattr(Primitive, "sharding_rule", None)
-    return getattr(cls, "sharding_rule") is not base
+def sharding_status(cls):
+    """'y' (a sharding rule), 'repl' (declared replicate-only, with a reason) or 'MISSING'."""
+    rule = getattr(cls, "sharding_rule", None)
+    if rule is None or not hasattr(rule, "spec"):
+        return "MISSING"
+    return "repl" if rule.replicate_only else "y"
 
 
 def main():
@@ -276,7 +279,7 @@ def main():
     print(f"{header[0]:<{width}}  " + "  ".join(f"{h:<8}" for h in header[1:]))
     for r in table:
         print(f"{r[0]:<{width}}  " + "  ".join(f"{c:<8}" for c in r[1:]))
-    counts = {col: sum(r[i] in ("y", "view", "n/a") for r in table)
+    counts = {col: sum(r[i] in ("y", "view", "n/a", "repl") for r in table)
               for i, col in enumerate(header[1:], 1)}
     print(f"\n{len(table)} operators; " + ", ".join(f"{c}: {n}" for c, n in counts.items()))
 

@@ -124,6 +124,8 @@ def _check_strategy(op_name, arg_name, strategy):
         raise TypeError(f"For '{op_name}', the '{arg_name}' should be a tuple of tuples, "
                         f"but got {type(strategy).__name__}: {strategy!r}.")
     for item in strategy:
+        if hasattr(item, "to_tensor_layout"):      # a parallel Layout (MindSpore r2.3+)
+            continue
         if not isinstance(item, tuple):
             raise TypeError(f"For '{op_name}', each element of '{arg_name}' should be a tuple, "
                             f"but got {type(item).__name__}: {item!r} in {strategy}.")

@@ -1,5 +1,6 @@
 """Every operator meets the contract: infer and impl defined, a cpu kernel (or a declared
-kernel-free view), and a bprop or an explicit `differentiable = False`.
+kernel-free view), a bprop or an explicit `differentiable = False`, and a sharding rule or an
+explicit `rules.replicate_only(reason)`.
 
 Which classes are operators, and how kernels are found, is documented in tools/op_matrix.py.
 """
@@ -7,7 +8,7 @@ import pytest
 
 from minispore.ops.primitive import Primitive
 from tools.op_matrix import (KERNEL_FREE, functional_names, has_bprop_or_opt_out, kernel_exists,
-                             kernel_refs, operator_classes, overrides, rows)
+                             kernel_refs, operator_classes, overrides, rows, sharding_status)
 
 OPERATORS = operator_classes()
 
@@ -49,6 +50,16 @@ def test_operator_has_bprop_or_is_marked_not_differentiable(name):
                                        f"or set `differentiable = False`")
 
 
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+def test_operator_has_sharding_rule_or_is_replicate_only(name):
+    cls = OPERATORS[name]
+    assert sharding_status(cls) != "MISSING", (
+        f"{name} ({cls.__module__}) declares no sharding_rule; add one from "
+        f"minispore.common.sharding_rules or `rules.replicate_only(reason)`")
+    if sharding_status(cls) == "repl":
+        assert cls.sharding_rule.reason
+
+
 def test_kernel_refs_follow_class_attributes_and_helpers():
     ops = OPERATORS
     assert kernel_refs(ops["Add"]) == [("elementwise", "add")]
@@ -65,6 +76,7 @@ def test_checks_reject_an_incomplete_operator():
     assert not has_bprop_or_opt_out(Broken)
     assert not kernel_exists("cpu", "no_such_family", "f")
     assert not kernel_exists("cpu", "matmul", "no_such_kernel")
+    assert sharding_status(Broken) == "MISSING"
 
 
 def test_functional_names_map_classes():

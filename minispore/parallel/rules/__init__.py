@@ -25,8 +25,17 @@ def rule_of(prim):
     return rule
 
 
+def as_int_strategy(strategy):
+    """A strategy whose elements may be Layout objects (§2.8) as tuples of cuts."""
+    if strategy is None:
+        return None
+    return tuple(s.to_tensor_layout().cuts() if hasattr(s, "to_tensor_layout") else s
+                 for s in strategy)
+
+
 def apply_strategy(prim, args, in_strategy, device_num, out_strategy=None, scope=None):
     rule_of(prim)
+    in_strategy, out_strategy = as_int_strategy(in_strategy), as_int_strategy(out_strategy)
     return operator_layouts(prim, args, in_strategy, device_num, out_strategy, scope)
 
 
