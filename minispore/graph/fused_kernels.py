@@ -120,7 +120,7 @@ def generate(spec):
                  "        i = base + q"] + ["        " + ln for ln in store]
     else:
         body += ["for i in range(n):"] + ["    " + ln for ln in store]
-    kernel = ([f"@njit(cache=True)", f"def kernel({params}):",
+    kernel = (["@njit(cache=True, error_model=\"numpy\")", f"def kernel({params}):",
                f'    """{ops}: one pass over out (flat, C order); inputs per kind: '
                f'{", ".join(kind for _, kind in spec.inputs) or "none"}."""']
               + ["    " + ln for ln in body])
