@@ -12,12 +12,16 @@ from numba import cuda, float64
 
 from . import launch
 
+# A plain global, not `launch.REDUCE_THREADS` in the kernel: numba-cuda types a module
+# attribute as a run-time int64, and shared arrays need a compile-time size.
+_THREADS = launch.REDUCE_THREADS
+
 
 @cuda.jit
 def _layer_norm_kernel(x, gamma, beta, eps, y, mean, rstd):
     """for row m (block-stride): two tree sums (mean, then the centred variance), then y."""
     M, K = x.shape
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
         s = 0.0
@@ -51,8 +55,8 @@ def _layer_norm_kernel(x, gamma, beta, eps, y, mean, rstd):
 def _layer_norm_dx_kernel(x, dy, gamma, mean, rstd, dx):
     """for row m (block-stride): tree sums of g = dy*gamma and g*xhat, then dx."""
     M, K = x.shape
-    b1 = cuda.shared.array(launch.REDUCE_THREADS, float64)
-    b2 = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    b1 = cuda.shared.array(_THREADS, float64)
+    b2 = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
         mu = mean[m]
