@@ -64,7 +64,7 @@ def test_kernel_is_cached_njit_from_a_real_module():
     assert sys.modules[module.__name__] is module
     assert os.path.dirname(module.__file__) == fused_kernels.kernel_dir()
     with open(module.__file__) as f:
-        assert "@njit(cache=True)" in f.read()
+        assert "@njit(cache=True, error_model=\"numpy\")" in f.read()
 
 
 _SECOND_PROCESS = textwrap.dedent("""
