@@ -129,9 +129,8 @@ def generate(spec):
     shape = f"a{spec.shape_from}.shape" if spec.shape_from is not None else "shape"
     call_args = []
     for i, (_, kind) in enumerate(spec.inputs):
-        call_args.append({"scalar": f"a{i}",
-                          "broadcast": f"np.ascontiguousarray(np.broadcast_to(a{i}, out.shape))"}
-                         .get(kind, f"np.asarray(a{i}, order='C')"))
+        call_args.append(f"np.ascontiguousarray(np.broadcast_to(a{i}, out.shape))"
+                         if kind == "broadcast" else f"np.asarray(a{i}, order='C')")
     run = [f"def run({', '.join(run_params)}):",
            f"    out = np.empty({shape}, {_np_type(spec.out_dtype)})",
            f"    kernel({', '.join(call_args + ['out'])})",

@@ -15,9 +15,9 @@ Fusion runs after `differentiate` and the optimizer update, so backward chains f
 import math
 import os
 
+from minispore.common.tensor import Tensor
 from minispore.graph import fused_kernels
 from minispore.graph.ir import Node, Value
-from minispore.common.tensor import Tensor
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import math_ops as M
@@ -156,7 +156,7 @@ def _template(node):
     prim = node.prim
     if node.side_effect or node.tuple_output or len(node.outputs) != 1:
         return None
-    values = node.input_values() + node.outputs
+    values = node.outputs + [x for x in node.inputs if isinstance(x, (Value, Tensor))]
     if any(str(v.dtype.np_dtype) not in _DTYPES for v in values):
         return None
     entry = SCALAR_EXPR.get(type(prim))
@@ -193,8 +193,8 @@ def _grow(graph, root, consumers, index, grouped):
 
     Producers are pulled in while every read of their output comes from the group, or while
     that output is uniform (one value repeated: cheap to recompute, so a copy joins the group
-    and the original stays for its other readers), and while no in-place write to what they
-    read lies between them and the root (they move to the root's position)."""
+    and the original stays for its other readers), and while no in-place node lies between
+    them and the root (they move to the root's position)."""
     members = {id(root): root}
     reads = {}                      # id(Value) -> reads from inside the group
     frontier = [root]
@@ -252,9 +252,9 @@ def _uniform(x, memo):
 
 
 def _written_between(graph, node, start, stop):
-    reads = {id(v) for v in node.input_values()}
-    return any(n.side_effect and any(id(v) in reads for v in n.input_values())
-               for n in graph.nodes[start + 1:stop])
+    """Whether an in-place node lies between `node` and the root. Any one counts: the values
+    it writes may be aliased (Reshape outputs are views), so matching inputs is not enough."""
+    return any(n.side_effect for n in graph.nodes[start + 1:stop])
 
 
 def _unique(values):
@@ -289,7 +289,10 @@ def _build(group):
             else:
                 operands.append(("const", x))
         steps.append((node, _template(node), operands))
-    kinds = [_kind(x.shape, out.shape) for x in externals]
+    uniform = {}
+    # A uniform input (one value repeated, whatever its shape) is read once: its shape may
+    # not even broadcast to the output's when only layout-only members read it.
+    kinds = ["scalar" if _uniform(x, uniform) else _kind(x.shape, out.shape) for x in externals]
     rows = [k[1] for k in kinds if isinstance(k, tuple)]
     # The kernel's inner loop runs over one row shape; inputs with another one are expanded.
     kinds = [("row" if k[1] == rows[0] else "broadcast") if isinstance(k, tuple) else k
