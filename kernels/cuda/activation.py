@@ -12,6 +12,10 @@ from numba import cuda, float64
 
 from . import launch
 
+# A plain global, not `launch.REDUCE_THREADS` in the kernels: numba-cuda types a module
+# attribute as a run-time int64, and shared arrays need a compile-time size.
+_THREADS = launch.REDUCE_THREADS
+
 _C_TANH = math.sqrt(2.0 / math.pi)
 _R_SQRT2 = 1.0 / math.sqrt(2.0)
 _R_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -203,7 +207,7 @@ def bias_add_relu(x, b, out):
 def _bias_add_grad(dy, db, N, C, K):
     """Block per channel c (grid-stride over c); its threads stride over the N*K elements
     j -> dy[j // K, c, j % K], accumulate in float64 and combine with a shared tree."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for c in range(cuda.blockIdx.x, C, cuda.gridDim.x):
         acc = 0.0

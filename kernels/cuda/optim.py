@@ -3,7 +3,8 @@ state in place (device twins of kernels/cpu/optim.py, same names, signatures and
 
 Parameter, state and gradient are flat (1-D, C-contiguous) device arrays of one float dtype;
 scalars arrive already cast to that dtype (numpy scalars), so float32 parameters update in
-float32. g = grad[i] * g_scale + wd * param[i] as on the CPU.
+float32 (the constant 1 is type(lr)(1): `lr - lr + 1`, as the CPU kernels write it, types as
+float64 and would promote the float32 update to float64). g = grad[i] * g_scale + wd * param[i] as on the CPU.
 """
 import math
 
@@ -40,7 +41,7 @@ def apply_momentum(param, accum, grad, lr, momentum, wd, g_scale, nesterov):
 def _sgd(param, accum, stat, grad, lr, momentum, dampening, wd, g_scale, nesterov):
     """for i (grid-stride): the SGD step of `sgd`; stat[0] is only read here."""
     first = stat[0] > 0
-    one = lr - lr + 1
+    one = type(lr)(1)
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
         g = grad[i] * g_scale + wd * param[i]
         if momentum > 0:
@@ -85,7 +86,7 @@ def sgd(param, accum, stat, grad, lr, momentum, dampening, wd, g_scale, nesterov
 @cuda.jit
 def _adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
     """for i (grid-stride): the Adam step of `adam`."""
-    one = lr_t - lr_t + 1
+    one = type(lr_t)(1)
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
         g = grad[i] * g_scale + wd * param[i]
         mi = m[i] + (one - beta1) * (g - m[i])
@@ -117,7 +118,7 @@ def adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
 @cuda.jit
 def _adam_weight_decay(param, m, v, grad, lr, beta1, beta2, eps, wd):
     """for i (grid-stride): the AdamWeightDecay step of `adam_weight_decay`."""
-    one = lr - lr + 1
+    one = type(lr)(1)
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
         g = grad[i]
         mi = beta1 * m[i] + (one - beta1) * g

@@ -12,11 +12,15 @@ from numba import cuda, float64, int64
 
 from . import launch
 
+# A plain global, not `launch.REDUCE_THREADS` in the kernels: numba-cuda types a module
+# attribute as a run-time int64, and shared arrays need a compile-time size.
+_THREADS = launch.REDUCE_THREADS
+
 
 @cuda.jit
 def _sum_rows(x, out, R, B, scale):
     """for row q = (a, b) (block-stride): out[q] = scale * sum_r x[a, r, b]."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for q in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
         base = (q // B) * R * B + q % B
@@ -34,7 +38,7 @@ def _extremum_rows(tree, better):
     @cuda.jit
     def kernel(x, out, R, B):
         """for row q = (a, b) (block-stride): out[q] = the extremum of x[a, :, b], NaN winning."""
-        buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+        buf = cuda.shared.array(_THREADS, float64)
         tid = cuda.threadIdx.x
         for q in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
             base = (q // B) * R * B + q % B
@@ -71,8 +75,8 @@ def _argmax_rows(x, out, R, B):
     """for row q (block-stride): out[q] = the first r maximising x[a, r, b] (the first NaN if
     any). Threads keep (value, index) partials; the tree keeps the better pair, ties going to
     the smaller index, so the result does not depend on the block size."""
-    vals = cuda.shared.array(launch.REDUCE_THREADS, float64)
-    idxs = cuda.shared.array(launch.REDUCE_THREADS, int64)
+    vals = cuda.shared.array(_THREADS, float64)
+    idxs = cuda.shared.array(_THREADS, int64)
     tid = cuda.threadIdx.x
     for q in range(cuda.blockIdx.x, out.size, cuda.gridDim.x):
         base = (q // B) * R * B + q % B
@@ -87,7 +91,7 @@ def _argmax_rows(x, out, R, B):
         vals[tid] = best
         idxs[tid] = bi
         cuda.syncthreads()  # every pair is stored before the first level reads it
-        s = launch.REDUCE_THREADS // 2
+        s = _THREADS // 2
         while s > 0:
             if tid < s:
                 v = vals[tid + s]
@@ -109,7 +113,7 @@ def _argmax_rows(x, out, R, B):
 def _minmax_grad_rows(x, y, dout, dx, R, B):
     """for row q (block-stride): n = #{r : x[a, r, b] == y[q]} (a shared tree sum), then
     dx[a, r, b] = dout[q] / n where x[a, r, b] == y[q], else 0."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for q in range(cuda.blockIdx.x, y.size, cuda.gridDim.x):
         base = (q // B) * R * B + q % B

@@ -14,6 +14,10 @@ from numba import cuda, float64, int64
 
 from . import launch
 
+# A plain global, not `launch.REDUCE_THREADS` in the kernels: numba-cuda types a module
+# attribute as a run-time int64, and shared arrays need a compile-time size.
+_THREADS = launch.REDUCE_THREADS
+
 
 @cuda.jit(device=True)
 def _row_max(x, base, R, B, buf, tid):
@@ -44,7 +48,7 @@ def _block_sum(value, buf, tid):
 def _softmax(x, out, R, B, log):
     """for row (a, b) (block-stride): m = max, s = sum exp(x - m) (float64), then
     out = exp(x - m) / s, or x - m - log(s) for log-softmax."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for q in range(cuda.blockIdx.x, x.size // R, cuda.gridDim.x):
         base = (q // B) * R * B + q % B
@@ -94,7 +98,7 @@ def log_softmax(x, out):
 def _softmax_grad(y, dy, dx, R, B, log):
     """for row (a, b) (block-stride): s = sum_r dy*y (softmax) or sum_r dy (log-softmax),
     then dx = y * (dy - s) or dy - exp(y) * s."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for q in range(cuda.blockIdx.x, y.size // R, cuda.gridDim.x):
         base = (q // B) * R * B + q % B
@@ -133,7 +137,7 @@ def log_softmax_grad(y, dy, dx):
 def _softmax_cross_entropy(logits, labels, loss, dlogits, C):
     """for row n (block-stride): m, e = exp(x - m) into dlogits, s = sum e, lse = m + log s,
     loss = sum lab * (lse - x), then dlogits = e * (sum lab) / s - lab."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for n in range(cuda.blockIdx.x, loss.size, cuda.gridDim.x):
         base = n * C
@@ -182,7 +186,7 @@ def softmax_cross_entropy(logits, labels, loss, dlogits):
 def _sparse_softmax_cross_entropy(logits, labels, loss, dlogits, grad_scale, C, bad):
     """for row n (block-stride): a label outside [0, C) puts min(bad[0], n) and skips the row;
     else loss = lse - x[lab], dlogits = grad_scale * (softmax - onehot(lab))."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for n in range(cuda.blockIdx.x, loss.size, cuda.gridDim.x):
         lab = labels[n]
@@ -234,7 +238,7 @@ def sparse_softmax_cross_entropy(logits, labels, loss, dlogits, grad_scale):
 @cuda.jit
 def _mean(x, out):
     """One block: threads stride over x, float64 partials, tree sum; out[0] = sum / size."""
-    buf = cuda.shared.array(launch.REDUCE_THREADS, float64)
+    buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     acc = 0.0
     for i in range(tid, x.size, cuda.blockDim.x):
@@ -248,5 +252,5 @@ def mean(x):
     """sum(x) / x.size accumulated in float64 (the reduction of the sparse loss), returned to
     the host as a float (one block; the loss vector has one entry per sample)."""
     out = cuda.device_array(1, dtype=np.float64)
-    _mean[1, launch.REDUCE_THREADS](launch.flat(x), out)
+    _mean[1, _THREADS](launch.flat(x), out)
     return out.copy_to_host()[0]
