@@ -41,7 +41,7 @@ def sgd(param, accum, stat, grad, lr, momentum, dampening, wd, g_scale, nesterov
     """
     n = np.uint64(param.size)
     first = stat[0] > 0
-    one = lr - lr + 1
+    one = type(lr)(1)  # lr - lr + 1 would type as float64 and promote the whole update
     for i in range(n):
         g = grad[i] * g_scale + wd * param[i]
         if momentum > 0:
@@ -69,7 +69,7 @@ def adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
     Preconditions: 1-D views of one dtype; scalars of that dtype.
     """
     n = np.uint64(param.size)
-    one = lr_t - lr_t + 1
+    one = type(lr_t)(1)  # lr_t - lr_t + 1 would type as float64 and promote the update
     for i in range(n):
         g = grad[i] * g_scale + wd * param[i]
         mi = m[i] + (one - beta1) * (g - m[i])
@@ -92,7 +92,7 @@ def adam_weight_decay(param, m, v, grad, lr, beta1, beta2, eps, wd):
     Preconditions: 1-D views of one dtype; scalars of that dtype.
     """
     n = np.uint64(param.size)
-    one = lr - lr + 1
+    one = type(lr)(1)  # lr - lr + 1 would type as float64 and promote the whole update
     for i in range(n):
         g = grad[i]
         mi = beta1 * m[i] + (one - beta1) * g
