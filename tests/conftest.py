@@ -1,5 +1,8 @@
-"""Test-wide setup: the repo root on sys.path, and no context, seed or tape state leaking
-between tests (a test that calls ms.set_seed(7) must not change what a later test draws)."""
+"""Test-wide setup: the repo root on sys.path; no context, seed or tape state leaking
+between tests (a test that calls ms.set_seed(7) must not change what a later test draws);
+and, under mpirun (--with-mpi), ranks compare outcomes after each test: when a test failed on
+some ranks only, the failing ranks print their traceback and the job aborts, because those
+ranks skipped collectives the others still wait in (a hang instead of a red test)."""
 import sys
 from pathlib import Path
 
@@ -31,3 +34,38 @@ def isolated_context():
     reset_auto_parallel_context()
     ctx.tapes.clear()
     ctx.scopes.clear()
+
+
+_FAILED = pytest.StashKey[object]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.stash.get(_FAILED, None) is None:
+        item.stash[_FAILED] = report
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    yield
+    if not item.config.getoption("with_mpi", False):
+        return
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    if world.Get_size() == 1:
+        return
+    report = item.stash.get(_FAILED, None)
+    failed = world.allreduce(int(report is not None))
+    if 0 < failed < world.Get_size():
+        if report is not None:
+            capture = item.config.pluginmanager.getplugin("capturemanager")
+            with capture.global_and_fixture_disabled():
+                sys.stderr.write(f"\n[rank {world.Get_rank()}] {item.nodeid} failed here but "
+                                 f"passed on {world.Get_size() - failed} other rank(s); "
+                                 f"aborting the job so the ranks do not wait on each other "
+                                 f"forever:\n{report.longreprtext}\n")
+                sys.stderr.flush()
+        world.Barrier()   # the failing ranks have printed before anyone aborts
+        world.Abort(1)
