@@ -7,13 +7,13 @@ can be *safely cast* to: once the float64 loop exists, float32 inputs silently r
 float64, and int32 + int32 compiles to an int64 loop. `ExactUfunc` compiles the loop for exactly
 the inputs' dtypes, with a fixed output dtype, and calls numpy with that signature.
 
-Scalar bodies keep the input dtype: constants are built with `type(x)(c)`, since a Python float
-literal would promote float32 math to float64. numba's math.exp/log/sqrt keep float32 for float32.
+The scalar bodies live in kernels/scalar.py, shared with the CUDA twins in
+kernels/cuda/elementwise.py.
 """
-import math
-
 import numpy as np
 from numba import from_dtype, vectorize
+
+from .. import scalar
 
 # numba has no float16 arithmetic on CPU: float16 inputs run the float32 loop, then round back.
 _COMPUTE = {np.dtype(np.float16): np.dtype(np.float32)}
@@ -64,173 +64,33 @@ def ufunc(out_dtype=None):
     return wrap
 
 
-# -- arithmetic ---------------------------------------------------------------------------------
-@ufunc()
-def add(x, y):
-    return x + y
-
-
-@ufunc()
-def sub(x, y):
-    return x - y
-
-
-@ufunc()
-def mul(x, y):
-    return x * y
-
-
-@ufunc()
-def realdiv(x, y):
-    return x / y
-
-
-@ufunc()
-def neg(x):
-    return -x
-
-
-@ufunc()
-def maximum(x, y):
-    """The larger of x, y; a NaN in either wins (numpy.maximum semantics)."""
-    return x if (x >= y or x != x) else y
-
-
-@ufunc()
-def minimum(x, y):
-    """The smaller of x, y; a NaN in either wins (numpy.minimum semantics)."""
-    return x if (x <= y or x != x) else y
-
-
-@ufunc()
-def maximum_grad(x, y, dout):
-    """d maximum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties.
-    The y-gradient is maximum_grad(y, x, dout)."""
-    if x > y or x != x:
-        return dout
-    if x == y:
-        return dout * type(dout)(0.5)
-    return type(dout)(0)
-
-
-@ufunc()
-def minimum_grad(x, y, dout):
-    """d minimum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties."""
-    if x < y or x != x:
-        return dout
-    if x == y:
-        return dout * type(dout)(0.5)
-    return type(dout)(0)
-
-
-@ufunc()
-def pow(x, y):  # noqa: A001 - the operator's name
-    return x ** y
-
-
-@ufunc()
-def pow_grad_x(x, y, dout):
-    """dout * y * x ** (y - 1)."""
-    return dout * y * x ** (y - type(y)(1))
-
-
-@ufunc()
-def pow_grad_y(x, out, dout):
-    """dout * x**y * log(x), taken as 0 at x == 0 (where x**y is flat in y for y > 0)."""
-    if x == 0:
-        return type(dout)(0)
-    return dout * out * math.log(x)
-
-
-@ufunc()
-def exp(x):
-    return math.exp(x)
-
-
-@ufunc()
-def log(x):
-    return math.log(x)
-
-
-@ufunc()
-def sqrt(x):
-    return math.sqrt(x)
-
-
-@ufunc()
-def rsqrt(x):
-    return type(x)(1) / math.sqrt(x)
-
-
-@ufunc()
-def square(x):
-    return x * x
-
-
-@ufunc()
-def abs(x):  # noqa: A001 - the operator's name
-    return -x if x < 0 else x
-
-
-@ufunc()
-def sqrt_grad(out, dout):
-    """dout / (2 sqrt(x)), from out = sqrt(x)."""
-    return dout / (out + out)
-
-
-@ufunc()
-def rsqrt_grad(out, dout):
-    """dout * -x**(-3/2) / 2 = dout * -out**3 / 2, from out = rsqrt(x)."""
-    return dout * (out * out * out) * type(out)(-0.5)
-
-
-@ufunc()
-def square_grad(x, dout):
-    """dout * 2x."""
-    return dout * (x + x)
-
-
-@ufunc()
-def abs_grad(x, dout):
-    """dout * sign(x) (0 at x == 0)."""
-    if x > 0:
-        return dout
-    if x < 0:
-        return -dout
-    return type(dout)(0)
-
-
-# -- predicates and selection -------------------------------------------------------------------
-@ufunc(np.bool_)
-def equal(x, y):
-    return x == y
-
-
-@ufunc(np.bool_)
-def not_equal(x, y):
-    return x != y
-
-
-@ufunc(np.bool_)
-def less(x, y):
-    return x < y
-
-
-@ufunc(np.bool_)
-def less_equal(x, y):
-    return x <= y
-
-
-@ufunc(np.bool_)
-def greater(x, y):
-    return x > y
-
-
-@ufunc(np.bool_)
-def greater_equal(x, y):
-    return x >= y
-
-
-@ufunc()
-def select(cond, x, y):
-    return x if cond else y
+# -- the kernels: one per scalar body in kernels/scalar.py ---------------------------------
+add = ufunc()(scalar.add)
+sub = ufunc()(scalar.sub)
+mul = ufunc()(scalar.mul)
+realdiv = ufunc()(scalar.realdiv)
+neg = ufunc()(scalar.neg)
+maximum = ufunc()(scalar.maximum)
+minimum = ufunc()(scalar.minimum)
+maximum_grad = ufunc()(scalar.maximum_grad)
+minimum_grad = ufunc()(scalar.minimum_grad)
+pow = ufunc()(scalar.pow)
+pow_grad_x = ufunc()(scalar.pow_grad_x)
+pow_grad_y = ufunc()(scalar.pow_grad_y)
+exp = ufunc()(scalar.exp)
+log = ufunc()(scalar.log)
+sqrt = ufunc()(scalar.sqrt)
+rsqrt = ufunc()(scalar.rsqrt)
+square = ufunc()(scalar.square)
+abs = ufunc()(scalar.abs)
+sqrt_grad = ufunc()(scalar.sqrt_grad)
+rsqrt_grad = ufunc()(scalar.rsqrt_grad)
+square_grad = ufunc()(scalar.square_grad)
+abs_grad = ufunc()(scalar.abs_grad)
+equal = ufunc(np.bool_)(scalar.equal)
+not_equal = ufunc(np.bool_)(scalar.not_equal)
+less = ufunc(np.bool_)(scalar.less)
+less_equal = ufunc(np.bool_)(scalar.less_equal)
+greater = ufunc(np.bool_)(scalar.greater)
+greater_equal = ufunc(np.bool_)(scalar.greater_equal)
+select = ufunc()(scalar.select)

@@ -11,11 +11,10 @@ Broadcasting is explicit index arithmetic: each operand gets an element stride p
 (0 where it is broadcast); adjacent dims that every operand walks contiguously are merged on the
 host, so same-shape operands and scalars run with one dim (one div/mod per element).
 """
-import math
-
 import numpy as np
 from numba import cuda
 
+from .. import scalar
 from . import launch
 
 
@@ -153,173 +152,33 @@ def ufunc(out_dtype=None):
     return wrap
 
 
-# -- arithmetic ---------------------------------------------------------------------------------
-@ufunc()
-def add(x, y):
-    return x + y
-
-
-@ufunc()
-def sub(x, y):
-    return x - y
-
-
-@ufunc()
-def mul(x, y):
-    return x * y
-
-
-@ufunc()
-def realdiv(x, y):
-    return x / y
-
-
-@ufunc()
-def neg(x):
-    return -x
-
-
-@ufunc()
-def maximum(x, y):
-    """The larger of x, y; a NaN in either wins (numpy.maximum semantics)."""
-    return x if (x >= y or x != x) else y
-
-
-@ufunc()
-def minimum(x, y):
-    """The smaller of x, y; a NaN in either wins (numpy.minimum semantics)."""
-    return x if (x <= y or x != x) else y
-
-
-@ufunc()
-def maximum_grad(x, y, dout):
-    """d maximum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties.
-    The y-gradient is maximum_grad(y, x, dout)."""
-    if x > y or x != x:
-        return dout
-    if x == y:
-        return dout * type(dout)(0.5)
-    return type(dout)(0)
-
-
-@ufunc()
-def minimum_grad(x, y, dout):
-    """d minimum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties."""
-    if x < y or x != x:
-        return dout
-    if x == y:
-        return dout * type(dout)(0.5)
-    return type(dout)(0)
-
-
-@ufunc()
-def pow(x, y):  # noqa: A001 - the operator's name
-    return x ** y
-
-
-@ufunc()
-def pow_grad_x(x, y, dout):
-    """dout * y * x ** (y - 1)."""
-    return dout * y * x ** (y - type(y)(1))
-
-
-@ufunc()
-def pow_grad_y(x, out, dout):
-    """dout * x**y * log(x), taken as 0 at x == 0 (where x**y is flat in y for y > 0)."""
-    if x == 0:
-        return type(dout)(0)
-    return dout * out * math.log(x)
-
-
-@ufunc()
-def exp(x):
-    return math.exp(x)
-
-
-@ufunc()
-def log(x):
-    return math.log(x)
-
-
-@ufunc()
-def sqrt(x):
-    return math.sqrt(x)
-
-
-@ufunc()
-def rsqrt(x):
-    return type(x)(1) / math.sqrt(x)
-
-
-@ufunc()
-def square(x):
-    return x * x
-
-
-@ufunc()
-def abs(x):  # noqa: A001 - the operator's name
-    return -x if x < 0 else x
-
-
-@ufunc()
-def sqrt_grad(out, dout):
-    """dout / (2 sqrt(x)), from out = sqrt(x)."""
-    return dout / (out + out)
-
-
-@ufunc()
-def rsqrt_grad(out, dout):
-    """dout * -x**(-3/2) / 2 = dout * -out**3 / 2, from out = rsqrt(x)."""
-    return dout * (out * out * out) * type(out)(-0.5)
-
-
-@ufunc()
-def square_grad(x, dout):
-    """dout * 2x."""
-    return dout * (x + x)
-
-
-@ufunc()
-def abs_grad(x, dout):
-    """dout * sign(x) (0 at x == 0)."""
-    if x > 0:
-        return dout
-    if x < 0:
-        return -dout
-    return type(dout)(0)
-
-
-# -- predicates and selection -------------------------------------------------------------------
-@ufunc(np.bool_)
-def equal(x, y):
-    return x == y
-
-
-@ufunc(np.bool_)
-def not_equal(x, y):
-    return x != y
-
-
-@ufunc(np.bool_)
-def less(x, y):
-    return x < y
-
-
-@ufunc(np.bool_)
-def less_equal(x, y):
-    return x <= y
-
-
-@ufunc(np.bool_)
-def greater(x, y):
-    return x > y
-
-
-@ufunc(np.bool_)
-def greater_equal(x, y):
-    return x >= y
-
-
-@ufunc()
-def select(cond, x, y):
-    return x if cond else y
+# -- the kernels: one per scalar body in kernels/scalar.py ---------------------------------
+add = ufunc()(scalar.add)
+sub = ufunc()(scalar.sub)
+mul = ufunc()(scalar.mul)
+realdiv = ufunc()(scalar.realdiv)
+neg = ufunc()(scalar.neg)
+maximum = ufunc()(scalar.maximum)
+minimum = ufunc()(scalar.minimum)
+maximum_grad = ufunc()(scalar.maximum_grad)
+minimum_grad = ufunc()(scalar.minimum_grad)
+pow = ufunc()(scalar.pow)
+pow_grad_x = ufunc()(scalar.pow_grad_x)
+pow_grad_y = ufunc()(scalar.pow_grad_y)
+exp = ufunc()(scalar.exp)
+log = ufunc()(scalar.log)
+sqrt = ufunc()(scalar.sqrt)
+rsqrt = ufunc()(scalar.rsqrt)
+square = ufunc()(scalar.square)
+abs = ufunc()(scalar.abs)
+sqrt_grad = ufunc()(scalar.sqrt_grad)
+rsqrt_grad = ufunc()(scalar.rsqrt_grad)
+square_grad = ufunc()(scalar.square_grad)
+abs_grad = ufunc()(scalar.abs_grad)
+equal = ufunc(np.bool_)(scalar.equal)
+not_equal = ufunc(np.bool_)(scalar.not_equal)
+less = ufunc(np.bool_)(scalar.less)
+less_equal = ufunc(np.bool_)(scalar.less_equal)
+greater = ufunc(np.bool_)(scalar.greater)
+greater_equal = ufunc(np.bool_)(scalar.greater_equal)
+select = ufunc()(scalar.select)
