@@ -147,6 +147,8 @@ def kernel_dir():
         base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
             os.path.dirname(os.path.dirname(os.path.abspath(minispore.__file__))), ".numba_cache")
         path = os.path.join(base, "minispore_fused")
+    # Absolute, so a later chdir (or a relative NUMBA_CACHE_DIR) cannot split the cache.
+    path = os.path.abspath(path)
     os.makedirs(path, exist_ok=True)
     return path
 
