@@ -21,7 +21,7 @@ from minispore.graph.ir import Node, Value
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import math_ops as M
-from minispore.ops.operations import nn_ops as N
+from minispore.ops.operations import activation_ops as Act
 from minispore.ops.primitive import Primitive
 
 _SQRT_2_OVER_PI = repr(math.sqrt(2.0 / math.pi))
@@ -71,15 +71,15 @@ SCALAR_EXPR = {
     M.Greater: "{0} > {1}",
     M.GreaterEqual: "{0} >= {1}",
     M.Select: "({1} if {0} else {2})",
-    N.ReLU: "({T}(0) if {0} < {T}(0) else {0})",
-    N.ReluGrad: "({0} if {1} > {T}(0) else {T}(0))",
-    N.Sigmoid: "({T}(1) / ({T}(1) + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / "
+    Act.ReLU: "({T}(0) if {0} < {T}(0) else {0})",
+    Act.ReluGrad: "({0} if {1} > {T}(0) else {T}(0))",
+    Act.Sigmoid: "({T}(1) / ({T}(1) + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / "
                "({T}(1) + math.exp({0})))",
-    N.SigmoidGrad: "{1} * {0} * ({T}(1) - {0})",
-    N.Tanh: "math.tanh({0})",
-    N.TanhGrad: "{1} * ({T}(1) - {0} * {0})",
-    N.GeLU: lambda prim: _GELU[prim.approximate],
-    N.GeLUGrad: lambda prim: _GELU_GRAD[prim.attrs["approximate"]],
+    Act.SigmoidGrad: "{1} * {0} * ({T}(1) - {0})",
+    Act.Tanh: "math.tanh({0})",
+    Act.TanhGrad: "{1} * ({T}(1) - {0} * {0})",
+    Act.GeLU: lambda prim: _GELU[prim.approximate],
+    Act.GeLUGrad: lambda prim: _GELU_GRAD[prim.attrs["approximate"]],
     G.MaximumGrad: _EXTREMUM_GRAD % ">",
     G.MinimumGrad: _EXTREMUM_GRAD % "<",
     G.PowGradX: "{2} * {1} * {0} ** ({1} - {T}(1))",
@@ -93,7 +93,7 @@ SCALAR_EXPR = {
 }
 
 # Bias adds are elementwise only on (N, C) inputs, where the bias broadcasts along the rows.
-_ROW_BIAS = {N.BiasAdd: "{0} + {1}", N.BiasAddReLU: ("{L}s = {0} + {1}",
+_ROW_BIAS = {Act.BiasAdd: "{0} + {1}", Act.BiasAddReLU: ("{L}s = {0} + {1}",
                                                      "({T}(0) if {L}s < {T}(0) else {L}s)")}
 
 # Shape-only operators (data in argument 0): fusable where their input holds one value

@@ -10,7 +10,7 @@ import minispore as ms
 from minispore import Symbol, Tensor, ops
 from minispore.common.symbolic import SymDim
 from minispore.graph import dynamic
-from minispore.ops.operations import nn_ops
+from minispore.ops.operations import activation_ops
 from minispore.ops.primitive import Aval
 
 f32 = ms.float32
@@ -187,7 +187,7 @@ def test_nn_ops_layer_norm_dropout_activations():
     assert out.shape == mask.shape == (n, 16)
     for op in (ops.ReLU(), ops.Sigmoid(), ops.Tanh(), ops.GeLU()):
         assert op.infer(x).shape == (n, 16)
-    assert nn_ops.ReluGrad().infer(x, x).shape == (n, 16)
+    assert activation_ops.ReluGrad().infer(x, x).shape == (n, 16)
 
 
 def test_optimizer_ops_accept_symbolic_free_params():

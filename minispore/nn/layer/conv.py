@@ -7,7 +7,7 @@ from minispore.common.parameter import Parameter
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops.operations.conv_ops import Conv2D
-from minispore.ops.operations.nn_ops import BiasAdd
+from minispore.ops.operations.activation_ops import BiasAdd
 
 __all__ = ["Conv2d"]
 

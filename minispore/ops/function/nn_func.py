@@ -1,5 +1,6 @@
 """Functional forms of neural-network operators (ops.relu, ops.softmax, ops.conv2d …)."""
 from minispore.ops.operations import conv_ops as C
+from minispore.ops.operations import activation_ops as Act
 from minispore.ops.operations import nn_ops as N
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
@@ -7,8 +8,8 @@ __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_ad
            "sparse_softmax_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d",
            "dropout", "layer_norm"]
 
-_relu, _sigmoid, _tanh = N.ReLU(), N.Sigmoid(), N.Tanh()
-_bias_add, _bias_add_relu = N.BiasAdd(), N.BiasAddReLU()
+_relu, _sigmoid, _tanh = Act.ReLU(), Act.Sigmoid(), Act.Tanh()
+_bias_add, _bias_add_relu = Act.BiasAdd(), Act.BiasAddReLU()
 _softmax_ce = N.SoftmaxCrossEntropyWithLogits()
 _sparse_ce = N.SparseSoftmaxCrossEntropyWithLogits()
 _ops = {}
@@ -41,7 +42,7 @@ def tanh(input):
 
 def gelu(input_x, approximate="none"):
     """GeLU; approximate='none' (default) is the exact erf form, 'tanh' the approximation."""
-    return _op(N.GeLU, approximate)(input_x)
+    return _op(Act.GeLU, approximate)(input_x)
 
 
 def softmax(input, axis=-1):

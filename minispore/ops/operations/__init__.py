@@ -1,4 +1,5 @@
 """The operator classes (MindSpore's mindspore.ops.operations), one family module each."""
+from minispore.ops.operations.activation_ops import *  # noqa: F401,F403
 from minispore.ops.operations.array_ops import *  # noqa: F401,F403
 from minispore.ops.operations.comm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.conv_ops import *  # noqa: F401,F403

@@ -221,3 +221,39 @@ def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
     out = np.empty((view.shape[0], view.shape[2]), dtype=out_dtype or x.dtype)
     kernel_fn(view, out)
     return out
+
+
+
+# -- helpers shared by the nn operator families (nn_ops, activation_ops, conv_ops) -----------
+FLOATS = (mstype.float32, mstype.float64)
+
+
+def check_float(prim, name, x):
+    check_tensor(prim, name, x)
+    check_dtype(prim, name, x, FLOATS)
+
+
+def check_same_shape(prim, names, a, b):
+    check_same_dtype(prim, names, (a, b))
+    if not shapes_equal(prim, a.shape, b.shape):
+        raise prim.error(f"'{names[0]}' and '{names[1]}' must have the same shape, but got "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}.")
+
+
+def run_like_first(family, name, *arrays):
+    """out = kernel(*contiguous arrays, out) with out shaped and typed like the first array."""
+    out = np.empty(arrays[0].shape, arrays[0].dtype)
+    kernel(family, name)(*[contiguous(a) for a in arrays], out)
+    return out
+
+
+_instances = {}
+
+
+def cached_op(cls, *attrs):
+    """One gradient primitive per (class, attributes), shared by every bprop that needs it."""
+    key = (cls,) + attrs
+    op = _instances.get(key)
+    if op is None:
+        op = _instances[key] = cls(*attrs)
+    return op

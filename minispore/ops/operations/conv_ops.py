@@ -9,9 +9,8 @@ import numpy as np
 from minispore.ops.kernel_registry import kernel
 from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
-from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
+from minispore.ops.operations._base import (FLOATS, check_dtype, check_same_dtype, check_tensor,
                                             contiguous, dims_equal, shapes_equal)
-from minispore.ops.operations.nn_ops import FLOATS
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad",

@@ -1,6 +1,6 @@
-"""Neural-network operators: activations, softmax and losses, bias add, dropout, normalisation.
+"""Neural-network operators: softmax and losses, dropout, normalisation.
 
-Convolution and pooling live in conv_ops.py. Backward rules go through small gradient
+Activations and bias add live in activation_ops.py, convolution and pooling in conv_ops.py. Backward rules go through small gradient
 primitives (ReluGrad, SoftmaxGrad, LayerNormGrad …) so every bprop is one fused kernel.
 Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 """
@@ -10,161 +10,21 @@ from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
-                                            contiguous, dims_equal, normalize_axis, shapes_equal)
+from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
+                                            check_same_dtype, check_same_shape, check_tensor,
+                                            contiguous, dims_equal, normalize_axis,
+                                            shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad",
-           "Softmax", "SoftmaxGrad", "LogSoftmax", "LogSoftmaxGrad", "BiasAdd", "BiasAddReLU",
-           "BiasAddGrad", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
-           "Dropout", "LayerNorm", "LayerNormGrad"]
-
-FLOATS = (mstype.float32, mstype.float64)
-
+__all__ = ["Softmax", "SoftmaxGrad", "LogSoftmax", "LogSoftmaxGrad",
+           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Dropout",
+           "LayerNorm", "LayerNormGrad"]
 
 def _F():
     from minispore.ops import functional
     return functional
 
 
-def _check_float(prim, name, x):
-    check_tensor(prim, name, x)
-    check_dtype(prim, name, x, FLOATS)
-
-
-def _check_same(prim, names, a, b):
-    check_same_dtype(prim, names, (a, b))
-    if not shapes_equal(prim, a.shape, b.shape):
-        raise prim.error(f"'{names[0]}' and '{names[1]}' must have the same shape, but got "
-                         f"{tuple(a.shape)} and {tuple(b.shape)}.")
-
-
-def _run(family, name, *arrays):
-    """out = kernel(*contiguous arrays, out) with out shaped and typed like the first array."""
-    out = np.empty(arrays[0].shape, arrays[0].dtype)
-    kernel(family, name)(*[contiguous(a) for a in arrays], out)
-    return out
-
-
-# -- activations -------------------------------------------------------------------------
-class _Activation(Primitive):
-    """y = f(x) elementwise on float32/float64; `kernel_name` names the activation kernel."""
-    sharding_rule = rules.elementwise
-    kernel_name = None
-    valid_dtypes = FLOATS
-
-    def infer(self, x):
-        check_tensor(self, "input_x", x)
-        check_dtype(self, "input_x", x, self.valid_dtypes)
-        return Aval(x.shape, x.dtype)
-
-    def impl(self, x):
-        return _run("activation", self.kernel_name, x)
-
-
-class _ActivationGrad(Primitive):
-    """The gradient primitive of an activation: two same-shape float inputs, one output."""
-    sharding_rule = rules.elementwise
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
-    kernel_name = None
-    arg_names = ("y", "dy")
-
-    def infer(self, a, b):
-        _check_float(self, self.arg_names[0], a)
-        check_tensor(self, self.arg_names[1], b)
-        _check_same(self, self.arg_names, a, b)
-        return Aval(a.shape, a.dtype)
-
-    def impl(self, a, b):
-        return _run("activation", self.kernel_name, a, b)
-
-
-class ReLU(_Activation):
-    """y = max(x, 0). Also accepts int32/int64 (not differentiable there).
-
-    >>> import numpy as np, minispore as ms
-    >>> ms.ops.ReLU()(ms.Tensor(np.array([-1.0, 2.0], np.float32))).asnumpy().tolist()
-    [0.0, 2.0]
-    """
-    kernel_name = "relu"
-    valid_dtypes = FLOATS + (mstype.int32, mstype.int64)
-
-    def bprop(self, inputs, out, dout):
-        return (_relu_grad(dout, out),)
-
-
-class ReluGrad(_ActivationGrad):
-    """dx = dy where y > 0 else 0: ReluGrad()(dy, y), y the ReLU output."""
-    kernel_name = "relu_grad"
-    arg_names = ("dy", "y")
-
-
-class Sigmoid(_Activation):
-    """y = 1 / (1 + exp(-x)), overflow-free for large |x|."""
-    kernel_name = "sigmoid"
-
-    def bprop(self, inputs, out, dout):
-        return (_sigmoid_grad(out, dout),)
-
-
-class SigmoidGrad(_ActivationGrad):
-    """dx = dy * y * (1 - y): SigmoidGrad()(y, dy), y the Sigmoid output."""
-    kernel_name = "sigmoid_grad"
-
-
-class Tanh(_Activation):
-    """y = tanh(x)."""
-    kernel_name = "tanh"
-
-    def bprop(self, inputs, out, dout):
-        return (_tanh_grad(out, dout),)
-
-
-class TanhGrad(_ActivationGrad):
-    """dx = dy * (1 - y^2): TanhGrad()(y, dy), y the Tanh output."""
-    kernel_name = "tanh_grad"
-
-
-def _check_approximate(name, approximate):
-    if approximate not in ("tanh", "none"):
-        raise ValueError(f"For '{name}', 'approximate' must be 'tanh' or 'none', "
-                         f"but got {approximate!r}.")
-
-
-class GeLU(_Activation):
-    """Gaussian error linear unit. ``GeLU()`` is MindSpore's primitive, the tanh approximation
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); ``GeLU(approximate='none')`` (used by
-    ``ops.gelu``'s default) is the exact 0.5 x (1 + erf(x / sqrt 2)).
-    """
-
-    def __init__(self, approximate="tanh"):
-        super().__init__()
-        _check_approximate("GeLU", approximate)
-        self.approximate = approximate
-        self.kernel_name = "gelu_tanh" if approximate == "tanh" else "gelu_erf"
-        self.add_prim_attr("approximate", approximate)
-
-    def bprop(self, inputs, out, dout):
-        return (_gelu_grads[self.approximate](dout, inputs[0]),)
-
-
-class GeLUGrad(_ActivationGrad):
-    """dx = dy * gelu'(x): GeLUGrad(approximate)(dy, x)."""
-    arg_names = ("dy", "x")
-
-    def __init__(self, approximate="tanh"):
-        super().__init__()
-        _check_approximate("GeLUGrad", approximate)
-        self.kernel_name = "gelu_tanh_grad" if approximate == "tanh" else "gelu_erf_grad"
-        self.add_prim_attr("approximate", approximate)
-
-
-_relu_grad, _sigmoid_grad, _tanh_grad = ReluGrad(), SigmoidGrad(), TanhGrad()
-_gelu_grads = {a: GeLUGrad(a) for a in ("tanh", "none")}
-
-
-# -- softmax -----------------------------------------------------------------------------
 def _one_axis(name, axis):
     """MindSpore's Softmax accepts an int or a 1-tuple of ints."""
     if isinstance(axis, (tuple, list)):
@@ -199,10 +59,10 @@ class _SoftmaxBase(Primitive):
         return normalize_axis(self, self.axis, x.ndim) if x.ndim else 0
 
     def infer(self, x, *rest):
-        _check_float(self, "x", x)
+        check_float(self, "x", x)
         for name, other in zip(("dy",), rest):
             check_tensor(self, name, other)
-            _check_same(self, ("y", name), x, other)
+            check_same_shape(self, ("y", name), x, other)
         self._axis(x)
         return Aval(x.shape, x.dtype)
 
@@ -219,7 +79,7 @@ class Softmax(_SoftmaxBase):
     kernel_name = "softmax"
 
     def bprop(self, inputs, out, dout):
-        return (_cached(SoftmaxGrad, self.axis)(out, dout),)
+        return (cached_op(SoftmaxGrad, self.axis)(out, dout),)
 
 
 class SoftmaxGrad(_SoftmaxBase):
@@ -234,7 +94,7 @@ class LogSoftmax(_SoftmaxBase):
     kernel_name = "log_softmax"
 
     def bprop(self, inputs, out, dout):
-        return (_cached(LogSoftmaxGrad, self.axis)(out, dout),)
+        return (cached_op(LogSoftmaxGrad, self.axis)(out, dout),)
 
 
 class LogSoftmaxGrad(_SoftmaxBase):
@@ -244,104 +104,6 @@ class LogSoftmaxGrad(_SoftmaxBase):
     kernel_name = "log_softmax_grad"
 
 
-_instances = {}
-
-
-def _cached(cls, *attrs):
-    """One gradient primitive per (class, attributes), shared by every bprop that needs it."""
-    key = (cls,) + attrs
-    op = _instances.get(key)
-    if op is None:
-        op = _instances[key] = cls(*attrs)
-    return op
-
-
-# -- bias add ----------------------------------------------------------------------------
-_CHANNEL_LAST = {"NHWC"}
-
-
-class _BiasAddBase(Primitive):
-    sharding_rule = rules.bias_add
-    kernel_name = None
-
-    def __init__(self, data_format="NCHW"):
-        super().__init__()
-        if data_format not in ("NCHW", "NHWC", "NCDHW"):
-            raise ValueError(f"For '{self.name}', 'data_format' must be 'NCHW', 'NHWC' or "
-                             f"'NCDHW', but got {data_format!r}.")
-        self.data_format = data_format
-        self.add_prim_attr("data_format", data_format)
-        self.add_prim_attr("format", data_format)
-
-    def _channel_axis(self, ndim):
-        return ndim - 1 if self.data_format in _CHANNEL_LAST else 1
-
-    def _view(self, x):
-        """x as (N, C, K): channel-first keeps its layout; channel-last becomes (N*HW, C, 1)."""
-        c = self._channel_axis(x.ndim)
-        x = contiguous(x)
-        if c == x.ndim - 1:
-            return x.reshape(-1, x.shape[c], 1)
-        return x.reshape(x.shape[0], x.shape[1], -1)
-
-    def infer(self, x, bias):
-        _check_float(self, "input_x", x)
-        check_tensor(self, "bias", bias)
-        check_same_dtype(self, ("input_x", "bias"), (x, bias))
-        if x.ndim < 2 or (self.data_format == "NCDHW" and x.ndim != 5):
-            raise self.error(f"'input_x' must have rank >= 2 (5 for NCDHW), but got shape "
-                             f"{tuple(x.shape)}.")
-        c = x.shape[self._channel_axis(x.ndim)]
-        if bias.ndim != 1 or not dims_equal(self, bias.shape[0], c):
-            raise self.error(f"'bias' must be 1-D with the channel size {c} of input_x "
-                             f"{tuple(x.shape)} ({self.data_format}), but got bias shape "
-                             f"{tuple(bias.shape)}.")
-        return Aval(x.shape, x.dtype)
-
-    def impl(self, x, bias):
-        xv = self._view(x)
-        out = np.empty(xv.shape, x.dtype)
-        kernel("activation", self.kernel_name)(xv, contiguous(bias), out)
-        return out.reshape(x.shape)
-
-
-class BiasAdd(_BiasAddBase):
-    """y = x + bias broadcast along the channel dim (1 for NCHW/NCDHW, last for NHWC)."""
-    kernel_name = "bias_add"
-
-    def bprop(self, inputs, out, dout):
-        return dout, _cached(BiasAddGrad, self.data_format)(dout)
-
-
-class BiasAddReLU(_BiasAddBase):
-    """y = max(x + bias, 0) in one kernel pass: the Dense/Conv bias followed by ReLU."""
-    kernel_name = "bias_add_relu"
-
-    def bprop(self, inputs, out, dout):
-        dz = _relu_grad(dout, out)
-        return dz, _cached(BiasAddGrad, self.data_format)(dz)
-
-
-class BiasAddGrad(_BiasAddBase):
-    """db = dy summed over every dim but the channel dim: BiasAddGrad(data_format)(dy)."""
-    sharding_rule = rules.bias_add_grad
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
-
-    def infer(self, dy):
-        _check_float(self, "dout", dy)
-        if dy.ndim < 2:
-            raise self.error(f"'dout' must have rank >= 2, but got shape {tuple(dy.shape)}.")
-        return Aval((dy.shape[self._channel_axis(dy.ndim)],), dy.dtype)
-
-    def impl(self, dy):
-        v = self._view(dy)
-        db = np.empty(v.shape[1], dy.dtype)
-        kernel("activation", "bias_add_grad")(v, db)
-        return db
-
-
-# -- losses ------------------------------------------------------------------------------
 class SoftmaxCrossEntropyWithLogits(Primitive):
     """Dense-label softmax cross-entropy: ``(loss, backprop) = Op()(logits, labels)``.
 
@@ -353,7 +115,7 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     sharding_rule = rules.softmax_cross_entropy
 
     def infer(self, logits, labels):
-        _check_float(self, "logits", logits)
+        check_float(self, "logits", logits)
         check_tensor(self, "labels", labels)
         check_same_dtype(self, ("logits", "labels"), (logits, labels))
         if logits.ndim != 2 or not shapes_equal(self, labels.shape, logits.shape):
@@ -397,7 +159,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         return super().__call__(logits, labels)[1 if self.is_grad else 0]
 
     def infer(self, logits, labels):
-        _check_float(self, "logits", logits)
+        check_float(self, "logits", logits)
         check_tensor(self, "labels", labels)
         check_dtype(self, "labels", labels, (mstype.int32, mstype.int64))
         if logits.ndim != 2 or labels.ndim != 1 or not dims_equal(self, labels.shape[0],
@@ -454,7 +216,7 @@ class Dropout(Primitive):
         self.add_prim_attr("Seed1", Seed1)
 
     def infer(self, x):
-        _check_float(self, "x", x)
+        check_float(self, "x", x)
         return Aval(x.shape, x.dtype), Aval(x.shape, x.dtype)
 
     def impl(self, x):
@@ -533,7 +295,7 @@ class LayerNorm(_LayerNormBase):
         self.add_prim_attr("epsilon", epsilon)
 
     def infer(self, x, gamma, beta):
-        _check_float(self, "input_x", x)
+        check_float(self, "input_x", x)
         norm, params = self._axes(x)
         self._check_param("gamma", gamma, x, params)
         self._check_param("beta", beta, x, params)
@@ -554,7 +316,7 @@ class LayerNorm(_LayerNormBase):
     def bprop(self, inputs, out, dout):
         x, gamma, _ = inputs
         F = _F()
-        grad = _cached(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis)
+        grad = cached_op(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis)
         dx, dgamma, dbeta = grad(x, dout[0], out[2], out[1], gamma)
         lead = len(dgamma.shape) - gamma.ndim
         if lead:
@@ -572,9 +334,9 @@ class LayerNormGrad(_LayerNormBase):
     differentiable = False
 
     def infer(self, x, dy, rstd, mean, gamma):
-        _check_float(self, "x", x)
+        check_float(self, "x", x)
         check_tensor(self, "dy", dy)
-        _check_same(self, ("x", "dy"), x, dy)
+        check_same_shape(self, ("x", "dy"), x, dy)
         norm, params = self._axes(x)
         self._check_param("gamma", gamma, x, params)
         pshape = tuple(x.shape[norm:])
