@@ -5,6 +5,7 @@ from minispore.common import dtype as mstype
 from minispore.common.symbolic import is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.ops.operations import array_ops as A
+from minispore.ops.operations import combine_ops as C
 from minispore.ops.operations import indexing_ops as I
 
 __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
@@ -14,7 +15,7 @@ __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "br
 
 _reshape, _cast, _identity = A.Reshape(), A.Cast(), A.Identity()
 _zeros_like, _ones_like, _fill = A.ZerosLike(), A.OnesLike(), A.Fill()
-_transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), A.Tile()
+_transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), C.Tile()
 _assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
 _scalar_to_tensor, _dynamic_broadcast_to = A.ScalarToTensor(), A.DynamicBroadcastTo()
 
@@ -110,7 +111,7 @@ _concat = {}
 
 def concat(tensors, axis=0):
     """Join `tensors` (a tuple or list) along `axis`."""
-    return _cached(_concat, A.Concat, axis)(tensors)
+    return _cached(_concat, C.Concat, axis)(tensors)
 
 
 cat = concat
@@ -120,7 +121,7 @@ _split = {}
 
 def split(x, axis=0, output_num=1):
     """`output_num` equal pieces of x along `axis` (a tuple)."""
-    return _cached(_split, A.Split, axis, output_num)(x)
+    return _cached(_split, C.Split, axis, output_num)(x)
 
 
 def tile(input, multiples):

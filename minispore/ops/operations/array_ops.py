@@ -1,4 +1,5 @@
-"""Shape, layout, creation and type-conversion operators (indexing ones live in indexing_ops)."""
+"""Shape, layout, creation and type-conversion operators (indexing ones live in indexing_ops,
+concat/split/tile in combine_ops)."""
 import numbers
 
 import numpy as np
@@ -8,14 +9,14 @@ from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (broadcast_shape, check_same_dtype, check_tensor,
+from minispore.ops.operations._base import (broadcast_shape, check_tensor,
                                             contiguous, dims_equal, normalize_axis, shape_size,
                                             shapes_equal, sum_to_shape)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "BroadcastTo",
-           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Split", "Tile", "Assign",
-           "ScalarToTensor", "DynamicBroadcastTo"]
+           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Assign", "ScalarToTensor",
+           "DynamicBroadcastTo"]
 
 
 def _F():
@@ -23,13 +24,13 @@ def _F():
     return functional
 
 
-def _is_int(v):
+def is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def _is_dim(v):
     """An int or a symbolic dim (a shape argument computed from a dynamic input's shape)."""
-    return _is_int(v) or isinstance(v, SymDim)
+    return is_int(v) or isinstance(v, SymDim)
 
 
 def c_strides(shape):
@@ -79,9 +80,9 @@ def strided_copy(src, src_off, dst, dst_off, shape, src_strides, dst_strides):
 
 def check_int_tuple(prim, arg_name, value, allow_int=False):
     """A tuple/list of ints (or one int when allow_int) -> tuple of Python ints."""
-    if allow_int and _is_int(value):
+    if allow_int and is_int(value):
         return (int(value),)
-    if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
+    if not isinstance(value, (tuple, list)) or not all(is_int(v) for v in value):
         raise prim.error(f"'{arg_name}' must be a tuple of ints, but got {value!r}.", TypeError)
     return tuple(int(v) for v in value)
 
@@ -197,7 +198,7 @@ class Fill(Primitive):
         except TypeError as e:
             raise self.error(str(e), TypeError) from None
         if not isinstance(shape, (tuple, list)) or not all(
-                isinstance(d, SymDim) or (_is_int(d) and d >= 0) for d in shape):
+                isinstance(d, SymDim) or (is_int(d) and d >= 0) for d in shape):
             raise self.error(f"'shape' must be a tuple of non-negative ints, but got "
                              f"{shape!r}.", TypeError)
         if not isinstance(value, (numbers.Number, np.generic)):
@@ -358,9 +359,9 @@ class Squeeze(_ReshapeLike):
 
     def __init__(self, axis=()):
         super().__init__()
-        if _is_int(axis):
+        if is_int(axis):
             axis = (int(axis),)
-        if not isinstance(axis, (tuple, list)) or not all(_is_int(a) for a in axis):
+        if not isinstance(axis, (tuple, list)) or not all(is_int(a) for a in axis):
             raise TypeError(f"For 'Squeeze', 'axis' must be an int or a tuple of ints, "
                             f"but got {axis!r}.")
         self.axis = tuple(int(a) for a in axis)
@@ -396,167 +397,6 @@ class Flatten(_ReshapeLike):
 
     def impl(self, x):
         return x.reshape(x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64)))
-
-
-class Concat(Primitive):
-    """out = the tensors joined along `axis`: Concat(axis)((t1, t2, ...)).
-
-    All inputs have the same rank and dtype and equal dims except on `axis`. The call takes one
-    tuple like MindSpore's, but hands each tensor to the interpreter as its own argument, so the
-    autodiff tape sees every tensor (a tuple argument would hide them); the bprop therefore
-    returns one gradient per tensor: the matching slice of dout.
-    """
-    sharding_rule = rules.axis_fixed("the concat axis must not be cut (MindSpore's rule)")
-
-    def __init__(self, axis=0):
-        super().__init__()
-        if not _is_int(axis):
-            raise TypeError(f"For 'Concat', 'axis' must be an int, but got "
-                            f"{type(axis).__name__}.")
-        self.axis = int(axis)
-        self.add_prim_attr("axis", self.axis)
-
-    def __call__(self, input_x):
-        if not isinstance(input_x, (tuple, list)):
-            raise self.error(f"'input_x' must be a tuple or list of Tensors, but got "
-                             f"{type(input_x).__name__}.", TypeError)
-        if not input_x:
-            raise self.error("'input_x' must hold at least one Tensor, but it is empty.")
-        return super().__call__(*input_x)
-
-    def infer(self, *xs):
-        for i, x in enumerate(xs):
-            check_tensor(self, f"input_x[{i}]", x)
-        check_same_dtype(self, [f"input_x[{i}]" for i in range(len(xs))], xs)
-        first = tuple(xs[0].shape)
-        axis = normalize_axis(self, self.axis, len(first))
-        total = 0
-        for i, x in enumerate(xs):
-            shape = tuple(x.shape)
-            if len(shape) != len(first) or not all(dims_equal(self, a, b) for k, (a, b) in
-                                                   enumerate(zip(shape, first)) if k != axis):
-                raise self.error(f"input_x[{i}].shape {shape} must match input_x[0].shape "
-                                 f"{first} on every dim except axis {axis}.")
-            total += shape[axis]
-        return Aval(first[:axis] + (total,) + first[axis + 1:], xs[0].dtype)
-
-    def impl(self, *xs):
-        axis = self.axis % xs[0].ndim
-        shape = list(xs[0].shape)
-        shape[axis] = sum(x.shape[axis] for x in xs)
-        out = np.empty(shape, xs[0].dtype)
-        out_strides = c_strides(shape)
-        offset = 0
-        for x in xs:
-            strided_copy(x, 0, out, offset * out_strides[axis], x.shape, c_strides(x.shape),
-                         out_strides)
-            offset += x.shape[axis]
-        return out
-
-    def bprop(self, inputs, out, dout):
-        axis = self.axis % inputs[0].ndim
-        grads, offset = [], 0
-        for x in inputs:
-            begin = [0] * x.ndim
-            end = list(dout.shape)
-            begin[axis], end[axis] = offset, offset + x.shape[axis]
-            grads.append(_F().strided_slice(dout, tuple(begin), tuple(end), (1,) * x.ndim))
-            offset += x.shape[axis]
-        return tuple(grads)
-
-
-class Split(Primitive):
-    """outs = `output_num` equal pieces of x along `axis` (a tuple of tensors):
-    Split(axis=0, output_num=1)(x). x.shape[axis] must be divisible by output_num."""
-    sharding_rule = rules.axis_fixed(
-        "the split axis must not be cut: each output is a global range of it")
-
-    def __init__(self, axis=0, output_num=1):
-        super().__init__()
-        if not _is_int(axis):
-            raise TypeError(f"For 'Split', 'axis' must be an int, but got "
-                            f"{type(axis).__name__}.")
-        if not _is_int(output_num):
-            raise TypeError(f"For 'Split', 'output_num' must be an int, but got "
-                            f"{type(output_num).__name__}.")
-        if output_num < 1:
-            raise ValueError(f"For 'Split', 'output_num' must be a positive int, but got "
-                             f"{output_num}.")
-        self.axis, self.output_num = int(axis), int(output_num)
-        self.add_prim_attr("axis", self.axis)
-        self.add_prim_attr("output_num", self.output_num)
-
-    def infer(self, x):
-        check_tensor(self, "input_x", x)
-        axis = normalize_axis(self, self.axis, x.ndim)
-        shape = tuple(x.shape)
-        if isinstance(shape[axis], SymDim) and not shape[axis].divisible_by(self.output_num):
-            raise self.error(f"x.shape[{axis}] = {shape[axis]} (x.shape {shape}) must be "
-                             f"divisible by output_num = {self.output_num}, which its dynamic "
-                             f"dims' Symbols do not prove (give them a divisor that is a "
-                             f"multiple of {self.output_num}).")
-        if shape[axis] % self.output_num:
-            raise self.error(f"x.shape[{axis}] = {shape[axis]} (x.shape {shape}) must be "
-                             f"divisible by output_num = {self.output_num}.")
-        piece = shape[:axis] + (shape[axis] // self.output_num,) + shape[axis + 1:]
-        return tuple(Aval(piece, x.dtype) for _ in range(self.output_num))
-
-    def impl(self, x):
-        axis = self.axis % x.ndim
-        piece = list(x.shape)
-        piece[axis] //= self.output_num
-        xs = c_strides(x.shape)
-        outs = []
-        for i in range(self.output_num):
-            out = np.empty(piece, x.dtype)
-            strided_copy(x, i * piece[axis] * xs[axis], out, 0, piece, xs, c_strides(piece))
-            outs.append(out)
-        return tuple(outs)
-
-    def bprop(self, inputs, out, dout):
-        return (_F().concat(tuple(dout), self.axis),)
-
-
-class Tile(Primitive):
-    """out = x repeated `multiples[i]` times along dim i: Tile()(x, multiples).
-
-    When multiples is longer than x's rank, x gets leading dims of 1; when shorter, multiples
-    gets leading 1s. The gradient sums dout over the repeats.
-    """
-    sharding_rule = rules.replicate_only("a cut input would tile its slice, not the global tensor")
-
-    def _plan(self, x, multiples):
-        multiples = check_int_tuple(self, "multiples", multiples)
-        if any(m < 1 for m in multiples):
-            raise self.error(f"every element of 'multiples' must be a positive int, but got "
-                             f"{multiples}.")
-        rank = max(len(multiples), x.ndim)
-        shape = (1,) * (rank - x.ndim) + tuple(x.shape)
-        multiples = (1,) * (rank - len(multiples)) + multiples
-        return shape, multiples
-
-    def infer(self, x, multiples):
-        check_tensor(self, "input_x", x)
-        shape, multiples = self._plan(x, multiples)
-        return Aval(tuple(d * m for d, m in zip(shape, multiples)), x.dtype)
-
-    def impl(self, x, multiples):
-        shape, multiples = self._plan(x, multiples)
-        xs = c_strides(shape)
-        # Copy the (m0, d0, m1, d1, ...) view whose repeat dims have stride 0 in x.
-        inter = [v for pair in zip(multiples, shape) for v in pair]
-        src = [v for s in xs for v in (0, s)]
-        out = np.empty(tuple(d * m for d, m in zip(shape, multiples)), x.dtype)
-        strided_copy(x, 0, out, 0, inter, src, c_strides(inter))
-        return out
-
-    def bprop(self, inputs, out, dout):
-        x, multiples = inputs
-        shape, multiples = self._plan(x, multiples)
-        F = _F()
-        inter = tuple(v for pair in zip(multiples, shape) for v in pair)
-        summed = F.reduce_sum(F.reshape(dout, inter), tuple(range(0, len(inter), 2)), False)
-        return F.reshape(summed, x.shape), None
 
 
 class Assign(Primitive):
