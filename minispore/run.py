@@ -43,13 +43,23 @@ def host_cores():
         return os.cpu_count() or 1
 
 
+# glibc serves allocations above its mmap threshold (at most 32 MB) with fresh pages on every
+# call, so each 1-32 MB output buffer page-faults anew; measured on 2 ranks, AllReduce of 1 MB
+# took 4.7x raw mpi4py because of it, and 0.85-1.11x from 1 to 64 MB with these settings.
+# Heap memory is then reused instead of returned to the system at once.
+MALLOC_VARS = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "2147483648"}
+
+
 def rank_environment(ranks, environ=None, cores=None):
     """The environment for N ranks on this host: each thread pool sized cores // ranks (at
-    least 1) unless the user set that variable already."""
+    least 1), and glibc's malloc thresholds raised (MALLOC_VARS), unless the user set that
+    variable already."""
     env = dict(os.environ if environ is None else environ)
     threads = str(max(1, (cores or host_cores()) // ranks))
     for var in THREAD_VARS:
         env.setdefault(var, threads)
+    for var, value in MALLOC_VARS.items():
+        env.setdefault(var, value)
     return env
 
 

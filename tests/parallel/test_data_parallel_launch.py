@@ -49,3 +49,10 @@ def test_exit_code_of_any_rank_is_returned(tmp_path):
     done = subprocess.run([sys.executable, "-m", "minispore.run", "-n", "2", str(script)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 3, done.stderr
+
+
+def test_rank_environment_raises_malloc_thresholds_unless_set():
+    env = run.rank_environment(2, environ={}, cores=2)
+    assert env["MALLOC_MMAP_THRESHOLD_"] == "1073741824"
+    assert run.rank_environment(2, environ={"MALLOC_MMAP_THRESHOLD_": "4096"},
+                                cores=2)["MALLOC_MMAP_THRESHOLD_"] == "4096"
