@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 # Multi-process tests (@pytest.mark.mpi) run under the launcher, which gives each rank
 # cores // ranks threads: all of them on 2 ranks, the few marked mpi8 on 8 (oversubscribed).
 # The timeout turns a hang between ranks into a failure; a test that fails on some ranks only
-# aborts the job (tests/parallel/conftest.py), and mpirun returns any rank's failure.
+# aborts the job (tests/conftest.py), and mpirun returns any rank's failure.
 MPI_TESTS ?= tests
 MPI_TIMEOUT ?= 900
 MPI_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n $(1) -m pytest --with-mpi \
