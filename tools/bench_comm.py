@@ -98,10 +98,10 @@ def latency_table(rows, k):
 
 
 def collective_latency_tables(n=2, sizes=SIZES, timeout=300):
-    """Run this file under ``mpirun -n n`` (the venv's) and return rank 0's markdown tables."""
-    mpirun = os.path.join(os.path.dirname(sys.executable), "mpirun")
-    cmd = [mpirun, "-n", str(n), sys.executable, os.path.abspath(__file__), "--markdown",
-           "--sizes", ",".join(str(s) for s in sizes)]
+    """Run this file on n ranks through ``python -m minispore.run`` (so the ranks get the
+    launcher's thread and malloc settings, as users' jobs do) and return rank 0's tables."""
+    cmd = [sys.executable, "-m", "minispore.run", "-n", str(n), os.path.abspath(__file__),
+           "--markdown", "--sizes", ",".join(str(s) for s in sizes)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
