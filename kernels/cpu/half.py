@@ -3,54 +3,15 @@
 float16 tensors reach these kernels as `arr.view(np.uint16)`; every other float16 operation
 goes through float32 and comes back here, so this module is the one place rounding happens.
 """
-import math
-
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True)
-def _half_bits_to_float(h):
-    sign = -1.0 if (h >> 15) & 1 else 1.0
-    exp = (h >> 10) & 0x1F
-    mant = h & 0x3FF
-    if exp == 0:                         # zero and subnormals: mant * 2**-24
-        return sign * mant * 5.960464477539063e-08
-    if exp == 31:
-        return sign * math.inf if mant == 0 else math.nan
-    return sign * (1.0 + mant / 1024.0) * 2.0 ** (exp - 15)
+from .. import scalar
 
 
-@njit(cache=True)
-def _round_half_even(v):
-    f = math.floor(v)
-    d = v - f
-    if d > 0.5 or (d == 0.5 and f % 2 == 1):
-        f += 1.0
-    return f
-
-
-@njit(cache=True)
-def _float_to_half_bits(x):
-    """Round-to-nearest-even, like numpy's astype(float16); x is a float64."""
-    if math.isnan(x):
-        return np.uint16(0x7E00)
-    sign = 0x8000 if (x < 0 or (x == 0 and math.copysign(1.0, x) < 0)) else 0
-    a = abs(x)
-    if a >= 65520.0:                     # the halfway point above 65504 rounds to inf
-        return np.uint16(sign | 0x7C00)
-    if a < 6.103515625e-05:              # below 2**-14: subnormal, in units of 2**-24
-        # 1024 units carry into the smallest normal's bit pattern by themselves.
-        return np.uint16(sign | int(_round_half_even(a / 5.960464477539063e-08)))
-    m, e = math.frexp(a)                 # a = m * 2**e, m in [0.5, 1)
-    exp = e - 1
-    mant = int(_round_half_even((m * 2.0 - 1.0) * 1024.0))
-    if mant == 1024:
-        mant = 0
-        exp += 1
-    if exp + 15 >= 31:
-        return np.uint16(sign | 0x7C00)
-    return np.uint16(sign | ((exp + 15) << 10) | mant)
+# The bit arithmetic is shared with kernels/cuda/half.py through kernels/scalar.py.
+_half_bits_to_float = njit(cache=True)(scalar.half_bits_to_float)
+_float_to_half_bits = njit(cache=True)(scalar.float_to_half_bits)
 
 
 @njit(cache=True)
