@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import Table, compare, time_call  # noqa: E402
+from benchlib import Table, compare  # noqa: E402
 
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn, ops  # noqa: E402
@@ -106,22 +106,22 @@ def bench_ops():
     gather = ops.Gather()
     row("Gather rows", "50000x128[4096]", lambda: gather(tt, it, 0), lambda: table[idx],
         (lambda: torch.from_numpy(table)[torch.from_numpy(idx).long()]) if torch else None)
+    # Gather's backward: UnsortedSegmentSum's kernel zeroes the table then scatter-adds rows;
+    # numpy and torch do the same two steps.
     dout = randn(4096, 128)
-    scatter = kernel("indexing", "scatter_add_rows") if _has_kernel("indexing",
-                                                                     "scatter_add_rows") else None
-    if scatter is not None:
-        acc = np.zeros_like(table)
-        row("scatter-add rows (Gather bprop kernel)", "4096x128->50000",
-            lambda: scatter(acc, idx, dout), lambda: np.add.at(acc, idx, dout))
+    scatter = kernel("indexing", "unsorted_segment_sum")
+    acc = np.empty_like(table)
+
+    def np_scatter():
+        acc[...] = 0
+        np.add.at(acc, idx, dout)
+
+    tdout, tidx = (torch.from_numpy(dout), torch.from_numpy(idx).long()) if torch else (None,) * 2
+    row("scatter-add rows (Gather bprop)", "4096x128->50000",
+        lambda: scatter(dout.reshape(1, 4096, 128), idx, acc.reshape(1, 50000, 128)),
+        np_scatter,
+        (lambda: torch.zeros(50000, 128).index_add_(0, tidx, tdout)) if torch else None)
     return t
-
-
-def _has_kernel(family, name):
-    try:
-        kernel(family, name)
-        return True
-    except (NotImplementedError, ImportError):
-        return False
 
 
 def bench_dispatch():
