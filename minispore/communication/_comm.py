@@ -7,6 +7,7 @@ call ``init()`` never start it.
 import os
 import sys
 import threading
+import time
 import traceback
 
 import numpy as np
@@ -155,6 +156,9 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     sys.stderr.write(f"[rank {rank}] aborting the MPI job (MPI_Abort, error code 1) so that "
                      f"the other ranks do not wait forever in a collective.\n")
     sys.stderr.flush()
+    # The launcher forwards our stderr pipe asynchronously and stops forwarding once the job
+    # is torn down; without a pause the traceback was sometimes lost (seen in CI).
+    time.sleep(0.5)
     mpi().COMM_WORLD.Abort(1)
 
 
