@@ -194,3 +194,48 @@ def float_to_half_bits(x):
     if exp + 15 >= 31:
         return np.uint16(sign | 0x7C00)
     return np.uint16(sign | ((exp + 15) << 10) | mant)
+
+
+# -- optimizer updates of one element: (param, state..., grad, hyper-parameters) -> new values -
+# Scalars arrive in the parameter's dtype; `type(lr)(1)` keeps float32 math in float32.
+def momentum_update(p, v, g, lr, momentum, wd, g_scale, nesterov):
+    """v = momentum * v + g; p -= lr * v, or lr * (g + momentum * v) with nesterov;
+    g is first unscaled and decayed: g * g_scale + wd * p."""
+    g = g * g_scale + wd * p
+    v = momentum * v + g
+    step = g + momentum * v if nesterov else v
+    return p - lr * step, v
+
+
+def sgd_update(p, v, g, lr, momentum, dampening, wd, g_scale, nesterov, first):
+    """MindSpore's SGD: with momentum, v = g on the first step, else
+    momentum * v + (1 - dampening) * g; step = g + momentum * v (nesterov) or v; without
+    momentum step = g and v is left as it was."""
+    one = type(lr)(1)
+    g = g * g_scale + wd * p
+    if momentum > 0:
+        v = g if first else momentum * v + (one - dampening) * g
+        g = g + momentum * v if nesterov else v
+    return p - lr * g, v
+
+
+def adam_update(p, m, v, g, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
+    """Adam (TF/MindSpore form; bias correction folded into lr_t by the caller):
+    m += (1 - beta1)(g - m); v += (1 - beta2)(g*g - v);
+    p -= lr_t * (beta1*m + (1 - beta1)*g if nesterov else m) / (sqrt(v) + eps)."""
+    one = type(lr_t)(1)
+    g = g * g_scale + wd * p
+    m = m + (one - beta1) * (g - m)
+    v = v + (one - beta2) * (g * g - v)
+    num = beta1 * m + (one - beta1) * g if nesterov else m
+    return p - lr_t * num / (math.sqrt(v) + eps), m, v
+
+
+def adam_weight_decay_update(p, m, v, g, lr, beta1, beta2, eps, wd):
+    """AdamWeightDecay (decoupled decay, no bias correction):
+    m = beta1*m + (1 - beta1)*g; v = beta2*v + (1 - beta2)*g*g;
+    p -= lr * (m / (sqrt(v) + eps) + wd * p)."""
+    one = type(lr)(1)
+    m = beta1 * m + (one - beta1) * g
+    v = beta2 * v + (one - beta2) * g * g
+    return p - lr * (m / (math.sqrt(v) + eps) + wd * p), m, v

@@ -3,27 +3,25 @@ state in place (device twins of kernels/cpu/optim.py, same names, signatures and
 
 Parameter, state and gradient are flat (1-D, C-contiguous) device arrays of one float dtype;
 scalars arrive already cast to that dtype (numpy scalars), so float32 parameters update in
-float32 (the constant 1 is type(lr)(1): `lr - lr + 1`, as the CPU kernels write it, types as
-float64 and would promote the float32 update to float64). g = grad[i] * g_scale + wd * param[i] as on the CPU.
+float32. The per-element math is shared with the CPU kernels through kernels/scalar.py.
 """
-import math
-
 from numba import cuda
 
+from .. import scalar
 from . import launch
+
+_momentum_update = cuda.jit(device=True)(scalar.momentum_update)
+_sgd_update = cuda.jit(device=True)(scalar.sgd_update)
+_adam_update = cuda.jit(device=True)(scalar.adam_update)
+_adam_weight_decay_update = cuda.jit(device=True)(scalar.adam_weight_decay_update)
 
 
 @cuda.jit
 def _apply_momentum(param, accum, grad, lr, momentum, wd, g_scale, nesterov):
-    """for i (grid-stride): v = momentum*v + g; p -= lr*v, or lr*(g + momentum*v) (nesterov)."""
+    """for i (grid-stride): scalar.momentum_update."""
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
-        g = grad[i] * g_scale + wd * param[i]
-        v = momentum * accum[i] + g
-        accum[i] = v
-        if nesterov:
-            param[i] -= lr * (g + momentum * v)
-        else:
-            param[i] -= lr * v
+        param[i], accum[i] = _momentum_update(param[i], accum[i], grad[i], lr, momentum, wd,
+                                              g_scale, nesterov)
 
 
 def apply_momentum(param, accum, grad, lr, momentum, wd, g_scale, nesterov):
@@ -39,22 +37,11 @@ def apply_momentum(param, accum, grad, lr, momentum, wd, g_scale, nesterov):
 
 @cuda.jit
 def _sgd(param, accum, stat, grad, lr, momentum, dampening, wd, g_scale, nesterov):
-    """for i (grid-stride): the SGD step of `sgd`; stat[0] is only read here."""
+    """for i (grid-stride): scalar.sgd_update; stat[0] is only read here."""
     first = stat[0] > 0
-    one = type(lr)(1)
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
-        g = grad[i] * g_scale + wd * param[i]
-        if momentum > 0:
-            if first:
-                v = g
-            else:
-                v = momentum * accum[i] + (one - dampening) * g
-            accum[i] = v
-            if nesterov:
-                g = g + momentum * v
-            else:
-                g = v
-        param[i] -= lr * g
+        param[i], accum[i] = _sgd_update(param[i], accum[i], grad[i], lr, momentum, dampening,
+                                         wd, g_scale, nesterov, first)
 
 
 @cuda.jit
@@ -85,19 +72,10 @@ def sgd(param, accum, stat, grad, lr, momentum, dampening, wd, g_scale, nesterov
 
 @cuda.jit
 def _adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
-    """for i (grid-stride): the Adam step of `adam`."""
-    one = type(lr_t)(1)
+    """for i (grid-stride): scalar.adam_update."""
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
-        g = grad[i] * g_scale + wd * param[i]
-        mi = m[i] + (one - beta1) * (g - m[i])
-        vi = v[i] + (one - beta2) * (g * g - v[i])
-        m[i] = mi
-        v[i] = vi
-        if nesterov:
-            num = beta1 * mi + (one - beta1) * g
-        else:
-            num = mi
-        param[i] -= lr_t * num / (math.sqrt(vi) + eps)
+        param[i], m[i], v[i] = _adam_update(param[i], m[i], v[i], grad[i], lr_t, beta1, beta2,
+                                            eps, wd, g_scale, nesterov)
 
 
 def adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
@@ -117,15 +95,10 @@ def adam(param, m, v, grad, lr_t, beta1, beta2, eps, wd, g_scale, nesterov):
 
 @cuda.jit
 def _adam_weight_decay(param, m, v, grad, lr, beta1, beta2, eps, wd):
-    """for i (grid-stride): the AdamWeightDecay step of `adam_weight_decay`."""
-    one = type(lr)(1)
+    """for i (grid-stride): scalar.adam_weight_decay_update."""
     for i in range(cuda.grid(1), param.size, cuda.gridsize(1)):
-        g = grad[i]
-        mi = beta1 * m[i] + (one - beta1) * g
-        vi = beta2 * v[i] + (one - beta2) * g * g
-        m[i] = mi
-        v[i] = vi
-        param[i] -= lr * (mi / (math.sqrt(vi) + eps) + wd * param[i])
+        param[i], m[i], v[i] = _adam_weight_decay_update(param[i], m[i], v[i], grad[i], lr,
+                                                         beta1, beta2, eps, wd)
 
 
 def adam_weight_decay(param, m, v, grad, lr, beta1, beta2, eps, wd):
