@@ -1,6 +1,7 @@
 """Parameter: a named, trainable Tensor whose buffer optimizers update in place."""
 import numpy as np
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
@@ -14,7 +15,13 @@ class Parameter(Tensor):
     ``default_input`` is a Tensor (e.g. from ``initializer``), a numpy array or a number.
     An unnamed parameter gets its name from the cell tree when assigned to a Cell
     (``fc1.weight``).
+
+    Under operator parallelism the buffer holds this rank's block: ``layout`` (a
+    TensorLayout) and ``global_shape`` say of what (minispore/parallel/param_slicing.py);
+    ``derived`` lists optimizer state cloned from it, which is sliced alongside.
     """
+    layout = None
+    global_shape = None
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -22,8 +29,8 @@ class Parameter(Tensor):
             if default_input.is_placeholder:
                 raise ValueError(f"For 'Parameter' {name!r}, default_input must have data, "
                                  f"not be a placeholder of shape {list(default_input.shape)}.")
-            super().__init__(np.array(default_input.asnumpy(), copy=True), default_input.dtype,
-                             internal=True)
+            super().__init__(device.asarray(np.array(default_input.asnumpy(), copy=True)),
+                             default_input.dtype, internal=True)
         elif isinstance(default_input, (np.ndarray, int, float, bool, list, tuple, np.generic)):
             super().__init__(default_input)
         else:
@@ -36,6 +43,7 @@ class Parameter(Tensor):
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
         self._name_from_user = name is not None
+        self.derived = []
 
     @property
     def data(self):
@@ -58,14 +66,15 @@ class Parameter(Tensor):
         if arr.shape != self.shape and arr.size != 1:
             raise ValueError(f"For Parameter '{self.name}', set_data got shape {arr.shape}, "
                              f"but the parameter's shape is {self.shape}.")
-        self._data = np.array(np.broadcast_to(arr, self.shape), dtype=self._dtype.np_dtype)
+        self._data = device.asarray(np.array(np.broadcast_to(arr, self.shape),
+                                             dtype=self._dtype.np_dtype))
         return self
 
     def assign_value(self, value):
         return self.set_data(value)
 
     def clone(self, init="same"):
-        return Parameter(Tensor(self._data.copy(), self._dtype), name=self.name,
+        return Parameter(Tensor(device.to_host(self._data).copy(), self._dtype), name=self.name,
                          requires_grad=self.requires_grad)
 
     def __repr__(self):
@@ -93,5 +102,9 @@ class ParameterTuple(tuple):
         for p in self:
             data = Tensor(p.asnumpy().copy(), p.dtype) if init == "same" else \
                 initializer(init, p.shape, p.dtype)
-            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+            clone = Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
+            if p.layout is not None:     # cloned after slicing: the clone is a block too
+                clone.layout, clone.global_shape = p.layout, p.global_shape
+            p.derived.append(clone)
+            out.append(clone)
         return ParameterTuple(out)

@@ -1,8 +1,8 @@
 """The compile pipeline: the passes in DESIGN.md's order, each graph -> graph, then the executor.
 
 Passes marked IDENTITY are named slots that return the graph unchanged until their issue
-lands (the parallel passes with the parallel issue); they are
-listed so that save_graphs already shows where they will act.
+lands; they are listed so that save_graphs already shows where they will act. The parallel
+passes (step_parallel_begin, partition) live in minispore/parallel/partition.py.
 """
 import time
 
@@ -11,6 +11,7 @@ from minispore.graph.autodiff import differentiate
 from minispore.graph.executor import Executable
 from minispore.graph.fusion import fuse_elementwise
 from minispore.graph.tracer import Tracer
+from minispore.parallel.partition import partition, step_parallel_begin
 
 
 def infer_symbolic_shapes(graph):
@@ -31,17 +32,16 @@ def _identity_pass(name, owner):
     return identity
 
 
-step_parallel_begin = _identity_pass("step_parallel_begin", "the parallel issue (marker)")
-extract_strategies = _identity_pass("extract_strategies", "the parallel issue")
-propagate_layouts = _identity_pass("propagate_layouts", "the parallel issue")
-insert_redistribution = _identity_pass("insert_redistribution", "the parallel issue")
-slice_parameters = _identity_pass("slice_parameters", "the parallel issue")
-insert_mirror_ops = _identity_pass("insert_mirror_ops", "the parallel issue")
-partition_by_place = _identity_pass("partition_by_place", "the parallel issue")
-assign_pipeline_stages = _identity_pass("assign_pipeline_stages", "the parallel issue")
-step_parallel_end = _identity_pass("step_parallel_end", "the parallel issue (marker)")
+def step_parallel_end(graph):
+    """Marker: the graph after the parallel passes (this rank's blocks, inserted collectives
+    with their groups, every Value's layout), dumped as NN_step_parallel_end.ir."""
+    return graph
+
+
+partition_by_place = _identity_pass("partition_by_place", "the heterogeneous-placement issue")
+assign_pipeline_stages = _identity_pass("assign_pipeline_stages", "the pipeline issue")
 recompute = _identity_pass("recompute", "the recompute issue")
-fuse_communication = _identity_pass("fuse_communication", "the parallel issue")
+fuse_communication = _identity_pass("fuse_communication", "the communication-fusion issue")
 
 
 def apply_optimizer_update(graph):
@@ -98,11 +98,7 @@ def validate(graph):
 PIPELINE = [
     infer_symbolic_shapes,
     step_parallel_begin,
-    extract_strategies,
-    propagate_layouts,
-    insert_redistribution,
-    slice_parameters,
-    insert_mirror_ops,
+    partition,
     partition_by_place,
     assign_pipeline_stages,
     step_parallel_end,

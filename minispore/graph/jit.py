@@ -4,10 +4,13 @@ import os
 import time
 
 from minispore.common.context import context
+from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.graph.compile import compile_graph
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.tracer import trace
+from minispore.ops.primitive import Aval
+from minispore.parallel.settings import operator_parallel_settings
 
 _CTX = context()
 _JIT_TOTALS = {"compiles": 0, "hits": 0, "entries": 0}
@@ -69,17 +72,24 @@ class CompileCache:
         gradient and the optimizer update) before the pipeline runs.
         """
         dynamic = _dynamic() if placeholders is not None else None
+        parallel = operator_parallel_settings()
         if dynamic is not None:
-            key = (dynamic.signature_of(placeholders), extra_key,
+            key = (dynamic.signature_of(placeholders), extra_key, parallel,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
-            bindings = dynamic.bind_and_check(placeholders, args, self.name)
+            bound = _logical_args(args, parallel) if parallel is not None else args
+            bindings = dynamic.bind_and_check(placeholders, bound, self.name)
         else:
-            key = (extra_key,) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
-                                       else _static_key(a) for a in args)
+            key = (extra_key, parallel) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
+                                                else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)
         if executable is None:
-            avals = dynamic.input_avals(placeholders) if dynamic is not None else None
+            if dynamic is not None:
+                avals = dynamic.input_avals(placeholders)
+            elif parallel is not None:
+                avals = [Aval(a.shape, a.dtype) for a in _logical_args(args, parallel)]
+            else:
+                avals = None
             executable = self._compile(fn, args, avals, prepare)
             self.entries[key] = executable
             self.compiles += 1
@@ -101,6 +111,19 @@ class CompileCache:
         executable, _ = compile_graph(graph, dump_dir_for(self.name))
         self.compile_seconds += time.perf_counter() - start
         return executable
+
+
+def _logical_args(args, parallel):
+    """Under operator parallelism each rank passes its blocks of the network's inputs; the
+    graph is traced (and placeholders are checked) at the logical shapes they are blocks of
+    (minispore/parallel/settings.py)."""
+    out, index = [], 0
+    for a in args:
+        if isinstance(a, Tensor):
+            shape = parallel.logical_shape(index, tuple(a.shape))
+            out.append(a if isinstance(a, Parameter) else Tensor(shape=shape, dtype=a.dtype))
+            index += 1
+    return out
 
 
 def cache_info():

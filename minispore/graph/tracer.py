@@ -56,6 +56,7 @@ class Tracer:
         self._params = {}
         self._wrapped = {}
         self.scope_override = None
+        self.local_shapes = False
         self._previous = None
 
     @staticmethod
@@ -81,7 +82,12 @@ class Tracer:
         value = self._params.get(id(param))
         if value is None:
             from minispore.ops.primitive import Aval
-            value = self.graph.new_value(Aval(param.shape, param.dtype), param=param,
+            # A sliced parameter (operator parallel) is traced at its logical shape; the
+            # parallel pass maps it to the block the buffer holds, and its local graph's
+            # tracer (local_shapes=True) reads blocks as they are.
+            shape = param.global_shape if param.global_shape is not None and \
+                not self.local_shapes else param.shape
+            value = self.graph.new_value(Aval(tuple(shape), param.dtype), param=param,
                                          name=f"param{len(self.graph.parameters)}")
             self.graph.parameters.append(value)
             self._params[id(param)] = value

@@ -100,6 +100,26 @@ class Primitive:
     def bprop(self, inputs, out, dout):
         raise NotImplementedError(f"{self.name} is not differentiable")
 
+    def local_call(self, args, ctx):
+        """Run on this rank's blocks under operator parallelism (minispore/parallel/
+        partition.py): `args` are the call's arguments with tensors as local blocks, `ctx` a
+        LocalContext (layouts, logical and local shapes, rank). Operators whose attributes or
+        arguments hold logical sizes, or that need more than their kernel on a block, override
+        this; the pass checks the local output shapes either way."""
+        return self(*args)
+
+    def with_attrs(self, **attrs):
+        """A copy whose attributes `attrs` are replaced (the local form of an operator whose
+        attributes hold logical sizes, e.g. Conv2D's out_channel)."""
+        import copy
+        local = copy.copy(self)
+        local.attrs = dict(self.attrs)
+        for k, v in attrs.items():
+            setattr(local, k, v)
+            if k in local.attrs:
+                local.attrs[k] = v
+        return local
+
     def error(self, message, exc=ValueError):
         """Build the operator's error: names the operator and where it sits in the network."""
         where = self.scope or context().scope_name(self.instance_name)

@@ -23,7 +23,7 @@ from minispore.ops.operations._base import check_tensor
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast",
-           "Reduce", "Send", "Receive", "Barrier"]
+           "Reduce", "Send", "Receive", "Barrier", "_MirrorOperator"]
 
 _WORLD = WORLD_NAMES[0]
 
@@ -392,6 +392,35 @@ class Barrier(_Collective):
     def impl(self):
         _coll.barrier(self.group)
         return ()
+
+
+class _MirrorOperator(_Collective):
+    """What the parallel pass puts on a parameter that is replicated over some devices
+    (mindspore_semantics.md §3.2): the forward is the identity; the backward sums the replicas'
+    gradients over `group` with AllReduce(SUM), times 1/dev_num when `mean_flag`
+    (gradients_mean), so every replica applies the same update.
+    """
+
+    def __init__(self, group=_WORLD, dev_num=1, mean_flag=False):
+        super().__init__(group)
+        self.dev_num = int(dev_num)
+        self.mean_flag = bool(mean_flag)
+        self.add_prim_attr("dev_num", self.dev_num)
+        self.add_prim_attr("mean_flag", self.mean_flag)
+
+    def infer(self, x):
+        check_tensor(self, "x", x)
+        self._comm()
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x):
+        return x
+
+    def bprop(self, inputs, out, dout):
+        dx = AllReduce(ReduceOp.SUM, self.group)(dout)
+        if self.mean_flag:
+            dx = dx * (1.0 / self.dev_num)
+        return (dx,)
 
 
 def _check_p2p_args(prim, sr_tag, rank, rank_name, group_back):

@@ -1,0 +1,76 @@
+"""Parameters under operator parallelism: slice a whole parameter to this rank's block, gather
+it back, and keep the optimizer state that mirrors a parameter on the same layout.
+
+A Parameter is created whole (from the global seed, so every rank starts from the
+single-device weights) and sliced once, when the parallel pass first fixes its layout. From
+then on its buffer holds only this rank's block, while ``param.layout`` (a TensorLayout) and
+``param.global_shape`` record what the block is a slice of: later compiles trace the
+parameter at its global shape, checkpoints store the layout, and `gather_parameter` rebuilds
+the whole value.
+
+Optimizer state created by ``ParameterTuple.clone`` (momenta, Adam moments) is registered on
+its source parameter (``param.derived``) and sliced with it, so the optimizer's update runs
+on matching blocks.
+"""
+import numpy as np
+
+from minispore.common.layout import TensorLayout
+
+__all__ = ["slice_parameter", "gather_parameter", "global_shape_of", "is_sliced"]
+
+
+def global_shape_of(param):
+    """The logical shape of `param` (its own shape unless it has been sliced)."""
+    return tuple(param.global_shape) if param.global_shape is not None else tuple(param.shape)
+
+
+def is_sliced(param):
+    return param.layout is not None
+
+
+def _block(array, layout, rank):
+    return np.ascontiguousarray(array[layout.local_slices(array.shape, rank)])
+
+
+def slice_parameter(param, layout, rank):
+    """Keep only `rank`'s block of the whole `param` under `layout` (no communication: every
+    rank holds the whole value before). Its derived optimizer state follows. Returns param.
+
+    Raises:
+        ValueError: the parameter is already sliced with another layout, or a dim is not
+            divisible by its cut.
+    """
+    if not isinstance(layout, TensorLayout):
+        raise TypeError(f"slice_parameter: layout must be a TensorLayout, got "
+                        f"{type(layout).__name__}.")
+    if param.layout is not None:
+        if param.layout != layout:
+            raise ValueError(f"Parameter '{param.name}' is already sliced with {param.layout}; "
+                             f"it cannot be sliced again with {layout}.")
+        return param
+    if layout.partial:
+        raise ValueError(f"Parameter '{param.name}': a parameter layout cannot be partial "
+                         f"({layout}).")
+    whole = param._data          # (not asnumpy: slicing may happen while a graph compiles)
+    try:
+        block = _block(whole, layout, rank)
+    except ValueError as e:
+        raise ValueError(f"Parameter '{param.name}' of shape {whole.shape} cannot take layout "
+                         f"{layout}: {e}") from None
+    param._data = block
+    param.global_shape = whole.shape
+    param.layout = layout
+    for state in param.derived:
+        if state.layout is None and tuple(state.shape) == whole.shape:
+            slice_parameter(state, layout, rank)
+    return param
+
+
+def gather_parameter(param):
+    """The whole value of `param` as a numpy array (an AllGather over the ranks of its layout
+    when it is sliced; collective: every rank must call it)."""
+    if param.layout is None:
+        return param.asnumpy()
+    from minispore.parallel.redistribution import redistribute
+    replicated = TensorLayout(param.layout.dev_matrix, (-1,) * len(param.layout.tensor_map))
+    return redistribute(param.asnumpy(), param.layout, replicated, param.global_shape)

@@ -1,0 +1,100 @@
+"""What operator parallelism needs from the auto-parallel context, read once per compile: the
+mode, the stage's devices, this rank, and how dataset inputs lie over the devices.
+
+Logical vs local inputs (mindspore_semantics.md §2.5): under ``dataset_strategy=
+"data_parallel"`` each rank feeds its own local batch and the graph sees the logical batch
+local x devices (dim 0 cut over all devices); under ``"full_batch"`` every rank feeds the whole
+logical input; with a tuple, dim d of input i is cut ``dataset_strategy[i][d]`` ways and the
+rank feeds its block.
+"""
+from dataclasses import dataclass
+
+from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
+from minispore.common.layout import TensorLayout
+
+__all__ = ["ParallelSettings", "operator_parallel_settings"]
+
+_OPERATOR_PARALLEL = (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
+
+
+@dataclass(frozen=True)
+class ParallelSettings:
+    device_num: int
+    rank: int
+    dataset_strategy: object          # "data_parallel" | "full_batch" | tuple of tuples
+    enable_alltoall: bool
+    gradients_mean: bool
+
+    def input_cuts(self, index, ndim):
+        """How many ways each dim of graph input `index` (rank `ndim`) is cut."""
+        if ndim == 0 or self.dataset_strategy == "full_batch":
+            return (1,) * ndim
+        if self.dataset_strategy == "data_parallel":
+            return (self.device_num,) + (1,) * (ndim - 1)
+        if index >= len(self.dataset_strategy):
+            raise ValueError(f"dataset_strategy {self.dataset_strategy} has "
+                             f"{len(self.dataset_strategy)} entries, but the network has an "
+                             f"input {index}; give one strategy per dataset column.")
+        cuts = tuple(self.dataset_strategy[index])
+        if len(cuts) != ndim:
+            raise ValueError(f"dataset_strategy[{index}] = {cuts} has {len(cuts)} values, but "
+                             f"input {index} has rank {ndim}.")
+        return cuts
+
+    def input_layout(self, index, ndim):
+        """The layout of graph input `index`: its cut dims on device-matrix axes in dim order
+        (outermost first), then a repeat axis for devices the cuts do not use."""
+        cuts = self.input_cuts(index, ndim)
+        used = 1
+        for c in cuts:
+            used *= c
+        if used > self.device_num or self.device_num % used:
+            raise ValueError(f"dataset_strategy for input {index} cuts it {cuts} ways "
+                             f"({used} blocks), which does not divide device_num "
+                             f"{self.device_num}.")
+        dev = [c for c in cuts if c > 1]
+        if self.device_num // used > 1:
+            dev.append(self.device_num // used)
+        dev = tuple(dev) or (self.device_num,)
+        tmap, axis = [], 0
+        for c in cuts:
+            if c > 1:
+                tmap.append(len(dev) - 1 - axis)
+                axis += 1
+            else:
+                tmap.append(-1)
+        return TensorLayout(dev, tuple(tmap))
+
+    def logical_shape(self, index, local_shape):
+        """The logical shape of input `index` whose block on this rank has `local_shape`."""
+        return tuple(d * c for d, c in zip(local_shape, self.input_cuts(index, len(local_shape))))
+
+
+def operator_parallel_settings():
+    """The settings when operators are sharded (semi-auto or auto parallel on more than one
+    device), else None.
+
+    Raises:
+        RuntimeError: an operator-parallel mode with device_num > 1 but no init().
+    """
+    if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL:
+        return None
+    device_num = get_auto_parallel_context("device_num")
+    if device_num <= 1:
+        return None
+    from minispore.communication._comm import STATE
+    if not STATE.inited:
+        raise RuntimeError(f"parallel_mode {get_auto_parallel_context('parallel_mode')!r} with "
+                           f"device_num={device_num} needs the communication service: call "
+                           f"minispore.communication.init() first (and launch with mpirun -n "
+                           f"{device_num}).")
+    if STATE.world.size != device_num:
+        raise RuntimeError(f"device_num={device_num} in set_auto_parallel_context, but the job "
+                           f"has {STATE.world.size} ranks; they must be equal (launch with "
+                           f"mpirun -n {device_num}).")
+    strategy = get_auto_parallel_context("dataset_strategy")
+    if get_auto_parallel_context("full_batch"):
+        strategy = "full_batch"
+    return ParallelSettings(device_num, STATE.world.rank, strategy,
+                            bool(get_auto_parallel_context("enable_alltoall")),
+                            bool(get_auto_parallel_context("gradients_mean")))
