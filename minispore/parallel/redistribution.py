@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from minispore.common.layout import (Partial, Replicate, Shard, TensorLayout, group_ranks,
                                      rank_coordinate)
+from minispore.common.symbolic import is_symbolic
 from minispore.parallel.comm_stats import sent_bytes
 
 __all__ = ["Move", "plan", "cost", "expected_comm_stats", "refine", "redistribute",
@@ -251,7 +252,8 @@ def plan(src, dst, global_shape, enable_alltoall=False):
             cover different numbers of devices.
         NotImplementedError: the device matrices have no common refinement (see ``refine``).
     """
-    global_shape = tuple(int(d) for d in global_shape)
+    # Symbolic (dynamic) dims stay symbolic: the planner only divides them by their cuts.
+    global_shape = tuple(d if is_symbolic(d) else int(d) for d in global_shape)
     for name, layout in (("src", src), ("dst", dst)):
         if not isinstance(layout, TensorLayout):
             raise TypeError(f"redistribution: '{name}' must be a TensorLayout, but got "

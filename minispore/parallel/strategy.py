@@ -28,6 +28,12 @@ class StrategyError(RuntimeError):
     """An operator's parallel strategy cannot be applied (raised when the parallel pass runs)."""
 
 
+class SymbolDivisorError(StrategyError, ValueError):
+    """A dynamic dim is cut k ways but its Symbol does not make it a multiple of k
+    (mindspore_semantics.md §1.7: a ValueError; also a StrategyError like every other
+    strategy check)."""
+
+
 @dataclass(frozen=True)
 class RuleResult:
     """What an operator's rule says for one strategy.
@@ -110,9 +116,12 @@ def check_strategy(prim, strategy, shapes, device_num, scope=None):
             if v > 1:
                 why = _divisible(size, v)
                 if why is not None:
-                    raise _fail(prim, scope, strategy, shapes,
+                    err = _fail(prim, scope, strategy, shapes,
                                 f"input {i}: shape {tuple(shape)} cannot be divisible by "
                                 f"strategy value {v} at dim {d}" + (f" ({why})" if why else ""))
+                    if why:     # a dynamic dim whose Symbol lacks the divisor (§1.7)
+                        err = SymbolDivisorError(str(err))
+                    raise err
             if _is_pow2(device_num) and not _is_pow2(v):
                 raise _fail(prim, scope, strategy, shapes,
                             f"input {i} dim {d}: strategy value {v} is not a power of 2, which "
