@@ -60,6 +60,7 @@ def slice_parameter(param, layout, rank):
     param._data = block
     param.global_shape = whole.shape
     param.layout = layout
+    param.layout_rank = rank     # which block: checkpoints record it
     for state in param.derived:
         if state.layout is None and tuple(state.shape) == whole.shape:
             slice_parameter(state, layout, rank)
