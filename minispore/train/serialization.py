@@ -12,8 +12,11 @@ File layout (all integers little-endian)::
     data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
     digest     32 bytes  SHA-256 of everything above
 
-``offset`` is relative to the start of the data block. ``layout`` is reserved for sharded
-checkpoints (None for whole tensors). String values of ``append_dict`` are stored in the index
+``offset`` is relative to the start of the data block. ``layout`` is None for a whole tensor;
+for one rank's block of a parameter sliced by the parallel pass it is ``{dev_matrix,
+tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical shape, the rank
+whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
+says on its own where its blocks lie; minispore/parallel/checkpoint.py merges such files. String values of ``append_dict`` are stored in the index
 (kind "str"). Writes go to a temporary file in the target directory, are fsync'ed and then
 renamed over the target, so a crash mid-write leaves the previous file intact.
 """
@@ -27,6 +30,7 @@ import threading
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 
@@ -69,8 +73,33 @@ def _as_array(value, name):
     return arr
 
 
+def _layout_meta(value):
+    """The index's ``layout`` field for `value` (None unless it is a sliced Parameter)."""
+    if not isinstance(value, Parameter) or value.layout is None:
+        return None
+    lay, shape = value.layout, tuple(int(d) for d in value.global_shape)
+    rank = holder_rank(value)
+    return {"dev_matrix": list(lay.dev_matrix), "tensor_map": list(lay.tensor_map),
+            "global_shape": list(shape), "rank": rank,
+            "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
+
+
+def holder_rank(param):
+    """The rank whose block the sliced `param` holds: the rank it was sliced for, else this
+    process's rank."""
+    rank = getattr(param, "layout_rank", None)
+    if rank is not None:
+        return int(rank)
+    from minispore.communication import _comm
+    if _comm.STATE.inited:
+        return _comm.STATE.world.rank
+    raise ValueError(f"Parameter {param.name!r} is sliced with {param.layout} but neither "
+                     f"records the rank it was sliced for nor runs under init().")
+
+
 def _collect(save_obj, append_dict):
-    """[(name, value)] where value is a numpy array or a str."""
+    """[(name, value, layout)] where value is a numpy array or a str and layout the index's
+    layout field."""
     items = []
     if hasattr(save_obj, "parameters_and_names"):
         for key, param in save_obj.parameters_and_names():
@@ -103,13 +132,13 @@ def _collect(save_obj, append_dict):
         seen.add(name)
         # Copy now: an async save must not see later in-place optimizer updates.
         out.append((name, value if isinstance(value, str) else
-                    np.array(_as_array(value, name), copy=True)))
+                    np.array(_as_array(value, name), copy=True), _layout_meta(value)))
     return out
 
 
 def _build_index(items):
     entries, offset = [], 0
-    for name, value in items:
+    for name, value, layout in items:
         if isinstance(value, str):
             entries.append({"name": name, "kind": "str", "value": value})
             continue
@@ -117,7 +146,7 @@ def _build_index(items):
         entries.append({"name": name, "kind": "tensor", "dtype": arr_dtype.str,
                         "ms_dtype": mstype.to_type(value.dtype).name,
                         "shape": list(value.shape), "offset": offset,
-                        "nbytes": int(value.nbytes), "layout": None})
+                        "nbytes": int(value.nbytes), "layout": layout})
         offset += value.nbytes + _pad(value.nbytes)
     return {"entries": entries, "data_len": offset}
 
@@ -141,7 +170,7 @@ def _write(path, items):
             put(header)
             put(index_bytes)
             put(b"\0" * _pad(len(header) + len(index_bytes)))
-            for _, value in items:
+            for _, value, _ in items:
                 if isinstance(value, str):
                     continue
                 flat = np.ascontiguousarray(value).reshape(-1)
@@ -195,7 +224,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
                          "minispore checkpoints.")
     items = _collect(save_obj, append_dict)
     if choice_func is not None:
-        items = [(n, v) for n, v in items if choice_func(n)]
+        items = [item for item in items if choice_func(item[0])]
     _wait_async(path)
     if not async_save:
         _write(path, items)
@@ -305,10 +334,35 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
                                   f"{path!r}: {exc}.") from None
         param = Parameter(arr, name=name)
         param._ckpt_file = path
+        if entry.get("layout") is not None:
+            _set_block_layout(param, entry["layout"], path)
         result[name] = param
     if net is not None:
         load_param_into_net(net, result, strict_load)
     return result
+
+
+def _set_block_layout(param, meta, path):
+    """Mark a loaded block with the layout, logical shape and rank its index entry records,
+    after checking that they describe this block."""
+    try:
+        layout = TensorLayout(meta["dev_matrix"], meta["tensor_map"])
+        global_shape = tuple(int(d) for d in meta["global_shape"])
+        rank = int(meta["rank"])
+        if not 0 <= rank < layout.device_num:
+            raise ValueError(f"rank {rank} is outside the {layout.device_num} devices of "
+                             f"dev_matrix {layout.dev_matrix}")
+        if layout.local_shape(global_shape) != tuple(param.shape):
+            raise ValueError(f"a block of shape {list(param.shape)} cannot be rank {rank}'s "
+                             f"block of global shape {list(global_shape)} under {layout}")
+        slices = [[s.start, s.stop] for s in layout.local_slices(global_shape, rank)]
+        if [list(map(int, s)) for s in meta["slices"]] != slices:
+            raise ValueError(f"slices {meta['slices']} disagree with rank {rank}'s block "
+                             f"{slices} under {layout}")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"Failed to read parameter {param.name!r} from the checkpoint "
+                              f"file {path!r}: its layout is corrupted ({exc}).") from None
+    param.layout, param.global_shape, param.layout_rank = layout, global_shape, rank
 
 
 def _convertible(param, new, strict_load):
@@ -370,17 +424,60 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     return param_not_load, ckpt_not_load
 
 
+def _is_whole(value):
+    """A checkpoint value that is the whole logical tensor (no layout, or a block that covers
+    it all)."""
+    return getattr(value, "layout", None) is None or tuple(value.shape) == tuple(
+        value.global_shape)
+
+
+def _describe(value):
+    if getattr(value, "layout", None) is None:
+        return f"shape {list(value.shape)}"
+    return (f"block shape {list(value.shape)} of global shape {list(value.global_shape)} under "
+            f"{value.layout} (rank {holder_rank(value)}'s block)")
+
+
+def _sliced_value(param, new, ckpt_name, where):
+    """`param`'s block of the checkpoint value `new`: cut from a whole value by param's layout,
+    or `new` itself when it is the same block (same layout, same block index)."""
+    layout, global_shape = param.layout, tuple(param.global_shape)
+    new_layout = getattr(new, "layout", None)
+    rank = holder_rank(param)
+    if _is_whole(new) and tuple(new.shape) == global_shape:
+        return new.asnumpy()[layout.local_slices(global_shape, rank)]
+    if (new_layout == layout and tuple(new.global_shape) == global_shape
+            and layout.block_index(holder_rank(new)) == layout.block_index(rank)):
+        return new.asnumpy()
+    raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' is "
+                       f"sliced: rank {rank} holds its block of shape {list(param.shape)} of "
+                       f"global shape {list(global_shape)} under {layout}. {ckpt_name!r} in "
+                       f"'parameter_dict'{where} has {_describe(new)}, which is neither the "
+                       f"whole value nor this rank's block; merge the per-rank checkpoints "
+                       f"(tools/merge_checkpoints.py) and load the merged file.")
+
+
 def _update_param(param, new, ckpt_name, strict_load):
     source = getattr(new, "_ckpt_file", None)
     where = f" (from checkpoint file {source!r})" if source else ""
-    if tuple(param.shape) != tuple(new.shape):
+    if param.layout is not None:
+        value = _sliced_value(param, new, ckpt_name, where)
+    elif not _is_whole(new):
+        raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
+                           f"is whole (shape {list(param.shape)}) but {ckpt_name!r} in "
+                           f"'parameter_dict'{where} is one rank's slice: {_describe(new)}. "
+                           f"Merge the per-rank checkpoints (tools/merge_checkpoints.py) "
+                           f"first, or load after the parallel net has been compiled.")
+    elif tuple(param.shape) != tuple(new.shape):
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"should have the same shape as {ckpt_name!r} in the argument "
                            f"'parameter_dict'{where}. But got its shape {list(param.shape)} in "
                            f"'net' and shape {list(new.shape)} in 'parameter_dict'.")
+    else:
+        value = new.asnumpy()
     if param.dtype != new.dtype and not _convertible(param, new, strict_load):
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
                            f"{where} has dtype {new.dtype}"
                            f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
-    param.set_data(new.asnumpy().astype(param.dtype.np_dtype))
+    param.set_data(value.astype(param.dtype.np_dtype))
