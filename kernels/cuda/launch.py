@@ -7,10 +7,11 @@ Kernels follow two shapes:
   striding over the row and a shared-memory tree (tree_sum / tree_max / tree_min, written for
   REDUCE_THREADS) combining their partials; `rows(n)` picks the grid.
 
-Under NUMBA_ENABLE_CUDASIM=1 every simulated thread costs ~150 us whatever it does, so blocks
-are smaller and the grid stops at two blocks there; the grid-stride loops make the kernels
-correct for any grid, so the simulator still runs every code path (several blocks, several
-iterations per thread) that a real GPU runs.
+Under NUMBA_ENABLE_CUDASIM=1 every simulated thread costs ~150 us whatever it does (and every
+syncthreads() a barrier over Python threads), so blocks are one warp (elementwise) or 8 threads
+(row kernels: a 3-level tree) and the grid stops at two blocks there; the grid-stride loops make
+the kernels correct for any grid, so the simulator still runs every code path (several blocks,
+several iterations per thread) that a real GPU runs.
 """
 import numpy as np
 from numba import cuda
@@ -19,9 +20,9 @@ from numba.core import config
 SIMULATOR = bool(config.ENABLE_CUDASIM)
 # Elementwise block size: a multiple of the warp size with enough warps per SM to hide latency
 # (the simulator pays per thread, so it gets smaller blocks).
-THREADS = 64 if SIMULATOR else 256
+THREADS = 32 if SIMULATOR else 256
 # Row kernels' block size; a power of two, which the shared-memory trees rely on.
-REDUCE_THREADS = 32 if SIMULATOR else 128
+REDUCE_THREADS = 8 if SIMULATOR else 128
 # Beyond this many blocks the grid-stride loop reuses threads (a GPU has ~100 SMs x a few
 # resident blocks); the simulator stops at two blocks, its cost is per thread.
 MAX_BLOCKS = 2 if SIMULATOR else 65535

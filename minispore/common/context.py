@@ -75,14 +75,17 @@ class _Context:
             raise ValueError(f"For 'context.set_context', the argument 'mode' should be "
                              f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), but got {value}.")
 
-    @staticmethod
-    def _check_device_target(value):
+    def _check_device_target(self, value):
         if value not in ("CPU", "GPU", "Ascend"):
             raise ValueError(f"For 'context.set_context', the argument 'device_target' must be "
                              f"one of ['CPU', 'GPU', 'Ascend'], but got {value!r}.")
         if value == "Ascend":
             raise ValueError("For 'context.set_context', device_target 'Ascend' is not available "
                              "in minispore; use 'CPU' or 'GPU'.")
+        if value == "GPU":
+            # Fail here, at the clearest point, rather than at the first kernel launch.
+            from minispore.common import cuda_device
+            cuda_device.require(self._settings["device_id"])
 
     @staticmethod
     def _check_save_graphs(value):

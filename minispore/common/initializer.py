@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 from scipy import special
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.common.tensor import Tensor
@@ -262,4 +263,4 @@ def initializer(init, shape=None, dtype=mstype.float32):
                         f"Initializer, but got {type(init).__name__}.")
     arr = np.empty(shape, np.float64)
     init(arr)
-    return Tensor(arr.astype(dtype.np_dtype), dtype, internal=True)
+    return Tensor(device.asarray(arr.astype(dtype.np_dtype)), dtype, internal=True)

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common.symbol import Symbol
 
@@ -79,12 +80,14 @@ class Tensor:
                 self._data = None
                 self._placeholder_dims = tuple(None if d == -1 else d for d in dims)
             else:
-                self._data = np.zeros(dims, self._dtype.np_dtype)
+                self._data = device.zeros(dims, self._dtype.np_dtype)
             return
         if shape is not None:
             raise ValueError("For 'Tensor', 'shape' must not be given together with 'input_data'.")
         if isinstance(input_data, Tensor):
             data = input_data._data
+            if device.is_device_array(data):
+                data = data.copy_to_host()
             dtype = dtype or input_data._dtype
         else:
             dtype = dtype or _default_dtype_for(input_data)
@@ -96,7 +99,8 @@ class Tensor:
         if dtype is None:
             dtype = mstype.to_type(arr.dtype)
         self._dtype = dtype
-        self._data = np.array(arr, dtype=dtype.np_dtype, copy=True)
+        # On GPU (set_context(device_target='GPU')) the data goes to the device now.
+        self._data = device.asarray(np.array(arr, dtype=dtype.np_dtype, copy=True))
 
     # -- basic properties ----------------------------------------------------------------
     @property
@@ -143,10 +147,7 @@ class Tensor:
 
     def asnumpy(self):
         """The data as a numpy array (a copy for device tensors, the buffer itself on CPU)."""
-        data = self._require_data()
-        if isinstance(data, np.ndarray):
-            return data
-        return data.copy_to_host()
+        return device.to_host(self._require_data())
 
     def numpy(self):
         return self.asnumpy()
@@ -206,8 +207,23 @@ class Tensor:
 
     def set_dtype(self, dtype):
         self._dtype = mstype.to_type(dtype)
-        self._data = self._data.astype(self._dtype.np_dtype)
+        self._data = device.astype(self._data, self._dtype.np_dtype)
         return self
+
+    def move_to(self, to, blocking=True):
+        """A copy of this tensor on device `to` ('CPU' or 'GPU'; this tensor itself when it
+        is already there). `blocking` is accepted for MindSpore compatibility: copies are
+        synchronous."""
+        if to not in (device.CPU, device.GPU):
+            raise ValueError(f"For 'Tensor.move_to', 'to' must be 'CPU' or 'GPU', but got "
+                             f"{to!r}.")
+        data = self._require_data()
+        if device.device_of(data) == to:
+            return self
+        if to == device.GPU:
+            from minispore.common import cuda_device
+            cuda_device.require()
+        return Tensor(device.to_device(data, to), self._dtype, internal=True)
 
     def copy(self):
         return _F().identity(self)

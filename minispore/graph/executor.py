@@ -4,8 +4,7 @@ Each node becomes one line calling its bound ``prim.impl`` with positional array
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
 """
-import numpy as np
-
+from minispore.common.device import scalar_array
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import Value, flatten
 
@@ -18,11 +17,6 @@ def _symbolic():
     except ImportError:
         return None
     return symbolic
-
-
-def _asarray(x):
-    # Numba ufuncs return numpy scalars for 0-d inputs; downstream code expects arrays.
-    return x if isinstance(x, np.ndarray) else np.asarray(x)
 
 
 class Executable:
@@ -47,7 +41,7 @@ class Executable:
 
 class _Namer:
     def __init__(self):
-        self.env = {"_asarray": _asarray, "_Tensor": Tensor}
+        self.env = {"_asarray": scalar_array, "_Tensor": Tensor}
         self.names = {}
 
     def value(self, v):

@@ -15,6 +15,7 @@ Fusion runs after `differentiate` and the optimizer update, so backward chains f
 import math
 import os
 
+from minispore.common import device
 from minispore.common.tensor import Tensor
 from minispore.graph import fused_kernels
 from minispore.graph.ir import Node, Value
@@ -105,7 +106,8 @@ _DTYPES = {"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bo
 
 
 def enabled():
-    return os.environ.get("MINISPORE_FUSION", "1") != "0"
+    # The generated kernels are CPU (njit) kernels: on GPU the unfused CUDA kernels run.
+    return os.environ.get("MINISPORE_FUSION", "1") != "0" and not device.on_gpu()
 
 
 class FusedElementwise(Primitive):

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
@@ -20,12 +21,17 @@ def apply_primitive(prim, args):
         return tracer.apply(prim, args)
     out_aval = prim.infer(*args)
     arrays = [a._require_data() if isinstance(a, Tensor) else a for a in args]
+    gpu = _CTX.device == "cuda"
+    for a, arr in zip(args, arrays):
+        if isinstance(a, Tensor) and (type(arr) is not np.ndarray) != gpu \
+                and device.is_device_array(arr) != gpu:
+            raise mixed_devices_error(prim, args)
     result = prim.impl(*arrays)
     if isinstance(out_aval, tuple):
-        outs = tuple(Tensor(_as_array(r), av.dtype, internal=True)
+        outs = tuple(Tensor(_as_array(r, gpu, prim), av.dtype, internal=True)
                      for r, av in zip(result, out_aval))
     else:
-        outs = Tensor(_as_array(result), out_aval.dtype, internal=True)
+        outs = Tensor(_as_array(result, gpu, prim), out_aval.dtype, internal=True)
     tapes = _CTX.tapes
     if tapes and prim.differentiable:
         for tape in tapes:
@@ -33,11 +39,32 @@ def apply_primitive(prim, args):
     return outs
 
 
-def _as_array(result):
+def _as_array(result, gpu, prim):
     # Numba ufuncs return numpy scalars for 0-d inputs; a Tensor always holds an array.
     if isinstance(result, np.generic):
-        return np.asarray(result)
+        return device.asarray(result)
+    if gpu and not device.is_device_array(result):
+        raise RuntimeError(f"For '{prim.name}', the impl returned a host "
+                           f"{type(result).__name__} while running on GPU: an impl must "
+                           f"allocate through minispore.common.device (a minispore bug).")
     return result
+
+
+def mixed_devices_error(prim, args):
+    """The error for tensor inputs that are not all on the active device, naming each."""
+    import inspect
+    try:
+        names = list(inspect.signature(prim.infer).parameters)
+    except (TypeError, ValueError):
+        names = []
+    names += [f"input {i}" for i in range(len(names), len(args))]
+    where = ", ".join(f"'{n}' on {device.device_of(a._data)}"
+                      for n, a in zip(names, args) if isinstance(a, Tensor))
+    active = device.active_device()
+    return prim.error(f"every tensor input must be on the active device {active} "
+                      f"(device_target='{active}'), but got {where}. Tensors live where they "
+                      f"were created; create them after set_context(device_target='{active}') "
+                      f"or copy them with Tensor.move_to('{active}').", RuntimeError)
 
 
 def to_tensor(value, like=None):
@@ -49,5 +76,5 @@ def to_tensor(value, like=None):
         dtype = like.dtype
         if dtype == mstype.bool_ or (dtype.is_int and isinstance(value, float)):
             dtype = mstype.float32 if isinstance(value, float) else mstype.int64
-        return Tensor(np.asarray(value, dtype.np_dtype), dtype, internal=True)
+        return Tensor(device.asarray(value, dtype.np_dtype), dtype, internal=True)
     return Tensor(value)

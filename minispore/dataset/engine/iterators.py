@@ -4,6 +4,7 @@ import threading
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.dataset import config
@@ -23,7 +24,7 @@ def _to_tensor(arr):
     arr = _contiguous(arr)
     if arr.dtype.kind in "US":
         return arr
-    return Tensor(arr, dtype=mstype.to_type(arr.dtype), internal=True)
+    return Tensor(device.asarray(arr), dtype=mstype.to_type(arr.dtype), internal=True)
 
 
 def _put(q, stop, item):

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim, prod, unify
@@ -17,10 +18,9 @@ def is_tensor(x):
     return isinstance(x, (Tensor, Aval))
 
 
-def contiguous(x, dtype=None):
-    """x as a C-contiguous array (of `dtype` if given) without copying when it already is one.
-    Unlike np.ascontiguousarray it keeps 0-d arrays 0-d (that one returns at least 1-d)."""
-    return np.asarray(x, dtype=dtype, order="C")
+# x as a C-contiguous array (of `dtype` if given) on its device, without copying when it
+# already is one; 0-d stays 0-d (np.ascontiguousarray returns at least 1-d).
+contiguous = device.contiguous
 
 
 def check_tensor(prim, arg_name, x):
@@ -209,7 +209,7 @@ def middle_view(x, axes):
         return contiguous(x).reshape(outer, red, inner), None
     keep = [i for i in range(len(shape)) if i not in axes]
     perm = keep + list(axes)
-    moved = contiguous(np.transpose(x, perm))
+    moved = contiguous(device.transpose(x, perm))
     outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
     red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
     return moved.reshape(outer, red, 1), perm
@@ -218,7 +218,7 @@ def middle_view(x, axes):
 def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
     """Apply a `*_middle` reduction kernel to x's `middle_view`; returns (outer, inner)."""
     view, _ = middle_view(x, axes)
-    out = np.empty((view.shape[0], view.shape[2]), dtype=out_dtype or x.dtype)
+    out = device.empty((view.shape[0], view.shape[2]), out_dtype or x.dtype)
     kernel_fn(view, out)
     return out
 
@@ -242,7 +242,7 @@ def check_same_shape(prim, names, a, b):
 
 def run_like_first(family, name, *arrays):
     """out = kernel(*contiguous arrays, out) with out shaped and typed like the first array."""
-    out = np.empty(arrays[0].shape, arrays[0].dtype)
+    out = device.empty(arrays[0].shape, arrays[0].dtype)
     kernel(family, name)(*[contiguous(a) for a in arrays], out)
     return out
 

@@ -1,6 +1,7 @@
 """Backward kernels exposed as (internal, non-differentiable) operators for the math bprops."""
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import broadcast_shape, contiguous, middle_view, reduce_axes
@@ -86,14 +87,14 @@ class ReduceExtremumGrad(Primitive):
         axes = reduce_axes(self, axis, x.ndim)
         view, perm = middle_view(x, axes)
         outer, _, inner = view.shape
-        dx = np.empty(view.shape, dout.dtype)
+        dx = device.empty(view.shape, dout.dtype)
         kernel("reduce", "minmax_grad_middle")(
             view, contiguous(out).reshape(outer, inner),
             contiguous(dout).reshape(outer, inner), dx)
         if perm is None:
             return dx.reshape(x.shape)
         moved = dx.reshape(tuple(x.shape[p] for p in perm))
-        return contiguous(np.transpose(moved, np.argsort(perm)))
+        return contiguous(device.transpose(moved, np.argsort(perm)))
 
 
 reduce_extremum_grad = ReduceExtremumGrad()

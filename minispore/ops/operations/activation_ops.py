@@ -6,6 +6,7 @@ Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 """
 import numpy as np
 
+from minispore.common import device
 from minispore.common import dtype as mstype
 from minispore.common import sharding_rules as rules
 from minispore.ops.kernel_registry import kernel
@@ -186,7 +187,7 @@ class _BiasAddBase(Primitive):
 
     def impl(self, x, bias):
         xv = self._view(x)
-        out = np.empty(xv.shape, x.dtype)
+        out = device.empty(xv.shape, x.dtype)
         kernel("activation", self.kernel_name)(xv, contiguous(bias), out)
         return out.reshape(x.shape)
 
@@ -222,7 +223,7 @@ class BiasAddGrad(_BiasAddBase):
 
     def impl(self, dy):
         v = self._view(dy)
-        db = np.empty(v.shape[1], dy.dtype)
+        db = device.empty(v.shape[1], dy.dtype)
         kernel("activation", "bias_add_grad")(v, db)
         return db
 

@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
@@ -52,7 +53,7 @@ def cast_array(x, target):
     (Numba has no float16 on CPU), everything else through the cast kernel."""
     x = contiguous(x)
     if x.dtype == np.float16:
-        wide = np.empty(x.shape, np.float32)
+        wide = device.empty(x.shape, np.float32)
         kernel("half", "half_to_float")(x.view(np.uint16), wide)
         if target == np.float32:
             return wide
@@ -60,12 +61,18 @@ def cast_array(x, target):
     if target == np.float16:
         if x.dtype.kind != "f":
             x = cast_array(x, np.dtype(np.float64))
-        bits = np.empty(x.shape, np.uint16)
+        bits = device.empty(x.shape, np.uint16)
         kernel("half", "float_to_half")(x, bits)
         return bits.view(np.float16)
-    out = np.empty(x.shape, target)
+    out = device.empty(x.shape, target)
     kernel("array", "cast")(x, out)
     return out
+
+
+def _fill_value(value, dtype):
+    """`value` as the scalar the fill kernel writes into a `movable` buffer of `dtype`."""
+    v = np.asarray(value, dtype=dtype)
+    return (v.view(np.uint16) if dtype == np.float16 else v)[()]
 
 
 def strided_copy(src, src_off, dst, dst_off, shape, src_strides, dst_strides):
@@ -172,8 +179,8 @@ class _FillLike(Primitive):
         return Aval(x.shape, x.dtype)
 
     def impl(self, x):
-        out = np.empty(x.shape, x.dtype)
-        kernel("array", "fill")(out, out.dtype.type(self.value))
+        out = device.empty(x.shape, x.dtype)
+        kernel("array", "fill")(movable(out), _fill_value(self.value, out.dtype))
         return out
 
 
@@ -207,8 +214,8 @@ class Fill(Primitive):
         return Aval(tuple(d if isinstance(d, SymDim) else int(d) for d in shape), dtype)
 
     def impl(self, dtype, shape, value):
-        out = np.empty(tuple(shape), mstype.to_type(dtype).np_dtype)
-        kernel("array", "fill")(out, out.dtype.type(value))
+        out = device.empty(tuple(shape), mstype.to_type(dtype).np_dtype)
+        kernel("array", "fill")(movable(out), _fill_value(value, out.dtype))
         return out
 
 
@@ -221,7 +228,7 @@ class Identity(Primitive):
         return Aval(x.shape, x.dtype)
 
     def impl(self, x):
-        out = np.empty(x.shape, x.dtype)
+        out = device.empty(x.shape, x.dtype)
         kernel("array", "cast")(movable(contiguous(x)), movable(out))
         return out
 
@@ -267,7 +274,7 @@ class BroadcastTo(Primitive):
         lead = len(target) - x.ndim
         xs = c_strides(x.shape)
         src_strides = [0] * lead + [0 if x.shape[i] == 1 else xs[i] for i in range(x.ndim)]
-        out = np.empty(target, x.dtype)
+        out = device.empty(target, x.dtype)
         strided_copy(x, 0, out, 0, target, src_strides, c_strides(target))
         return out
 
@@ -316,7 +323,7 @@ class Transpose(Primitive):
     def impl(self, x, perm):
         perm = tuple(int(p) % max(x.ndim, 1) for p in perm)
         shape = tuple(x.shape[p] for p in perm)
-        out = np.empty(shape, x.dtype)
+        out = device.empty(shape, x.dtype)
         xs = c_strides(x.shape)
         strided_copy(x, 0, out, 0, shape, [xs[p] for p in perm], c_strides(shape))
         return out
@@ -452,6 +459,6 @@ class ScalarToTensor(Primitive):
         return Aval((), dtype)
 
     def impl(self, input_x, dtype):
-        out = np.empty((), mstype.to_type(dtype).np_dtype)
-        kernel("array", "fill")(out, out.dtype.type(input_x))
+        out = device.empty((), mstype.to_type(dtype).np_dtype)
+        kernel("array", "fill")(movable(out), _fill_value(input_x, out.dtype))
         return out

@@ -3,8 +3,7 @@
 All three move data with the strided-copy kernel of array_ops (no arithmetic), so float16
 travels as its bit pattern like every other data-movement operator.
 """
-import numpy as np
-
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
 from minispore.ops.operations._base import (check_same_dtype, check_tensor, dims_equal,
@@ -67,7 +66,7 @@ class Concat(Primitive):
         axis = self.axis % xs[0].ndim
         shape = list(xs[0].shape)
         shape[axis] = sum(x.shape[axis] for x in xs)
-        out = np.empty(shape, xs[0].dtype)
+        out = device.empty(shape, xs[0].dtype)
         out_strides = c_strides(shape)
         offset = 0
         for x in xs:
@@ -131,7 +130,7 @@ class Split(Primitive):
         xs = c_strides(x.shape)
         outs = []
         for i in range(self.output_num):
-            out = np.empty(piece, x.dtype)
+            out = device.empty(piece, x.dtype)
             strided_copy(x, i * piece[axis] * xs[axis], out, 0, piece, xs, c_strides(piece))
             outs.append(out)
         return tuple(outs)
@@ -169,7 +168,7 @@ class Tile(Primitive):
         # Copy the (m0, d0, m1, d1, ...) view whose repeat dims have stride 0 in x.
         inter = [v for pair in zip(multiples, shape) for v in pair]
         src = [v for s in xs for v in (0, s)]
-        out = np.empty(tuple(d * m for d, m in zip(shape, multiples)), x.dtype)
+        out = device.empty(tuple(d * m for d, m in zip(shape, multiples)), x.dtype)
         strided_copy(x, 0, out, 0, inter, src, c_strides(inter))
         return out
 

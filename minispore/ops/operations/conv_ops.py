@@ -4,13 +4,13 @@ Geometry follows MindSpore: 'valid' gives ceil((H - (k-1)*d) / s) rows, 'same' g
 ceil(H / s) with the padding split as top = total // 2 (the extra row at the bottom), 'pad'
 uses explicit pads and floor((H + top + bottom - (k-1)*d - 1) / s) + 1.
 """
-import numpy as np
-
 from minispore.ops.kernel_registry import kernel
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
 from minispore.ops.operations._base import (FLOATS, check_dtype, check_same_dtype, check_tensor,
                                             contiguous, dims_equal, shapes_equal)
+from minispore.ops.operations.array_ops import c_strides, strided_copy
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad",
@@ -107,9 +107,21 @@ def _padded(x, pads):
     if not any(pads):
         return x
     n, c, h, w = x.shape
-    xp = np.empty((n, c, h + pt + pb, w + pl + pr), x.dtype)
+    xp = device.empty((n, c, h + pt + pb, w + pl + pr), x.dtype)
     kernel("conv", "pad2d")(x, pt, pl, xp)
     return xp
+
+
+def _cropped(xp, pads):
+    """The inverse of _padded: xp without its (top, bottom, left, right) border, contiguous."""
+    pt, pb, pl, pr = pads
+    if not any(pads):
+        return xp
+    n, c, hp, wp = xp.shape
+    shape = (n, c, hp - pt - pb, wp - pl - pr)
+    out = device.empty(shape, xp.dtype)
+    strided_copy(xp, pt * wp + pl, out, 0, shape, c_strides(xp.shape), c_strides(shape))
+    return out
 
 
 def _check_4d(prim, name, x):
@@ -216,7 +228,7 @@ class Conv2D(_ConvBase):
 
     def impl(self, x, w):
         pads, oh, ow = self._geometry(x.shape)
-        out = np.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)
+        out = device.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)
         kernel("conv", "conv2d")(_padded(x, pads), contiguous(w),
                                  *self._conv_args(), out)
         return out
@@ -246,12 +258,13 @@ class Conv2DBackpropInput(_ConvBase):
         return Aval(input_size, dout.dtype)
 
     def impl(self, dout, w, input_size):
-        (pt, pb, pl, pr), _, _ = self._geometry(input_size)
+        pads, _, _ = self._geometry(input_size)
+        pt, pb, pl, pr = pads
         n, c, h, wd = input_size
-        dxp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dout.dtype)
+        dxp = device.zeros((n, c, h + pt + pb, wd + pl + pr), dout.dtype)
         kernel("conv", "conv2d_backprop_input")(contiguous(dout),
                                                 contiguous(w), *self._conv_args(), dxp)
-        return contiguous(dxp[:, :, pt:pt + h, pl:pl + wd])
+        return _cropped(dxp, pads)
 
     def bprop(self, inputs, out, ddx):
         dout, w, _ = inputs
@@ -284,7 +297,7 @@ class Conv2DBackpropFilter(_ConvBase):
 
     def impl(self, dout, x, filter_size):
         pads, _, _ = self._geometry(x.shape)
-        dw = np.empty(filter_size, x.dtype)
+        dw = device.empty(filter_size, x.dtype)
         kernel("conv", "conv2d_backprop_filter")(contiguous(dout), _padded(x, pads),
                                                  *self._conv_args(), dw)
         return dw
@@ -375,7 +388,7 @@ class MaxPool(_Pool2D):
 
     def impl(self, x):
         pads, oh, ow = self._geometry(x.shape)
-        out = np.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
+        out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
         kernel("pool", "max_pool2d")(contiguous(x), *self._args(pads), out)
         return out
 
@@ -388,7 +401,7 @@ class MaxPoolGrad(_Pool2DGrad):
 
     def impl(self, x, out, dout):
         pads, _, _ = self._geometry(x.shape)
-        dx = np.zeros(x.shape, x.dtype)
+        dx = device.zeros(x.shape, x.dtype)
         kernel("pool", "max_pool2d_grad")(contiguous(x), contiguous(dout),
                                           *self._args(pads), dx)
         return dx
@@ -402,7 +415,7 @@ class AvgPool(_Pool2D):
 
     def impl(self, x):
         pads, oh, ow = self._geometry(x.shape)
-        out = np.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
+        out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
         kernel("pool", "avg_pool2d")(contiguous(x), *self._args(pads),
                                      self.count_include_pad, out)
         return out
@@ -416,7 +429,7 @@ class AvgPoolGrad(_Pool2DGrad):
 
     def impl(self, x, out, dout):
         pads, _, _ = self._geometry(x.shape)
-        dx = np.zeros(x.shape, x.dtype)
+        dx = device.zeros(x.shape, x.dtype)
         kernel("pool", "avg_pool2d_grad")(contiguous(dout), *self._args(pads),
                                           self.count_include_pad, dx)
         return dx

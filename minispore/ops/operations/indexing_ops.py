@@ -1,6 +1,7 @@
 """Indexing operators: strided slices and their gradient, gather / segment sum, one-hot."""
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim
@@ -169,7 +170,7 @@ class StridedSlice(_SliceBase):
     def impl(self, x, begin, end, strides):
         final, starts, lens, steps = self.plan(x.shape, begin, end, strides)
         xs = c_strides(x.shape)
-        out = np.empty(lens, x.dtype)
+        out = device.empty(lens, x.dtype)
         strided_copy(x, sum(s * k for s, k in zip(starts, xs)), out, 0, lens,
                      [st * k for st, k in zip(steps, xs)], c_strides(lens))
         return out.reshape(final)
@@ -195,8 +196,7 @@ class StridedSliceGrad(_SliceBase):
 
     def impl(self, dout, shapex, begin, end, strides):
         _, starts, lens, steps = self.plan(tuple(shapex), begin, end, strides)
-        out = np.empty(tuple(shapex), dout.dtype)
-        kernel("array", "fill")(out, out.dtype.type(0))
+        out = device.zeros(tuple(shapex), dout.dtype)
         xs = c_strides(shapex)
         strided_copy(dout, 0, out, sum(s * k for s, k in zip(starts, xs)), lens,
                      c_strides(lens), [st * k for st, k in zip(steps, xs)])
@@ -245,7 +245,7 @@ class Gather(Primitive):
         inner = int(np.prod(params.shape[axis + 1:], dtype=np.int64))
         p3 = contiguous(params).reshape(outer, params.shape[axis], inner)
         idx = contiguous(indices).reshape(-1)
-        out = np.empty((outer, idx.size, inner), params.dtype)
+        out = device.empty((outer, idx.size, inner), params.dtype)
         bad = kernel("indexing", "gather")(movable(p3), idx, movable(out),
                                            self.zero_out_of_range)
         if bad >= 0:
@@ -316,7 +316,7 @@ class UnsortedSegmentSum(Primitive):
     def impl(self, x, segment_ids, num_segments):
         ids = contiguous(segment_ids).reshape(-1)
         inner = int(np.prod(x.shape[segment_ids.ndim:], dtype=np.int64))
-        out = np.empty((1, int(num_segments), inner), x.dtype)
+        out = device.empty((1, int(num_segments), inner), x.dtype)
         kernel("indexing", "unsorted_segment_sum")(
             contiguous(x).reshape(1, ids.size, inner), ids, out)
         return out.reshape((int(num_segments),) + x.shape[segment_ids.ndim:])
@@ -377,7 +377,7 @@ class OneHot(Primitive):
         axis = indices.ndim if self.axis == -1 else self.axis
         outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
         inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
-        out = np.empty((outer, int(depth), inner), on_value.dtype)
+        out = device.empty((outer, int(depth), inner), on_value.dtype)
         kernel("indexing", "one_hot")(contiguous(indices).reshape(outer, inner),
-                                      on_value.reshape(-1)[0], off_value.reshape(-1)[0], out)
+                                      device.first(on_value), device.first(off_value), out)
         return out.reshape(indices.shape[:axis] + (int(depth),) + indices.shape[axis:])

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
@@ -134,8 +135,9 @@ class Pow(BinaryElementwise):
         return Aval(x.shape, x.dtype)
 
     def impl(self, x, y):
-        if not isinstance(y, np.ndarray):
-            y = np.asarray(y, x.dtype)
+        if isinstance(y, numbers.Real):
+            # A number exponent: a scalar of x's dtype, which every device's kernel accepts.
+            y = x.dtype.type(y)
         return kernel(self.family, self.kernel_name)(x, y)
 
     def bprop(self, inputs, out, dout):
@@ -372,7 +374,7 @@ class BatchMatMul(_MatMulBase):
         b = contiguous(y).reshape((-1,) + y.shape[-2:])
         m = x.shape[-1] if self.transpose_a else x.shape[-2]
         n = y.shape[-2] if self.transpose_b else y.shape[-1]
-        out = np.empty((a.shape[0], m, n), x.dtype)
+        out = device.empty((a.shape[0], m, n), x.dtype)
         kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
         return out.reshape(batch + (m, n))
 

@@ -6,6 +6,7 @@ Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 """
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
@@ -69,7 +70,7 @@ class _SoftmaxBase(Primitive):
     def impl(self, x, *rest):
         axis = self._axis(x)
         views = [_axis_view(a, axis) for a in (x,) + rest]
-        out = np.empty(views[0].shape, x.dtype)
+        out = device.empty(views[0].shape, x.dtype)
         kernel("softmax", self.kernel_name)(*views, out)
         return out.reshape(x.shape)
 
@@ -124,8 +125,8 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
         return Aval(logits.shape[:1], logits.dtype), Aval(logits.shape, logits.dtype)
 
     def impl(self, logits, labels):
-        loss = np.empty(logits.shape[0], logits.dtype)
-        dlogits = np.empty(logits.shape, logits.dtype)
+        loss = device.empty(logits.shape[0], logits.dtype)
+        dlogits = device.empty(logits.shape, logits.dtype)
         kernel("softmax", "softmax_cross_entropy")(contiguous(logits),
                                                    contiguous(labels), loss, dlogits)
         return loss, dlogits
@@ -170,15 +171,15 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
 
     def impl(self, logits, labels):
         n = logits.shape[0]
-        loss = np.empty(n, logits.dtype)
-        dlogits = np.empty(logits.shape, logits.dtype)
+        loss = device.empty(n, logits.dtype)
+        dlogits = device.empty(logits.shape, logits.dtype)
         scale = logits.dtype.type(1.0 / max(n, 1))
         bad = kernel("softmax", "sparse_softmax_cross_entropy")(
             contiguous(logits), contiguous(labels), loss, dlogits, scale)
         if bad >= 0:
             raise self.error(f"every label must be in [0, {logits.shape[1]}), but labels[{bad}]"
                              f" is {labels[bad]}.")
-        return np.asarray(kernel("softmax", "mean")(loss), logits.dtype), dlogits
+        return device.asarray(kernel("softmax", "mean")(loss), logits.dtype), dlogits
 
     def bprop(self, inputs, out, dout):
         if self.is_grad:
@@ -273,7 +274,7 @@ class _LayerNormBase(Primitive):
     @staticmethod
     def _param_row(p, x, norm):
         """gamma/beta (x.shape[params:]) broadcast over x.shape[norm:] and flattened."""
-        return contiguous(np.broadcast_to(p, x.shape[norm:])).reshape(-1)
+        return contiguous(device.broadcast_to(p, x.shape[norm:])).reshape(-1)
 
 
 class LayerNorm(_LayerNormBase):
@@ -305,9 +306,9 @@ class LayerNorm(_LayerNormBase):
     def impl(self, x, gamma, beta):
         norm, _ = self._axes(x)
         xr = self._rows(x, norm)
-        y = np.empty(xr.shape, x.dtype)
-        mean = np.empty(xr.shape[0], x.dtype)
-        rstd = np.empty(xr.shape[0], x.dtype)
+        y = device.empty(xr.shape, x.dtype)
+        mean = device.empty(xr.shape[0], x.dtype)
+        rstd = device.empty(xr.shape[0], x.dtype)
         kernel("norm", "layer_norm")(xr, self._param_row(gamma, x, norm),
                                      self._param_row(beta, x, norm), self.epsilon, y, mean, rstd)
         stat = tuple(x.shape[:norm]) + (1,) * (x.ndim - norm)
@@ -345,9 +346,9 @@ class LayerNormGrad(_LayerNormBase):
     def impl(self, x, dy, rstd, mean, gamma):
         norm, _ = self._axes(x)
         xr = self._rows(x, norm)
-        dx = np.empty(xr.shape, x.dtype)
-        dgamma = np.empty(xr.shape[1], x.dtype)
-        dbeta = np.empty(xr.shape[1], x.dtype)
+        dx = device.empty(xr.shape, x.dtype)
+        dgamma = device.empty(xr.shape[1], x.dtype)
+        dbeta = device.empty(xr.shape[1], x.dtype)
         kernel("norm", "layer_norm_grad")(xr, self._rows(dy, norm),
                                           self._param_row(gamma, x, norm),
                                           contiguous(mean).reshape(-1),

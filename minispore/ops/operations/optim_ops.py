@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from minispore.common import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
@@ -35,8 +36,8 @@ def _check_bool(name, arg_name, value):
 
 
 def _scalar(x, dt):
-    """A 0-d/1-element array or a Python number as a scalar of dtype dt."""
-    return dt.type(x.reshape(-1)[0] if isinstance(x, np.ndarray) else x)
+    """A 0-d/1-element array (on either device) or a Python number as a scalar of dtype dt."""
+    return dt.type(x if isinstance(x, numbers.Real) else device.first(x))
 
 
 def _flat(x, dt):
@@ -88,7 +89,7 @@ class _ApplyUpdate(Primitive):
         return Aval(var.shape, var.dtype)
 
     def _views(self, var, *states):
-        if not var.flags.c_contiguous:
+        if not device.is_contiguous(var):
             raise self.error("the parameter buffer must be C-contiguous to be updated in place.",
                              RuntimeError)
         return (var.reshape(-1),) + tuple(s.reshape(-1) for s in states)
