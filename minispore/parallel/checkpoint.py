@@ -1,14 +1,14 @@
-"""Sharded checkpoints: merge the per-rank files of a parallel run (each block placed by the
-layout its index records) into whole tensors, and load per-rank files into a network.
+"""Sharded checkpoint values: the layout record of a sliced parameter's block, cutting a whole
+value to a sliced parameter's block, and assembling whole values from per-rank blocks.
 
-Each rank's ``save_checkpoint`` file holds, for every sliced parameter, that rank's block and
-its layout (minispore/train/serialization.py); parameters that were never sliced are stored
-whole on every rank. Merging runs in one process without MPI: every block is put where its
-layout says, blocks held by several ranks (replicas) and whole tensors saved by every rank
-must agree, and the files must cover every block of every parameter.
+A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
+layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}``; parameters never sliced
+are stored whole by every rank. The file format and the file-level API (save_checkpoint,
+merge_sharded_checkpoints, load_distributed_checkpoint) live in minispore/train/serialization.py;
+this module works on values only, so it sits in the parallel layer under train.
 
->>> merge_sharded_checkpoints([f"ckpt/rank_{r}/net.ckpt" for r in range(8)],
-...                           "ckpt/merged.ckpt")                          # doctest: +SKIP
+>>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
+(4,)
 """
 import itertools
 
@@ -16,11 +16,115 @@ import numpy as np
 
 from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
-from minispore.train.serialization import (CheckpointError, holder_rank, load_checkpoint,
-                                           load_param_into_net, save_checkpoint)
 
-__all__ = ["merge_sharded_checkpoints", "merge_sliced_parameter", "load_distributed_checkpoint"]
+__all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
+           "block_for", "merge_values"]
 
+
+def holder_rank(param):
+    """The rank whose block the sliced `param` holds: the rank it was sliced for, else this
+    process's rank."""
+    rank = getattr(param, "layout_rank", None)
+    if rank is not None:
+        return int(rank)
+    from minispore.communication import _comm
+    if _comm.STATE.inited:
+        return _comm.STATE.world.rank
+    raise ValueError(f"Parameter {param.name!r} is sliced with {param.layout} but neither "
+                     f"records the rank it was sliced for nor runs under init().")
+
+
+def layout_record(value):
+    """The checkpoint index's ``layout`` field for `value` (None unless a sliced Parameter)."""
+    if not isinstance(value, Parameter) or value.layout is None:
+        return None
+    lay, shape = value.layout, tuple(int(d) for d in value.global_shape)
+    rank = holder_rank(value)
+    return {"dev_matrix": list(lay.dev_matrix), "tensor_map": list(lay.tensor_map),
+            "global_shape": list(shape), "rank": rank,
+            "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
+
+
+def apply_layout_record(param, record):
+    """Mark the loaded block `param` with the layout, logical shape and rank of `record`.
+
+    Raises:
+        ValueError, KeyError, TypeError: the record is malformed or does not describe a block
+            of param's shape.
+    """
+    layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    global_shape = tuple(int(d) for d in record["global_shape"])
+    rank = int(record["rank"])
+    if not 0 <= rank < layout.device_num:
+        raise ValueError(f"rank {rank} is outside the {layout.device_num} devices of "
+                         f"dev_matrix {layout.dev_matrix}")
+    if layout.local_shape(global_shape) != tuple(param.shape):
+        raise ValueError(f"a block of shape {list(param.shape)} cannot be rank {rank}'s "
+                         f"block of global shape {list(global_shape)} under {layout}")
+    slices = [[s.start, s.stop] for s in layout.local_slices(global_shape, rank)]
+    if [[int(i) for i in s] for s in record["slices"]] != slices:
+        raise ValueError(f"slices {record['slices']} disagree with rank {rank}'s block "
+                         f"{slices} under {layout}")
+    param.layout, param.global_shape, param.layout_rank = layout, global_shape, rank
+
+
+def _layout_of(value):
+    """(layout, global shape) of a block, None for a value without a layout."""
+    if getattr(value, "layout", None) is None:
+        return None
+    return value.layout, tuple(value.global_shape)
+
+
+def is_whole(value):
+    """A value that is the whole logical tensor (no layout, or a block that covers it all)."""
+    key = _layout_of(value)
+    return key is None or tuple(value.shape) == key[1]
+
+
+def describe(value):
+    key = _layout_of(value)
+    if key is None:
+        return f"shape {list(value.shape)}"
+    return (f"block shape {list(value.shape)} of global shape {list(key[1])} under {key[0]} "
+            f"(rank {holder_rank(value)}'s block)")
+
+
+def block_for(param, new, ckpt_name, where):
+    """The value to load into `param` from the checkpoint value `new` (numpy array):
+
+    - `param` whole: `new` whole (same shape; the caller checks), or an error for a block;
+    - `param` sliced: `new` whole is cut to param's block by param's layout; a block of `new`
+      with the same layout and block index loads as is; anything else is an error.
+
+    Raises:
+        RuntimeError: naming the parameter, both shapes and the layouts (`where` says which
+            file `new` came from).
+    """
+    if param.layout is None:
+        if not is_whole(new):
+            raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument "
+                               f"'net' is whole (shape {list(param.shape)}) but {ckpt_name!r} "
+                               f"in 'parameter_dict'{where} is one rank's slice: "
+                               f"{describe(new)}. Merge the per-rank checkpoints "
+                               f"(tools/merge_checkpoints.py) first, or load after the parallel "
+                               f"net has been compiled.")
+        return new.asnumpy()
+    layout, global_shape = param.layout, tuple(param.global_shape)
+    rank = holder_rank(param)
+    if is_whole(new) and tuple(new.shape) == global_shape:
+        return new.asnumpy()[layout.local_slices(global_shape, rank)]
+    if (_layout_of(new) == (layout, global_shape)
+            and layout.block_index(holder_rank(new)) == layout.block_index(rank)):
+        return new.asnumpy()
+    raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' is "
+                       f"sliced: rank {rank} holds its block of shape {list(param.shape)} of "
+                       f"global shape {list(global_shape)} under {layout}. {ckpt_name!r} in "
+                       f"'parameter_dict'{where} has {describe(new)}, which is neither the "
+                       f"whole value nor this rank's block; merge the per-rank checkpoints "
+                       f"(tools/merge_checkpoints.py) and load the merged file.")
+
+
+# -- merging --------------------------------------------------------------------------------
 
 def _agree(a, b, rtol, atol):
     if a.dtype.kind in "fc":
@@ -34,26 +138,19 @@ def _max_diff(a, b):
     return f"{int(np.count_nonzero(a != b))} differing elements"
 
 
-def _layout_of(value):
-    """(layout, global shape) of a sliced value, None for a whole one."""
-    if getattr(value, "layout", None) is None:
-        return None
-    return value.layout, tuple(value.global_shape)
-
-
-def _describe(key, shape):
+def _holds(key, value):
     if key is None:
-        return f"a whole tensor of shape {list(shape)}"
+        return f"a whole tensor of shape {list(value.shape)}"
     return f"blocks of global shape {list(key[1])} under {key[0]}"
 
 
 def _merge_one(name, pieces, rtol, atol):
-    """The whole value of parameter `name` from `pieces`: [(source, value)] where value is a
-    Parameter (possibly a block with layout, global_shape and layout_rank) or a str."""
+    """The whole value of `name` from `pieces`: [(source, value)] where value is a Parameter
+    (possibly a block with layout, global_shape and layout_rank) or a str."""
     first_src, first = pieces[0]
-    if isinstance(first, str) or any(isinstance(v, str) for _, v in pieces):
-        kinds = {src: type(v).__name__ for src, v in pieces}
+    if any(isinstance(v, str) for _, v in pieces):
         if not all(isinstance(v, str) for _, v in pieces):
+            kinds = {src: type(v).__name__ for src, v in pieces}
             raise ValueError(f"Cannot merge {name!r}: it is a str in some files and a tensor "
                              f"in others ({kinds}).")
         return first
@@ -64,8 +161,8 @@ def _merge_one(name, pieces, rtol, atol):
                              f"{first_src!r} but {value.dtype} in {src!r}.")
         if _layout_of(value) != key or (key is None and value.shape != first.shape):
             raise ValueError(f"Cannot merge parameter {name!r}: the files describe different "
-                             f"layouts: {first_src!r} holds {_describe(key, first.shape)}, "
-                             f"{src!r} holds {_describe(_layout_of(value), value.shape)}.")
+                             f"layouts: {first_src!r} holds {_holds(key, first)}, {src!r} "
+                             f"holds {_holds(_layout_of(value), value)}.")
     if key is None:
         whole = first.asnumpy()
         for src, value in pieces[1:]:
@@ -107,70 +204,42 @@ def _assemble(name, key, pieces, rtol, atol):
     return out
 
 
-def _merge_dicts(sources, rtol, atol):
-    """{name: numpy array or str} from [(source, {name: Parameter | str})]."""
+def merge_values(sources, rtol=1e-6, atol=1e-7):
+    """``{name: numpy array or str}`` of whole values from ``[(source, {name: Parameter |
+    str})]``, one mapping per rank (as load_checkpoint returns them; `source` names it in
+    errors), in the first mapping's order.
+
+    Blocks go where their layout puts them; blocks held by several ranks and values saved whole
+    by every rank must agree within rtol/atol (exactly for integers and bools).
+
+    Raises:
+        ValueError: a name is missing from some mapping, mappings disagree on a value's layout,
+            global shape or dtype, replicas disagree, two mappings hold the same rank's blocks
+            (or one holds several ranks'), or no mapping holds some block (naming its ranks).
+    """
     names = list(sources[0][1])
-    for src, params in sources:
-        extra = [n for n in params if n not in names]
-        names.extend(extra)
-    for src, params in sources:
-        missing = [n for n in names if n not in params]
+    for _, values in sources[1:]:
+        names.extend(n for n in values if n not in names)
+    for src, values in sources:
+        missing = [n for n in names if n not in values]
         if missing:
-            holder = next(s for s, p in sources if missing[0] in p)
+            holder = next(s for s, v in sources if missing[0] in v)
             raise ValueError(f"Cannot merge: the checkpoint file {src!r} lacks parameter(s) "
                              f"{missing} that {holder!r} holds; the files do not come from the "
                              f"same network.")
-    ranks = {}
-    for src, params in sources:
-        held = {holder_rank(v) for v in params.values() if _layout_of(v) is not None}
+    owner = {}
+    for src, values in sources:
+        held = {holder_rank(v) for v in values.values() if _layout_of(v) is not None}
         if len(held) > 1:
-            raise CheckpointError(f"The checkpoint file {src!r} holds blocks of several ranks "
-                                  f"{sorted(held)}; each rank's file must hold its own blocks.")
+            raise ValueError(f"Cannot merge: {src!r} holds blocks of several ranks "
+                             f"{sorted(held)}; each rank's file must hold its own blocks.")
         for rank in held:
-            if rank in ranks:
-                raise ValueError(f"Cannot merge: {src!r} and {ranks[rank]!r} both hold rank "
+            if rank in owner:
+                raise ValueError(f"Cannot merge: {src!r} and {owner[rank]!r} both hold rank "
                                  f"{rank}'s blocks; give each rank's file once.")
-            ranks[rank] = src
-    return {name: _merge_one(name, [(src, params[name]) for src, params in sources], rtol, atol)
+            owner[rank] = src
+    return {name: _merge_one(name, [(src, values[name]) for src, values in sources], rtol, atol)
             for name in names}
-
-
-def _check_files(ckpt_files, func):
-    if isinstance(ckpt_files, str) or not isinstance(ckpt_files, (list, tuple)) or \
-            not all(isinstance(f, str) for f in ckpt_files):
-        raise TypeError(f"For '{func}', the checkpoint files must be a list of str, but got "
-                        f"{ckpt_files!r:.120}.")
-    if not ckpt_files:
-        raise ValueError(f"For '{func}', the list of checkpoint files is empty.")
-
-
-def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
-    """Merge the per-rank checkpoint files of a parallel run into whole tensors.
-
-    Args:
-        ckpt_files (list[str]): one file per rank (any order; ranks whose blocks are replicas
-            of another's may be left out).
-        out_file (str): where to write the single-device checkpoint; None writes nothing.
-        rtol, atol: how closely replicated copies (blocks held by several ranks, tensors saved
-            whole by every rank) must agree (exact for integer and bool tensors).
-
-    Returns:
-        dict: ``{name: Parameter}`` of whole values (str entries stay str), in the first
-        file's order.
-
-    Raises:
-        CheckpointError: a file is missing, corrupt, or its layout metadata is inconsistent.
-        ValueError: a parameter is missing from some file, the files disagree on a
-            parameter's layout, global shape or dtype, replicas disagree, a rank's file is given
-            twice, or the files do not cover every block (naming the ranks that hold it).
-    """
-    _check_files(ckpt_files, "merge_sharded_checkpoints")
-    sources = [(path, load_checkpoint(path)) for path in ckpt_files]
-    merged = _merge_dicts(sources, rtol, atol)
-    result = {n: v if isinstance(v, str) else Parameter(v, name=n) for n, v in merged.items()}
-    if out_file is not None:
-        save_checkpoint(result, out_file)
-    return result
 
 
 def merge_sliced_parameter(sliced_parameters, strategy=None):
@@ -182,7 +251,7 @@ def merge_sliced_parameter(sliced_parameters, strategy=None):
 
     Raises:
         TypeError: `sliced_parameters` is not a non-empty list of Parameters, or `strategy`
-            is not a dict.
+            is not a dict (or maps the name to something other than a TensorLayout).
         KeyError: the parameter's name is not a key of `strategy`.
         ValueError: the slices cannot be merged (names, dtypes or layouts differ, missing
             blocks, disagreeing replicas).
@@ -222,24 +291,3 @@ def _with_layout(param, layout, rank):
     block.layout, block.layout_rank = layout, rank
     block.global_shape = tuple(n * c for n, c in zip(param.shape, layout.cuts()))
     return block
-
-
-def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None,
-                                train_strategy_filename=None, strict_load=False, dec_key=None,
-                                dec_mode="AES-GCM"):
-    """Load the per-rank checkpoint files of a parallel run into `network`: the files are
-    merged (as ``merge_sharded_checkpoints``) and loaded with ``load_param_into_net``, which
-    cuts each value to this rank's block where the network's parameters are already sliced.
-
-    The layouts come from the files and the network's parameters, so ``predict_strategy`` and
-    ``train_strategy_filename`` must be None.
-    """
-    _check_files(checkpoint_filenames, "load_distributed_checkpoint")
-    for arg, value in (("predict_strategy", predict_strategy),
-                       ("train_strategy_filename", train_strategy_filename),
-                       ("dec_key", dec_key)):
-        if value is not None:
-            raise ValueError(f"For 'load_distributed_checkpoint', '{arg}' is not supported: "
-                             f"minispore checkpoints record their layouts; pass None.")
-    merged = merge_sharded_checkpoints(list(checkpoint_filenames))
-    load_param_into_net(network, merged, strict_load)

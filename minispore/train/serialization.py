@@ -16,7 +16,9 @@ File layout (all integers little-endian)::
 for one rank's block of a parameter sliced by the parallel pass it is ``{dev_matrix,
 tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical shape, the rank
 whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
-says on its own where its blocks lie; minispore/parallel/checkpoint.py merges such files. String values of ``append_dict`` are stored in the index
+says on its own where its blocks lie. ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py)
+assembles the files of all ranks into whole tensors; ``load_param_into_net`` cuts whole values
+to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
 (kind "str"). Writes go to a temporary file in the target directory, are fsync'ed and then
 renamed over the target, so a crash mid-write leaves the previous file intact.
 """
@@ -30,9 +32,10 @@ import threading
 import numpy as np
 
 from minispore.common import dtype as mstype
-from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
+from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
+                                          merge_values)
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
@@ -73,30 +76,6 @@ def _as_array(value, name):
     return arr
 
 
-def _layout_meta(value):
-    """The index's ``layout`` field for `value` (None unless it is a sliced Parameter)."""
-    if not isinstance(value, Parameter) or value.layout is None:
-        return None
-    lay, shape = value.layout, tuple(int(d) for d in value.global_shape)
-    rank = holder_rank(value)
-    return {"dev_matrix": list(lay.dev_matrix), "tensor_map": list(lay.tensor_map),
-            "global_shape": list(shape), "rank": rank,
-            "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
-
-
-def holder_rank(param):
-    """The rank whose block the sliced `param` holds: the rank it was sliced for, else this
-    process's rank."""
-    rank = getattr(param, "layout_rank", None)
-    if rank is not None:
-        return int(rank)
-    from minispore.communication import _comm
-    if _comm.STATE.inited:
-        return _comm.STATE.world.rank
-    raise ValueError(f"Parameter {param.name!r} is sliced with {param.layout} but neither "
-                     f"records the rank it was sliced for nor runs under init().")
-
-
 def _collect(save_obj, append_dict):
     """[(name, value, layout)] where value is a numpy array or a str and layout the index's
     layout field."""
@@ -132,7 +111,7 @@ def _collect(save_obj, append_dict):
         seen.add(name)
         # Copy now: an async save must not see later in-place optimizer updates.
         out.append((name, value if isinstance(value, str) else
-                    np.array(_as_array(value, name), copy=True), _layout_meta(value)))
+                    np.array(_as_array(value, name), copy=True), layout_record(value)))
     return out
 
 
@@ -342,27 +321,12 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     return result
 
 
-def _set_block_layout(param, meta, path):
-    """Mark a loaded block with the layout, logical shape and rank its index entry records,
-    after checking that they describe this block."""
+def _set_block_layout(param, record, path):
     try:
-        layout = TensorLayout(meta["dev_matrix"], meta["tensor_map"])
-        global_shape = tuple(int(d) for d in meta["global_shape"])
-        rank = int(meta["rank"])
-        if not 0 <= rank < layout.device_num:
-            raise ValueError(f"rank {rank} is outside the {layout.device_num} devices of "
-                             f"dev_matrix {layout.dev_matrix}")
-        if layout.local_shape(global_shape) != tuple(param.shape):
-            raise ValueError(f"a block of shape {list(param.shape)} cannot be rank {rank}'s "
-                             f"block of global shape {list(global_shape)} under {layout}")
-        slices = [[s.start, s.stop] for s in layout.local_slices(global_shape, rank)]
-        if [list(map(int, s)) for s in meta["slices"]] != slices:
-            raise ValueError(f"slices {meta['slices']} disagree with rank {rank}'s block "
-                             f"{slices} under {layout}")
+        apply_layout_record(param, record)
     except (ValueError, KeyError, TypeError) as exc:
         raise CheckpointError(f"Failed to read parameter {param.name!r} from the checkpoint "
                               f"file {path!r}: its layout is corrupted ({exc}).") from None
-    param.layout, param.global_shape, param.layout_rank = layout, global_shape, rank
 
 
 def _convertible(param, new, strict_load):
@@ -424,60 +388,80 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     return param_not_load, ckpt_not_load
 
 
-def _is_whole(value):
-    """A checkpoint value that is the whole logical tensor (no layout, or a block that covers
-    it all)."""
-    return getattr(value, "layout", None) is None or tuple(value.shape) == tuple(
-        value.global_shape)
-
-
-def _describe(value):
-    if getattr(value, "layout", None) is None:
-        return f"shape {list(value.shape)}"
-    return (f"block shape {list(value.shape)} of global shape {list(value.global_shape)} under "
-            f"{value.layout} (rank {holder_rank(value)}'s block)")
-
-
-def _sliced_value(param, new, ckpt_name, where):
-    """`param`'s block of the checkpoint value `new`: cut from a whole value by param's layout,
-    or `new` itself when it is the same block (same layout, same block index)."""
-    layout, global_shape = param.layout, tuple(param.global_shape)
-    new_layout = getattr(new, "layout", None)
-    rank = holder_rank(param)
-    if _is_whole(new) and tuple(new.shape) == global_shape:
-        return new.asnumpy()[layout.local_slices(global_shape, rank)]
-    if (new_layout == layout and tuple(new.global_shape) == global_shape
-            and layout.block_index(holder_rank(new)) == layout.block_index(rank)):
-        return new.asnumpy()
-    raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' is "
-                       f"sliced: rank {rank} holds its block of shape {list(param.shape)} of "
-                       f"global shape {list(global_shape)} under {layout}. {ckpt_name!r} in "
-                       f"'parameter_dict'{where} has {_describe(new)}, which is neither the "
-                       f"whole value nor this rank's block; merge the per-rank checkpoints "
-                       f"(tools/merge_checkpoints.py) and load the merged file.")
-
-
 def _update_param(param, new, ckpt_name, strict_load):
     source = getattr(new, "_ckpt_file", None)
     where = f" (from checkpoint file {source!r})" if source else ""
-    if param.layout is not None:
-        value = _sliced_value(param, new, ckpt_name, where)
-    elif not _is_whole(new):
-        raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
-                           f"is whole (shape {list(param.shape)}) but {ckpt_name!r} in "
-                           f"'parameter_dict'{where} is one rank's slice: {_describe(new)}. "
-                           f"Merge the per-rank checkpoints (tools/merge_checkpoints.py) "
-                           f"first, or load after the parallel net has been compiled.")
-    elif tuple(param.shape) != tuple(new.shape):
+    value = block_for(param, new, ckpt_name, where)
+    if tuple(param.shape) != value.shape:
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"should have the same shape as {ckpt_name!r} in the argument "
                            f"'parameter_dict'{where}. But got its shape {list(param.shape)} in "
                            f"'net' and shape {list(new.shape)} in 'parameter_dict'.")
-    else:
-        value = new.asnumpy()
     if param.dtype != new.dtype and not _convertible(param, new, strict_load):
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
                            f"{where} has dtype {new.dtype}"
                            f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
     param.set_data(value.astype(param.dtype.np_dtype))
+
+
+def _check_files(ckpt_files, func):
+    if isinstance(ckpt_files, str) or not isinstance(ckpt_files, (list, tuple)) or \
+            not all(isinstance(f, str) for f in ckpt_files):
+        raise TypeError(f"For '{func}', the checkpoint files must be a list of str, but got "
+                        f"{ckpt_files!r:.120}.")
+    if not ckpt_files:
+        raise ValueError(f"For '{func}', the list of checkpoint files is empty.")
+
+
+def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
+    """Merge the per-rank checkpoint files of a parallel run into whole tensors, in one
+    process (no MPI).
+
+    Args:
+        ckpt_files (list[str]): one file per rank, any order; ranks whose blocks are replicas
+            of a given rank's may be left out.
+        out_file (str): where to write the single-device checkpoint; None writes nothing.
+        rtol, atol: how closely replicated copies (blocks held by several ranks, tensors saved
+            whole by every rank) must agree; integer and bool tensors must be equal.
+
+    Returns:
+        dict: ``{name: Parameter}`` of whole values (str entries stay str), in the first
+        file's order.
+
+    Raises:
+        ValueError: a file is missing; CheckpointError (a ValueError) for a corrupt file or
+            layout record; ValueError when a parameter is missing from some file, the files
+            disagree on a layout, global shape or dtype, replicas disagree, a rank's file is
+            given twice, or no file holds some block (the message names the ranks holding it).
+
+    >>> merge_sharded_checkpoints([f"ckpt/rank_{r}/net.ckpt" for r in range(8)],
+    ...                           "ckpt/merged.ckpt")                      # doctest: +SKIP
+    """
+    _check_files(ckpt_files, "merge_sharded_checkpoints")
+    merged = merge_values([(path, load_checkpoint(path)) for path in ckpt_files], rtol, atol)
+    result = {n: v if isinstance(v, str) else Parameter(v, name=n) for n, v in merged.items()}
+    if out_file is not None:
+        save_checkpoint(result, out_file)
+    return result
+
+
+def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None,
+                                train_strategy_filename=None, strict_load=False, dec_key=None,
+                                dec_mode="AES-GCM"):
+    """Load the per-rank checkpoint files of a parallel run into `network`: the files are
+    merged (``merge_sharded_checkpoints``) and loaded with ``load_param_into_net``, which cuts
+    each value to this rank's block where the network's parameters are already sliced.
+
+    The layouts come from the files and the network's parameters, so ``predict_strategy``,
+    ``train_strategy_filename`` and ``dec_key`` must be None.
+    """
+    _check_files(checkpoint_filenames, "load_distributed_checkpoint")
+    for arg, value in (("predict_strategy", predict_strategy),
+                       ("train_strategy_filename", train_strategy_filename),
+                       ("dec_key", dec_key)):
+        if value is not None:
+            raise ValueError(f"For 'load_distributed_checkpoint', '{arg}' is not supported: "
+                             f"minispore checkpoints record their layouts; pass None.")
+    merged = merge_sharded_checkpoints(list(checkpoint_filenames))
+    load_param_into_net(network, merged, strict_load)

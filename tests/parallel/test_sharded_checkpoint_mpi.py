@@ -19,9 +19,9 @@ import minispore as ms
 from minispore import communication as comm
 from minispore import nn
 from minispore.communication import _comm
-from minispore.parallel.checkpoint import merge_sharded_checkpoints
 from minispore.parallel.param_slicing import gather_parameter
-from minispore.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from minispore.train.serialization import (load_checkpoint, load_param_into_net,
+                                           merge_sharded_checkpoints, save_checkpoint)
 from tests.parallel.semi_auto_net import TutorialNet, batches
 
 pytestmark = pytest.mark.mpi(min_size=2)
