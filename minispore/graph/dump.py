@@ -10,11 +10,16 @@ _counter = itertools.count()
 
 def dump_dir_for(name):
     """The folder this compilation writes to when save_graphs is on (else None):
-    ``<save_graphs_path>/<name>_<n>/``, n counting compilations in this process."""
+    ``<save_graphs_path>/<name>_<n>/``, n counting compilations in this process, under a
+    ``rank_<r>/`` folder per rank when several ranks run (as MindSpore lays them out)."""
     ctx = context()
     if not ctx.get("save_graphs"):
         return None
-    path = os.path.join(ctx.get("save_graphs_path"), f"{name}_{next(_counter):04d}")
+    root = ctx.get("save_graphs_path")
+    from minispore.communication._comm import STATE
+    if STATE.inited and STATE.world.size > 1:
+        root = os.path.join(root, f"rank_{STATE.world.rank}")
+    path = os.path.join(root, f"{name}_{next(_counter):04d}")
     os.makedirs(path, exist_ok=True)
     return path
 

@@ -126,13 +126,21 @@ class Tracer:
             return [self.from_graph(x) for x in obj]
         return obj
 
+    def _logical(self, arg):
+        """What `infer` sees for an argument: a sliced Parameter read in a logical graph is
+        its logical-shaped Value, not the block its buffer holds."""
+        if isinstance(arg, Parameter) and arg.global_shape is not None and \
+                not self.local_shapes:
+            return self.wrap(self.param_value(arg))
+        return arg
+
     def _lookup(self, value):
         t = self._wrapped.get(id(value))
         return t._value if t is not None else None
 
     # -- the interpreter -------------------------------------------------------------------------
     def apply(self, prim, args):
-        out_aval = prim.infer(*args)
+        out_aval = prim.infer(*[self._logical(a) for a in args])
         leaf = prim.instance_name or prim.name
         scope = f"{self.scope_override}.{leaf}" if self.scope_override else \
             (prim.scope or _CTX.scope_name(leaf))

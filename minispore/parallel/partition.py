@@ -135,7 +135,9 @@ class _Partitioner:
             layout = TensorLayout(want.dev_matrix, want.tensor_map)
             slice_parameter(param, layout, self.rank)
         layout = param.layout
-        t = self.tracer.from_graph(self.tracer.param_value(param))
+        value_local = self.tracer.param_value(param)
+        value_local.layout = layout
+        t = self.tracer.from_graph(value_local)
         replicas = group_ranks(layout.dev_matrix, self.rank, layout.replica_axes())
         if param.requires_grad and len(replicas) > 1:
             from minispore.ops.operations.comm_ops import _MirrorOperator

@@ -141,6 +141,10 @@ class Reshape(Primitive):
     def impl(self, x, shape):
         return x.reshape(shape)
 
+    def local_call(self, args, ctx):
+        # `shape` is logical; each rank reshapes its block to the block of the result.
+        return self(args[0], ctx.out_shapes[0])
+
     def bprop(self, inputs, out, dout):
         x, _ = inputs
         return _F().reshape(dout, x.shape), None
@@ -280,6 +284,12 @@ class BroadcastTo(Primitive):
 
     def bprop(self, inputs, out, dout):
         return (sum_to_shape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
+
+    def local_call(self, args, ctx):
+        # The target shape is logical; each rank broadcasts its block to the result's block.
+        if len(args) > 1:
+            return self(args[0], ctx.out_shapes[0])
+        return self.with_attrs(shape=ctx.out_shapes[0])(args[0])
 
 
 class DynamicBroadcastTo(BroadcastTo):

@@ -226,6 +226,15 @@ class Conv2D(_ConvBase):
         _, oh, ow = self._geometry(x.shape)
         return Aval((x.shape[0], self.out_channel, oh, ow), x.dtype)
 
+    def local_call(self, args, ctx):
+        # out_channel is logical; an output-channel split gives each rank w's block of filters.
+        x, w = args
+        if w.shape[0] == self.out_channel:
+            return self(x, w)
+        local = type(self)(**dict(self._kwargs, out_channel=w.shape[0]))
+        local.set_prim_instance_name(self.instance_name or self.name)
+        return local(x, w)
+
     def impl(self, x, w):
         pads, oh, ow = self._geometry(x.shape)
         out = device.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)

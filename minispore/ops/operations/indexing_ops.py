@@ -229,6 +229,21 @@ class Gather(Primitive):
                              f"{batch_dims}.")
         self.add_prim_attr("batch_dims", batch_dims)
 
+    def local_call(self, args, ctx):
+        """A row split of the table (axis 0 cut): indices are shifted by this rank's first row
+        and rows outside the local block read as zeros; the pass then sums the ranks' partial
+        results (mindspore_semantics.md §2.4, Gather)."""
+        params, indices, axis = args
+        layout, shape = ctx.in_layouts[0], ctx.global_in_shapes[0]
+        axis = axis % len(shape)
+        if layout.cuts()[axis] == 1:
+            return self(params, indices, axis)
+        if axis != 0:
+            raise self.error(f"a cut of the gathered axis is supported for axis=0 only, but got "
+                             f"axis={axis} with params of shape {shape} cut {layout.cuts()}.")
+        offset = ctx.block_offset(layout, shape, 0)
+        return _GatherOrZero()(params, _F().sub(indices, offset), 0)
+
     def infer(self, params, indices, axis):
         check_tensor(self, "input_params", params)
         check_tensor(self, "input_indices", indices)

@@ -221,9 +221,11 @@ class Dropout(Primitive):
         return Aval(x.shape, x.dtype), Aval(x.shape, x.dtype)
 
     def impl(self, x):
-        u = (self._rng or rng()).random(x.shape, dtype=x.dtype)
-        out = np.empty(x.shape, x.dtype)
-        mask = np.empty(x.shape, x.dtype)
+        # Drawn on the host from the same generator on every device, so a GPU run keeps
+        # the CPU run's masks.
+        u = device.asarray(self._uniforms(x.shape, x.dtype))
+        out = device.empty(x.shape, x.dtype)
+        mask = device.empty(x.shape, x.dtype)
         kernel("random", "dropout")(contiguous(x), u, x.dtype.type(self.keep_prob),
                                     out, mask)
         return out, mask
@@ -231,6 +233,25 @@ class Dropout(Primitive):
     def bprop(self, inputs, out, dout):
         F = _F()
         return (F.mul(F.mul(dout[0], out[1]), 1.0 / self.keep_prob),)
+
+    _block = None   # (layout, rank) when this instance runs on one block of a sharded x
+
+    def _uniforms(self, shape, dtype):
+        """The draws for an x of `shape`; on a block of a sharded x, the block of the draws
+        for the whole x, so the mask equals the single-device one (per-slice seeding)."""
+        gen = self._rng or rng()
+        if self._block is None:
+            return gen.random(shape, dtype=dtype)
+        layout, rank = self._block
+        whole = tuple(n * c for n, c in zip(shape, layout.cuts()))
+        block = gen.random(whole, dtype=dtype)[layout.local_slices(whole, rank)]
+        return np.ascontiguousarray(block)
+
+    def local_call(self, args, ctx):
+        layout = ctx.in_layouts[0]
+        if all(c == 1 for c in layout.cuts()):
+            return self(*args)
+        return self.with_attrs(_block=(layout, ctx.rank))(*args)
 
 
 # -- layer norm --------------------------------------------------------------------------

@@ -1,0 +1,216 @@
+"""Semi-auto parallel beyond MatMul/ReLU, under mpirun on 2 ranks: Gather row and column splits,
+Conv2D batch and output-channel splits, Dropout's per-slice masks, dynamic batch sizes through
+one compiled graph, gradients_mean on mirrored parameters, compile-time strategy errors, and the
+save_graphs dumps. Each run is compared with the single-device run (rtol 1e-5).
+
+Run: mpirun -n 2 python -m pytest --with-mpi -m mpi tests/parallel/test_semi_auto_ops_mpi.py
+"""
+import os
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Parameter, Symbol, Tensor, nn, ops
+from minispore import communication as comm
+from minispore.common.initializer import initializer
+from minispore.communication import _comm
+from minispore.parallel.strategy import StrategyError, SymbolDivisorError
+from tests.parallel.semi_auto_net import TutorialNet, batches, train, train_cell
+
+pytestmark = pytest.mark.mpi(min_size=2)
+
+
+@pytest.fixture(scope="module")
+def world():
+    started = not _comm.STATE.inited
+    if started:
+        comm.init()
+    rank, n = comm.get_rank(), comm.get_group_size()
+    if n != 2:
+        pytest.skip("written for 2 ranks (run with mpirun -n 2)")
+    yield rank, n
+    if started and _comm.STATE.inited:
+        comm.release()
+
+
+def assert_same(make_net, xs, ys, rank, n, **kw):
+    ref, ref_w, _ = train_cell(make_net, xs, ys, False, lr=kw.get("lr", 0.05),
+                               set_inputs=kw.get("set_inputs"))
+    got, got_w, step = train_cell(make_net, xs, ys, True, rank, n, **kw)
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+    for w, r in zip(got_w, ref_w):
+        np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
+    return step
+
+
+class EmbeddingNet(nn.Cell):
+    def __init__(self, gather_strategy):
+        super().__init__()
+        self.table = Parameter(initializer("normal", [16, 8], ms.float32), name="table")
+        self.w = Parameter(initializer("normal", [8, 4], ms.float32), name="w")
+        self.gather = ops.Gather().shard(gather_strategy)
+        self.mean = ops.ReduceMean()
+        self.matmul = ops.MatMul()
+
+    def construct(self, ids):
+        x = self.mean(self.gather(self.table, ids, 0), 1)      # (B, 3, 8) -> (B, 8)
+        return self.matmul(x, self.w)
+
+
+@pytest.mark.parametrize("strategy", [((2, 1), (1, 1)), ((1, 2), (1, 1)), ((1, 1), (2, 1))],
+                         ids=["rows", "columns", "indices"])
+def test_gather_splits_equal_single_device(world, strategy):
+    rank, n = world
+    rng = np.random.default_rng(3)
+    xs = rng.integers(0, 16, (3, 8, 3)).astype(np.int32)
+    ys = rng.integers(0, 4, (3, 8)).astype(np.int32)
+    assert_same(lambda: EmbeddingNet(strategy), xs, ys, rank, n, lr=0.5)
+
+
+class ConvNet(nn.Cell):
+    def __init__(self, conv_strategy):
+        super().__init__()
+        self.weight = Parameter(initializer("normal", [4, 2, 3, 3], ms.float32), name="conv_w")
+        self.fc = Parameter(initializer("normal", [4 * 6 * 6, 3], ms.float32), name="fc_w")
+        self.conv = ops.Conv2D(out_channel=4, kernel_size=3).shard(conv_strategy)
+        self.relu = ops.ReLU()
+        self.flatten = ops.Flatten()
+        self.matmul = ops.MatMul()
+
+    def construct(self, x):
+        return self.matmul(self.flatten(self.relu(self.conv(x, self.weight))), self.fc)
+
+
+@pytest.mark.parametrize("strategy", [((2, 1, 1, 1), (1, 1, 1, 1)), ((1, 1, 1, 1), (2, 1, 1, 1))],
+                         ids=["batch", "out_channel"])
+def test_conv2d_splits_equal_single_device(world, strategy):
+    rank, n = world
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((2, 4, 2, 8, 8)).astype(np.float32)
+    ys = rng.integers(0, 3, (2, 4)).astype(np.int32)
+    assert_same(lambda: ConvNet(strategy), xs, ys, rank, n, lr=0.1)
+
+
+class DropoutNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(initializer("normal", [16, 5], ms.float32), name="w")
+        self.dropout = ops.Dropout(keep_prob=0.6).shard(((2, 1),))
+        self.matmul = ops.MatMul()
+
+    def construct(self, x):
+        out, _ = self.dropout(x)
+        return self.matmul(out, self.w)
+
+
+def test_dropout_per_slice_masks_equal_the_single_device_mask(world):
+    rank, n = world
+    rng = np.random.default_rng(5)
+    xs = rng.standard_normal((3, 8, 16)).astype(np.float32)
+    ys = rng.integers(0, 5, (3, 8)).astype(np.int32)
+    assert_same(DropoutNet, xs, ys, rank, n, lr=0.5)
+
+
+def test_dynamic_batch_one_graph_for_every_allowed_size(world):
+    rank, n = world
+    dims = (16, 8, 8, 4)
+    sym = Symbol(divisor=2)
+
+    def declare(net, loss_fn, step):
+        x, y = Tensor(shape=[sym, 16], dtype=ms.float32), Tensor(shape=[sym], dtype=ms.int32)
+        net.set_inputs(x)
+        step.set_inputs(x, y)
+
+    rng = np.random.default_rng(6)
+    xs = [rng.standard_normal((b, 16)).astype(np.float32) for b in (4, 8, 2)]
+    ys = [rng.integers(0, 4, b).astype(np.int32) for b in (4, 8, 2)]
+    strategies = (((1, 2), (2, 1)), ((2, 1),), ((2, 1), (1, 1)), ((1, 2),))
+    step = assert_same(lambda: TutorialNet(strategies, dims), xs, ys, rank, n,
+                       set_inputs=declare)
+    assert step.compile_cache_info()["compiles"] == 1
+
+
+def test_symbol_without_the_divisor_fails_at_compile_time(world):
+    rank, n = world
+    dims = (16, 8, 8, 4)
+
+    def declare(net, loss_fn, step):
+        sym = Symbol()
+        step.set_inputs(Tensor(shape=[sym, 1, 4, 4], dtype=ms.float32),
+                        Tensor(shape=[sym], dtype=ms.int32))
+
+    xs, ys = batches(1, 4, dims)
+    with pytest.raises(SymbolDivisorError, match=r"Symbol\(divisor=2\)") as info:
+        train_cell(lambda: TutorialNet((((2, 1), (1, 1)),) + (None,) * 3, dims), xs, ys, True,
+                   rank, n, set_inputs=declare)
+    assert isinstance(info.value, ValueError)
+
+
+def test_gradients_mean_averages_mirrored_gradients(world):
+    """Every weight is replicated on both ranks (all strategies whole), so each mirror sums two
+    gradients that already add up to the single-device one; gradients_mean halves it, which for
+    SGD is the single-device run with half the learning rate."""
+    rank, n = world
+    whole = (((1, 1), (1, 1)), ((1, 1),), ((1, 1), (1, 1)), ((1, 1),))
+    dims = (16, 8, 8, 4)
+    ref, ref_w = train(whole, dims=dims, parallel=False, lr=0.025)
+    got, got_w = train(whole, dims=dims, rank=rank, n=n, lr=0.05, gradients_mean=True)
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+    for w, r in zip(got_w, ref_w):
+        np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("strategy, message", [
+    ((((2, 2), (2, 1)),), "needs 4 devices, but the stage has 2"),
+    ((((1, 2), (1, 1)),), "Strategies of relevant dimensions are not equal"),
+    ((((1, 1), (1, 2)), ((1, 1),), ((1, 1), (1, 1)), ((1, 1),)), None),
+], ids=["product_too_large", "inconsistent_contracted_dim", "valid_control"])
+def test_strategy_errors_are_raised_at_compile_time(world, strategy, message):
+    rank, n = world
+    strategies = strategy + (None,) * (4 - len(strategy))
+    if message is None:
+        train(strategies, steps=1, dims=(16, 8, 8, 4), rank=rank, n=n)
+        return
+    with pytest.raises(StrategyError, match=message) as info:
+        train(strategies, steps=1, dims=(16, 8, 8, 4), rank=rank, n=n)
+    assert "matmul1" in str(info.value) and "(32, 16)" in str(info.value)
+
+
+def test_indivisible_dim_and_softmax_axis_are_rejected(world):
+    rank, n = world
+    with pytest.raises(StrategyError, match="cannot be divisible by strategy value 2 at dim 1"):
+        train((((1, 2), (2, 1)),) + (None,) * 3, steps=1, dims=(15, 8, 8, 4), rank=rank, n=n)
+
+    class SoftmaxNet(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.softmax = ops.Softmax().shard(((1, 2),))
+
+        def construct(self, x):
+            return self.softmax(x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=n)
+    with pytest.raises(StrategyError, match="cannot be split"):
+        SoftmaxNet()(Tensor(np.ones((4, 6), np.float32)))
+
+
+def test_save_graphs_shows_strategies_layouts_and_collectives(world, tmp_path_factory):
+    rank, n = world
+    root = str(tmp_path_factory.getbasetemp().parent / "ir_dumps")     # shared by the ranks
+    ms.set_context(save_graphs=True, save_graphs_path=root)
+    strategies = (((1, 2), (2, 1)), ((2, 1),), ((2, 1), (1, 1)), ((1, 2),))
+    train(strategies, steps=1, dims=(16, 8, 8, 4), rank=rank, n=n)
+    ms.set_context(save_graphs=False)
+    folder = os.path.join(root, f"rank_{rank}")
+    (sub,) = [d for d in os.listdir(folder) if d.startswith("TrainOneStepCell")]
+    files = os.listdir(os.path.join(folder, sub))
+    begin = open(os.path.join(folder, sub, next(f for f in files
+                                                if f.endswith("step_parallel_begin.ir")))).read()
+    end = open(os.path.join(folder, sub, next(f for f in files
+                                              if f.endswith("step_parallel_end.ir")))).read()
+    assert "strategy=((1, 2), (2, 1))" in begin and "dev_matrix=(2, 1)" in end
+    assert "layout=TensorLayout(dev_matrix=(1, 2, 1), tensor_map=(2, 0), partial=(1,))" in begin
+    assert "Prim[AllReduce]<group=mccl_world_group, op=sum" in end
+    assert "_MirrorOperator" in end and "[8, 4]" in end      # fc3 (8, 4) whole, mirrored
