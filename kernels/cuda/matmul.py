@@ -33,7 +33,7 @@ LARGE = (128, 128, 8, 8, 8)
 SMALL = (64, 64, 8, 4, 4)
 # 4 x 4 = 16 threads: the simulator pays per thread (and per syncthreads), so the tiny nets
 # of its tests run on this tile; tests/kernels/cuda still runs SMALL and LARGE explicitly.
-SIMULATED = (8, 8, 4, 2, 2)
+SIMULATED = (16, 16, 16, 4, 4)
 PAD = 4
 
 

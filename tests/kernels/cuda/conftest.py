@@ -8,6 +8,7 @@ by these tests). If something did import it first, the check below fails loudly 
 running the tests against a missing driver.
 """
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +29,19 @@ if not cuda.is_available():
         "machine without a usable GPU.")
 
 DTYPES = [np.float32, np.float64]
+
+
+@pytest.fixture(autouse=True)
+def fast_simulator_barriers():
+    """The simulator runs each CUDA thread as a Python thread and polls them in a loop: a short
+    GIL switch interval lets syncthreads() barriers complete several times faster."""
+    if not config.ENABLE_CUDASIM:
+        yield
+        return
+    saved = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    yield
+    sys.setswitchinterval(saved)
 
 
 def dev(*arrays):

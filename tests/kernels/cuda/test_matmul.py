@@ -43,12 +43,14 @@ def test_matmul_spans_several_blocks_in_m_and_n():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_large_tile_variant(dtype):
+@pytest.mark.parametrize("tile", ["LARGE", "SMALL"])
+def test_real_gpu_tile_variants(dtype, tile):
+    # pick_tile gives the simulator its own small tile; the tiles a GPU runs are tested here.
     rng = np.random.default_rng(2)
     a = rng.standard_normal((1, 17, 23)).astype(dtype)
     b = rng.standard_normal((1, 19, 23)).astype(dtype)
     c = cuda.device_array((1, 17, 19), dtype=dtype)
-    gpu.gemm3(cuda.to_device(a), cuda.to_device(b), c, False, True, tile=gpu.LARGE)
+    gpu.gemm3(cuda.to_device(a), cuda.to_device(b), c, False, True, tile=getattr(gpu, tile))
     np.testing.assert_allclose(c.copy_to_host()[0], a[0] @ b[0].T,
                                rtol=TOL[dtype], atol=TOL[dtype])
 

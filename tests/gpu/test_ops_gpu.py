@@ -1,0 +1,111 @@
+"""Operators on GPU equal the same operators on CPU: forward values and input gradients, on tiny
+shapes (the simulator pays per thread). The CUDA kernels themselves are compared with the CPU
+kernels in tests/kernels/cuda; this checks what the operators add around them: allocation on
+the device, reshapes, transposed and broadcast copies, padding and cropping, scalars."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, ops
+from tests.gpu.conftest import on_both
+
+RNG = np.random.default_rng(0)
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def pos32(*shape):
+    return (RNG.random(shape) + 0.5).astype(np.float32)
+
+
+IDX = np.array([[2, 0], [1, 2]], np.int32)
+LABELS = np.array([1, 0, 2], np.int32)
+
+# name -> (fn of Tensors, host inputs, whether to check gradients w.r.t. every float input)
+CASES = {
+    "add_broadcast": (lambda x, y: x + y, [f32(2, 3), f32(3)], True),
+    "mul_sub_scalar": (lambda x: (x * 2.0 - 1.0) / 3.0, [f32(2, 3)], True),
+    "pow_exp_log_sqrt": (lambda x: ops.sqrt(ops.exp(ops.log(x) * 0.5)) + x ** 2.0,
+                         [pos32(3, 2)], True),
+    "maximum_select": (lambda x, y: ops.select(x > y, ops.maximum(x, y), y * 3.0),
+                       [f32(2, 3), f32(2, 3)], True),
+    "matmul_transposed": (lambda x, y: ops.matmul(x, y.T), [f32(3, 4), f32(2, 4)], True),
+    "batch_matmul": (lambda x, y: ops.bmm(x, y), [f32(2, 3, 4), f32(2, 4, 2)], True),
+    "reduce_noncontiguous_axes": (lambda x: ops.reduce_mean(x, (0, 2), keep_dims=True)
+                                  + ops.reduce_sum(x, 1, keep_dims=True),
+                                  [f32(2, 3, 4)], True),
+    "reduce_max_argmax": (lambda x: (ops.reduce_max(x, 1), ops.argmax(x, 1)), [f32(3, 4)],
+                          False),
+    "reduce_max_grad": (lambda x: ops.reduce_max(x, (0, 2)), [f32(2, 3, 2)], True),
+    "layout_ops": (lambda x: ops.reshape(ops.transpose(x, (2, 0, 1)), (4, 6))[1:3, ::2]
+                   + ops.broadcast_to(ops.expand_dims(x[0, 0], 0), (2, 4))[:, :3].sum(),
+                   [f32(2, 3, 4)], True),
+    "concat_split_tile": (lambda x, y: ops.tile(ops.split(ops.concat((x, y), 1), 1, 2)[1],
+                                                (2, 1)), [f32(2, 3), f32(2, 1)], True),
+    "gather_segment": (lambda x: ops.gather(x, Tensor(IDX), 0) * 2.0, [f32(3, 2)], True),
+    "one_hot_cast_fill": (lambda i: (ops.one_hot(i, 3, 1.0, 0.0),
+                                     ops.cast(i, ms.float32) + ops.fill(ms.float32, (2, 2), 0.5),
+                                     ops.zeros_like(ops.cast(i, ms.float64))),
+                          [IDX], False),
+    "softmax_family": (lambda x: ops.softmax(x, 1) * ops.log_softmax(x, 0), [f32(3, 4)], True),
+    "activations": (lambda x, b: ops.gelu(ops.tanh(ops.sigmoid(ops.relu(ops.bias_add(x, b))))),
+                    [f32(2, 3, 2), f32(3)], True),
+    "cross_entropy": (lambda x: ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True,
+                                                                   reduction="mean")(
+                          x, Tensor(LABELS))
+                      + ms.nn.SoftmaxCrossEntropyWithLogits(reduction="sum")(
+                          x, ops.softmax(x * 0.5, 1)),
+                      [f32(3, 4)], True),
+    "conv_pad_pool": (lambda x, w: ops.avg_pool2d(ops.max_pool2d(
+                          ops.conv2d(x, w, pad_mode="pad", padding=1), 2, 1), 2, 1),
+                      [f32(1, 2, 4, 4), f32(2, 2, 3, 3)], True),
+    "layer_norm": (lambda x, g, b: ops.layer_norm(x, (3,), g, b), [f32(2, 3), f32(3), f32(3)],
+                   True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_forward_equals_cpu(name):
+    fn, inputs, _ = CASES[name]
+    cpu, gpu = on_both(fn, *inputs)
+    if not isinstance(cpu, tuple):
+        cpu, gpu = (cpu,), (gpu,)
+    for c, g in zip(cpu, gpu):
+        assert g.dtype == c.dtype and g.shape == c.shape
+        np.testing.assert_allclose(g, c, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, case in CASES.items() if case[2]))
+def test_gradients_equal_cpu(name):
+    fn, inputs, _ = CASES[name]
+    positions = tuple(range(len(inputs)))
+    cotangent = None
+
+    def loss(*xs):
+        out = fn(*xs)
+        return (out * Tensor(cotangent)).sum()
+
+    results = []
+    for target in ("CPU", "GPU"):
+        ms.set_context(device_target=target)
+        args = [Tensor(a) for a in inputs]
+        if cotangent is None:
+            cotangent = RNG.standard_normal(fn(*args).shape).astype(np.float32)
+        grads = ms.grad(loss, grad_position=positions)(*args)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        results.append([g.asnumpy() for g in grads])
+    for c, g in zip(*results):
+        np.testing.assert_allclose(g, c, rtol=2e-5, atol=2e-6)
+
+
+def test_dropout_masks_match_cpu_under_one_seed():
+    x = f32(4, 5)
+    outs = []
+    for target in ("CPU", "GPU"):
+        ms.set_context(device_target=target)
+        ms.set_seed(3)
+        outs.append(ops.dropout(Tensor(x), p=0.5).asnumpy())
+    np.testing.assert_array_equal(outs[1], outs[0])
+    assert (outs[0] == 0).any() and (outs[0] != 0).any()
