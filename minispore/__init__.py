@@ -14,6 +14,7 @@ from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
 from minispore.ops.grad import grad, value_and_grad
 from minispore.parallel.layout_api import Layout
-from minispore.train import Model, load_checkpoint, load_param_into_net, save_checkpoint
+from minispore.train import (Model, load_checkpoint, load_distributed_checkpoint,
+                             load_param_into_net, merge_sliced_parameter, save_checkpoint)
 
 __version__ = "0.1.0"

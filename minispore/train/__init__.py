@@ -9,7 +9,9 @@ from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbe
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.model import Model
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
-                                           load_param_into_net, save_checkpoint)
+                                           load_distributed_checkpoint, load_param_into_net,
+                                           merge_sharded_checkpoints, save_checkpoint)
+from minispore.parallel.checkpoint import merge_sliced_parameter
 
 __all__ = ["Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
@@ -17,4 +19,5 @@ __all__ = ["Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoi
            "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
            "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
-           "CheckpointError"]
+           "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
+           "load_distributed_checkpoint"]
