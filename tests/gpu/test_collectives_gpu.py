@@ -1,0 +1,62 @@
+"""Collectives on GPU tensors stage through host memory and hand results back on the device.
+
+Runs on one process (a world of one) in the plain suite and on every rank under
+`mpirun -n 2 python -m pytest --with-mpi` (the mpi-marked test).
+"""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, ops
+from minispore import communication as comm
+from minispore.common import device
+from minispore.communication import _comm, collectives
+
+
+@pytest.fixture
+def world():
+    started = not _comm.STATE.inited
+    if started:
+        comm.init()
+    yield comm
+    if started and _comm.STATE.inited:
+        comm.release()
+
+
+def test_the_mpich_wheel_is_not_cuda_aware_so_gpu_collectives_stage(world):
+    assert collectives.cuda_aware_mpi() is False
+
+
+def test_collectives_take_and_return_device_arrays(world, gpu):
+    n = comm.get_group_size()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) + comm.get_rank()
+    total = sum(np.arange(6, dtype=np.float32).reshape(2, 3) + r for r in range(n))
+    dx = device.asarray(x)
+    out = collectives.all_reduce(dx)
+    assert device.is_device_array(out)
+    np.testing.assert_array_equal(device.to_host(out), total)
+    gathered = collectives.all_gather(dx)
+    assert device.is_device_array(gathered) and gathered.shape == (2 * n, 3)
+    (root,) = collectives.broadcast((dx,), 0)
+    assert device.is_device_array(root)
+    np.testing.assert_array_equal(device.to_host(root), x - comm.get_rank())
+
+    buf = device.asarray(x)
+    assert collectives.all_reduce_(buf) is buf
+    np.testing.assert_array_equal(device.to_host(buf), total)
+    buf = device.asarray(x)
+    handle = collectives.iallreduce(buf)
+    assert handle.wait() is buf
+    np.testing.assert_array_equal(device.to_host(buf), total)
+
+
+@pytest.mark.mpi(min_size=2)
+def test_all_reduce_operator_and_its_gradient_on_gpu_tensors(world, gpu):
+    n, rank = comm.get_group_size(), comm.get_rank()
+    x = Tensor(np.full((2, 2), rank + 1.0, np.float32))
+    y = ops.AllReduce()(x)
+    assert device.is_device_array(y._data)
+    np.testing.assert_array_equal(y.asnumpy(), n * (n + 1) / 2)
+    grad = ms.grad(lambda t: (ops.AllReduce()(t) * 2.0).sum())(x)
+    assert device.is_device_array(grad._data)
+    np.testing.assert_array_equal(grad.asnumpy(), 2.0 * n)
