@@ -6,6 +6,7 @@ _DEFAULTS = {
     "global_rank": 0,
     "gradients_mean": False,
     "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
     "full_batch": False,
     "dataset_strategy": "data_parallel",
     "search_mode": "recursive_programming",
@@ -121,7 +122,40 @@ def _check_comm_fusion(value):
             _check_fusion_indices(f"comm_fusion['{key}']['config']", config)
 
 
+def _check_dataset_strategy(value):
+    """"data_parallel", "full_batch", or one tuple of positive ints per dataset column."""
+    if isinstance(value, str):
+        if value not in ("data_parallel", "full_batch"):
+            raise ValueError(f"For 'set_auto_parallel_context', 'dataset_strategy' must be "
+                             f"'data_parallel', 'full_batch' or a tuple of int tuples, but got "
+                             f"{value!r}.")
+        return
+    if not isinstance(value, tuple):
+        raise TypeError(f"For 'set_auto_parallel_context', 'dataset_strategy' must be a str or "
+                        f"a tuple, but got {type(value).__name__}.")
+    for column in value:
+        if not isinstance(column, tuple):
+            raise TypeError(f"For 'set_auto_parallel_context', each element of "
+                            f"'dataset_strategy' must be a tuple, but got {column!r}.")
+        for cut in column:
+            if not isinstance(cut, int) or isinstance(cut, bool):
+                raise TypeError(f"For 'set_auto_parallel_context', 'dataset_strategy' entries "
+                                f"must be ints, but got {cut!r} in {column}.")
+            if cut < 1:
+                raise ValueError(f"For 'set_auto_parallel_context', 'dataset_strategy' entries "
+                                 f"must be >= 1, but got {cut} in {column}.")
+    from minispore.common.context import PYNATIVE_MODE, context
+    if context().get("mode") == PYNATIVE_MODE:
+        raise ValueError("For 'set_auto_parallel_context', the tuple form of 'dataset_strategy' "
+                         "is only supported in GRAPH_MODE (call set_context(mode=GRAPH_MODE) "
+                         "first).")
+
+
 _CHECKS = {
+    "dataset_strategy": _check_dataset_strategy,
+    "full_batch": _check_bool("full_batch"),
+    "enable_alltoall": _check_bool("enable_alltoall"),
+    "loss_repeated_mean": _check_bool("loss_repeated_mean"),
     "gradients_mean": _check_bool("gradients_mean"),
     "parameter_broadcast": _check_bool("parameter_broadcast"),
     "comm_fusion": _check_comm_fusion,

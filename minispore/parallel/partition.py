@@ -297,8 +297,9 @@ class _Partitioner:
             head = grad["head"]
             t, layout = self.final[id(head)]
             replicas = 1
-            for a in layout.replica_axes():
-                replicas *= layout.dev_matrix[a]
+            if self.settings.loss_repeated_mean:
+                for a in layout.replica_axes():
+                    replicas *= layout.dev_matrix[a]
             grad["head"] = t._value
             grad["sens"] = grad["sens"] / replicas
             grad["wrt"] = [self._wrt(w) for w in grad["wrt"]]

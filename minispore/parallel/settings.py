@@ -24,6 +24,7 @@ class ParallelSettings:
     dataset_strategy: object          # "data_parallel" | "full_batch" | tuple of tuples
     enable_alltoall: bool
     gradients_mean: bool
+    loss_repeated_mean: bool = True
 
     def input_cuts(self, index, ndim):
         """How many ways each dim of graph input `index` (rank `ndim`) is cut."""
@@ -97,4 +98,5 @@ def operator_parallel_settings():
         strategy = "full_batch"
     return ParallelSettings(device_num, STATE.world.rank, strategy,
                             bool(get_auto_parallel_context("enable_alltoall")),
-                            bool(get_auto_parallel_context("gradients_mean")))
+                            bool(get_auto_parallel_context("gradients_mean")),
+                            bool(get_auto_parallel_context("loss_repeated_mean")))

@@ -70,18 +70,28 @@ def train_cell(make_net, xs, ys, parallel, rank=0, n=1, lr=0.05, optimizer="sgd"
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
     if set_inputs is not None:
         set_inputs(net, loss_fn, step)
-    full_batch = context.get("dataset_strategy") == "full_batch"
     losses, stats = [], None
     for x, y in zip(xs, ys):
-        rows = slice(None) if not parallel or full_batch else \
-            slice(rank * len(x) // n, (rank + 1) * len(x) // n)
+        if parallel:
+            x, y = (_block(a, i, rank, n, context.get("dataset_strategy", "data_parallel"))
+                    for i, a in enumerate((x, y)))
         reset_comm_stats()
-        losses.append(float(step(ms.Tensor(x[rows]), ms.Tensor(y[rows])).asnumpy()))
+        losses.append(float(step(ms.Tensor(x), ms.Tensor(y)).asnumpy()))
         stats = comm_stats()
     weights = [gather_parameter(p) for p in params]
     ms.reset_auto_parallel_context()
     out = (losses, weights, step)
     return out + (stats,) if count_comm else out
+
+
+def _block(array, index, rank, n, dataset_strategy):
+    """What rank `rank` feeds of dataset column `index` (mindspore_semantics.md §2.5)."""
+    from minispore.parallel.settings import ParallelSettings
+    if dataset_strategy == "full_batch":
+        return array
+    layout = ParallelSettings(n, rank, dataset_strategy, False, False).input_layout(
+        index, array.ndim)
+    return np.ascontiguousarray(array[layout.local_slices(array.shape, rank)])
 
 
 def train(strategies, steps=3, batch=32, dims=(784, 512, 512, 10), parallel=True,

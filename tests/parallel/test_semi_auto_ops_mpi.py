@@ -147,6 +147,21 @@ def test_symbol_without_the_divisor_fails_at_compile_time(world):
     assert isinstance(info.value, ValueError)
 
 
+def test_tuple_dataset_strategy_feeds_image_patches(world):
+    """dataset_strategy=((1, 1, 1, 2), (1,)): each rank feeds the left or right half of every
+    image (its block of the logical input) and the whole labels (§11.3)."""
+    rank, n = world
+    dims = (16, 8, 8, 4)
+    xs, ys = batches(3, 8, dims)
+    strategies = (((1, 2), (2, 1)), ((2, 1),), ((1, 1), (1, 1)), ((1, 1),))
+    ref, ref_w = train(strategies, dims=dims, parallel=False)
+    got, got_w = train(strategies, dims=dims, rank=rank, n=n,
+                       dataset_strategy=((1, 1, 1, 2), (1,)))
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+    for w, r in zip(got_w, ref_w):
+        np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
+
+
 def test_gradients_mean_averages_mirrored_gradients(world):
     """Every weight is replicated on both ranks (all strategies whole), so each mirror sums two
     gradients that already add up to the single-device one; gradients_mean halves it, which for

@@ -1,0 +1,72 @@
+"""How the auto-parallel context reaches the parallel pass: dataset_strategy validation (§2.1),
+input layouts and logical shapes (§2.5), and when operator parallelism is on."""
+import pytest
+
+import minispore as ms
+from minispore.common.layout import TensorLayout
+from minispore.parallel.settings import ParallelSettings, operator_parallel_settings
+
+
+@pytest.mark.parametrize("value, exc, match", [
+    ("foo", ValueError, "'data_parallel', 'full_batch'"),
+    ([(1, 8)], TypeError, "must be a str or a tuple"),
+    (([1, 8],), TypeError, "each element"),
+    (((1, 8.0),), TypeError, "must be ints"),
+    (((1, 0),), ValueError, ">= 1"),
+])
+def test_dataset_strategy_validation(value, exc, match):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(exc, match=match):
+        ms.set_auto_parallel_context(dataset_strategy=value)
+
+
+def test_dataset_strategy_getter_keeps_the_form_it_was_set_in():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(dataset_strategy=((1, 8),))
+    assert ms.get_auto_parallel_context("dataset_strategy") == ((1, 8),)
+    ms.set_auto_parallel_context(dataset_strategy="full_batch")
+    assert ms.get_auto_parallel_context("dataset_strategy") == "full_batch"
+
+
+def test_tuple_dataset_strategy_is_graph_mode_only():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError, match="GRAPH_MODE"):
+        ms.set_auto_parallel_context(dataset_strategy=((1, 8),))
+
+
+@pytest.mark.parametrize("key", ["full_batch", "enable_alltoall", "loss_repeated_mean"])
+def test_bool_keys_reject_other_types(key):
+    with pytest.raises(TypeError, match=key):
+        ms.set_auto_parallel_context(**{key: 1})
+
+
+def test_input_layouts_and_logical_shapes():
+    dp = ParallelSettings(8, 3, "data_parallel", False, False)
+    assert dp.input_layout(0, 4) == TensorLayout((8,), (0, -1, -1, -1))
+    assert dp.logical_shape(0, (4, 1, 28, 28)) == (32, 1, 28, 28)
+    assert dp.input_layout(1, 0) == TensorLayout((8,), ())
+    full = ParallelSettings(8, 3, "full_batch", False, False)
+    assert full.logical_shape(0, (32, 784)) == (32, 784)
+    assert full.input_layout(0, 2) == TensorLayout((8,), (-1, -1))
+    # dim 1 cut 4, the other 2 devices repeat: dev matrix (4, 2), dim 1 on its left axis
+    tup = ParallelSettings(8, 3, ((1, 4), (1,)), False, False)
+    assert tup.input_layout(0, 2) == TensorLayout((4, 2), (-1, 1))
+    assert tup.logical_shape(0, (16, 7)) == (16, 28)
+    with pytest.raises(ValueError, match="has 2 entries, but the network has an input 2"):
+        tup.input_cuts(2, 1)
+    with pytest.raises(ValueError, match="does not divide device_num 8"):
+        ParallelSettings(8, 0, ((3, 1),), False, False).input_layout(0, 2)
+
+
+def test_operator_parallelism_is_on_only_in_semi_and_auto_modes():
+    assert operator_parallel_settings() is None
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=8)
+    assert operator_parallel_settings() is None
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=1)
+    assert operator_parallel_settings() is None
+
+
+def test_semi_auto_on_several_devices_needs_init():
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=8)
+    with pytest.raises(RuntimeError, match=r"call minispore.communication.init\(\)"):
+        operator_parallel_settings()
