@@ -49,6 +49,14 @@ def set_auto_parallel_context(**kwargs):
         if key == "parallel_mode" and value not in _PARALLEL_MODES:
             raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
                              f"{list(_PARALLEL_MODES)}, but got {value!r}.")
+        if key == "parallel_mode" and value in (ParallelMode.SEMI_AUTO_PARALLEL,
+                                                ParallelMode.HYBRID_PARALLEL):
+            from minispore.common.context import PYNATIVE_MODE, context
+            if context().get("mode") == PYNATIVE_MODE:
+                raise ValueError(f"For 'set_auto_parallel_context', in PYNATIVE_MODE "
+                                 f"'parallel_mode' must be one of ['stand_alone', "
+                                 f"'data_parallel', 'auto_parallel'], but got {value!r}; call "
+                                 f"set_context(mode=GRAPH_MODE) first.")
         if key == "device_num" and (not isinstance(value, int) or not 1 <= value <= 4096):
             raise ValueError(f"For 'set_auto_parallel_context', 'device_num' must be an int in "
                              f"[1, 4096], but got {value!r}.")

@@ -105,6 +105,7 @@ class ParameterTuple(tuple):
             clone = Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
             if p.layout is not None:     # cloned after slicing: the clone is a block too
                 clone.layout, clone.global_shape = p.layout, p.global_shape
+                clone.layout_rank = getattr(p, "layout_rank", None)
             p.derived.append(clone)
             out.append(clone)
         return ParameterTuple(out)

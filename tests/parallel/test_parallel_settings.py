@@ -59,6 +59,7 @@ def test_input_layouts_and_logical_shapes():
 
 
 def test_operator_parallelism_is_on_only_in_semi_and_auto_modes():
+    ms.set_context(mode=ms.GRAPH_MODE)
     assert operator_parallel_settings() is None
     ms.set_auto_parallel_context(parallel_mode="data_parallel", device_num=8)
     assert operator_parallel_settings() is None
@@ -67,6 +68,16 @@ def test_operator_parallelism_is_on_only_in_semi_and_auto_modes():
 
 
 def test_semi_auto_on_several_devices_needs_init():
+    ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=8)
     with pytest.raises(RuntimeError, match=r"call minispore.communication.init\(\)"):
         operator_parallel_settings()
+
+
+def test_semi_auto_parallel_needs_graph_mode():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError, match="in PYNATIVE_MODE 'parallel_mode' must be one of"):
+        ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
