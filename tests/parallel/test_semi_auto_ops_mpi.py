@@ -229,3 +229,42 @@ def test_save_graphs_shows_strategies_layouts_and_collectives(world, tmp_path_fa
     assert "layout=TensorLayout(dev_matrix=(1, 2, 1), tensor_map=(2, 0), partial=(1,))" in begin
     assert "Prim[AllReduce]<group=mccl_world_group, op=sum" in end
     assert "_MirrorOperator" in end and "[8, 4]" in end      # fc3 (8, 4) whole, mirrored
+
+
+class MixedNet(nn.Cell):
+    """BiasAdd, Tanh, a ReduceMax over a cut axis (a MAX partial completed by AllReduce(MAX)),
+    broadcasting Sub and Mul, two Transposes and a ReduceSum over a cut axis, each with a
+    strategy that changes the layout from the previous operator's."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(initializer("normal", [8, 16], ms.float32), name="w")
+        self.b = Parameter(initializer("normal", [16], ms.float32), name="b")
+        self.w2 = Parameter(initializer("normal", [16, 4], ms.float32), name="w2")
+        self.matmul = ops.MatMul().shard(((2, 1), (1, 1)))
+        self.bias_add = ops.BiasAdd().shard(((1, 2), (2,)))
+        self.tanh = ops.Tanh().shard(((2, 1),))
+        self.max = ops.ReduceMax(keep_dims=True).shard(((1, 2),))
+        self.sub = ops.Sub().shard(((2, 1), (2, 1)))
+        self.scale = ops.Mul().shard(((1, 2), (2,)))
+        self.t1 = ops.Transpose().shard(((2, 1),))
+        self.t2 = ops.Transpose().shard(((1, 2),))
+        self.sum = ops.ReduceSum(keep_dims=True).shard(((1, 2),))
+        self.add = ops.Add()
+        self.matmul2 = ops.MatMul().shard(((1, 2), (2, 1)))
+
+    def construct(self, x):
+        h = self.tanh(self.bias_add(self.matmul(x, self.w), self.b))
+        h = self.sub(h, self.max(h, 1))
+        h = self.scale(h, Tensor(np.linspace(0.5, 1.5, 16).astype(np.float32)))
+        h = self.t2(self.t1(h, (1, 0)), (1, 0))
+        h = self.add(h, self.sum(h, 1) * 0.1)
+        return self.matmul2(h, self.w2)
+
+
+def test_mixed_operators_with_layout_changes_equal_single_device(world):
+    rank, n = world
+    rng = np.random.default_rng(7)
+    xs = rng.standard_normal((3, 8, 8)).astype(np.float32)
+    ys = rng.integers(0, 4, (3, 8)).astype(np.int32)
+    assert_same(MixedNet, xs, ys, rank, n, lr=0.5)
