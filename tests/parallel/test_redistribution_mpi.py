@@ -15,9 +15,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor
-from minispore import communication as comm
 from minispore.common.layout import group_ranks
-from minispore.communication import _comm
 from minispore.parallel import comm_stats, reset_comm_stats
 from minispore.parallel.redistribution import expected_comm_stats, plan, redistribute
 from tests.parallel.test_redistribution_plan import (_factorizations, all_layouts,
@@ -27,16 +25,6 @@ from tests.parallel.test_redistribution_plan import (_factorizations, all_layout
 pytestmark = pytest.mark.mpi(min_size=2)
 
 SHAPE = (16, 16)
-
-
-@pytest.fixture(scope="module")
-def world():
-    started = not _comm.STATE.inited
-    if started:
-        comm.init()
-    yield comm.get_rank(), comm.get_group_size()
-    if started and _comm.STATE.inited:
-        comm.release()
 
 
 def layouts_for(n, partial):

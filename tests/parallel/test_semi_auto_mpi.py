@@ -11,8 +11,6 @@ Run: mpirun -n 8 python -m pytest --with-mpi -m "mpi and mpi8" tests/parallel/te
 import numpy as np
 import pytest
 
-from minispore import communication as comm
-from minispore.communication import _comm
 import minispore as ms
 from tests.parallel.semi_auto_net import TutorialNet, batches, train, train_cell
 
@@ -40,16 +38,6 @@ TWO = {
                            {"out2": ((2, 1),), "optimizer": "momentum"}),
     "repeated": ((((1, 1), (1, 1)), ((2, 1),), ((1, 1), (1, 1)), ((1, 1),)), {}),
 }
-
-
-@pytest.fixture(scope="module")
-def world():
-    started = not _comm.STATE.inited
-    if started:
-        comm.init()
-    yield comm.get_rank(), comm.get_group_size()
-    if started and _comm.STATE.inited:
-        comm.release()
 
 
 def assert_equivalent(rank, n, strategies, steps=3, dims=SMALL, **kw):

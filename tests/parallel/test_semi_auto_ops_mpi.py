@@ -12,26 +12,18 @@ import pytest
 
 import minispore as ms
 from minispore import Parameter, Symbol, Tensor, nn, ops
-from minispore import communication as comm
 from minispore.common.initializer import initializer
-from minispore.communication import _comm
 from minispore.parallel.strategy import StrategyError, SymbolDivisorError
 from tests.parallel.semi_auto_net import TutorialNet, batches, train, train_cell
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
 
-@pytest.fixture(scope="module")
-def world():
-    started = not _comm.STATE.inited
-    if started:
-        comm.init()
-    rank, n = comm.get_rank(), comm.get_group_size()
-    if n != 2:
+@pytest.fixture
+def two_ranks(world):
+    if world[1] != 2:
         pytest.skip("written for 2 ranks (run with mpirun -n 2)")
-    yield rank, n
-    if started and _comm.STATE.inited:
-        comm.release()
+    return world
 
 
 def assert_same(make_net, xs, ys, rank, n, **kw):
@@ -60,8 +52,8 @@ class EmbeddingNet(nn.Cell):
 
 @pytest.mark.parametrize("strategy", [((2, 1), (1, 1)), ((1, 2), (1, 1)), ((1, 1), (2, 1))],
                          ids=["rows", "columns", "indices"])
-def test_gather_splits_equal_single_device(world, strategy):
-    rank, n = world
+def test_gather_splits_equal_single_device(two_ranks, strategy):
+    rank, n = two_ranks
     rng = np.random.default_rng(3)
     xs = rng.integers(0, 16, (3, 8, 3)).astype(np.int32)
     ys = rng.integers(0, 4, (3, 8)).astype(np.int32)
@@ -84,8 +76,8 @@ class ConvNet(nn.Cell):
 
 @pytest.mark.parametrize("strategy", [((2, 1, 1, 1), (1, 1, 1, 1)), ((1, 1, 1, 1), (2, 1, 1, 1))],
                          ids=["batch", "out_channel"])
-def test_conv2d_splits_equal_single_device(world, strategy):
-    rank, n = world
+def test_conv2d_splits_equal_single_device(two_ranks, strategy):
+    rank, n = two_ranks
     rng = np.random.default_rng(4)
     xs = rng.standard_normal((2, 4, 2, 8, 8)).astype(np.float32)
     ys = rng.integers(0, 3, (2, 4)).astype(np.int32)
@@ -104,16 +96,16 @@ class DropoutNet(nn.Cell):
         return self.matmul(out, self.w)
 
 
-def test_dropout_per_slice_masks_equal_the_single_device_mask(world):
-    rank, n = world
+def test_dropout_per_slice_masks_equal_the_single_device_mask(two_ranks):
+    rank, n = two_ranks
     rng = np.random.default_rng(5)
     xs = rng.standard_normal((3, 8, 16)).astype(np.float32)
     ys = rng.integers(0, 5, (3, 8)).astype(np.int32)
     assert_same(DropoutNet, xs, ys, rank, n, lr=0.5)
 
 
-def test_dynamic_batch_one_graph_for_every_allowed_size(world):
-    rank, n = world
+def test_dynamic_batch_one_graph_for_every_allowed_size(two_ranks):
+    rank, n = two_ranks
     dims = (16, 8, 8, 4)
     sym = Symbol(divisor=2)
 
@@ -131,8 +123,8 @@ def test_dynamic_batch_one_graph_for_every_allowed_size(world):
     assert step.compile_cache_info()["compiles"] == 1
 
 
-def test_symbol_without_the_divisor_fails_at_compile_time(world):
-    rank, n = world
+def test_symbol_without_the_divisor_fails_at_compile_time(two_ranks):
+    rank, n = two_ranks
     dims = (16, 8, 8, 4)
 
     def declare(net, loss_fn, step):
@@ -147,10 +139,10 @@ def test_symbol_without_the_divisor_fails_at_compile_time(world):
     assert isinstance(info.value, ValueError)
 
 
-def test_tuple_dataset_strategy_feeds_image_patches(world):
+def test_tuple_dataset_strategy_feeds_image_patches(two_ranks):
     """dataset_strategy=((1, 1, 1, 2), (1,)): each rank feeds the left or right half of every
     image (its block of the logical input) and the whole labels (§11.3)."""
-    rank, n = world
+    rank, n = two_ranks
     dims = (16, 8, 8, 4)
     xs, ys = batches(3, 8, dims)
     strategies = (((1, 2), (2, 1)), ((2, 1),), ((1, 1), (1, 1)), ((1, 1),))
@@ -162,11 +154,11 @@ def test_tuple_dataset_strategy_feeds_image_patches(world):
         np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
 
 
-def test_gradients_mean_averages_mirrored_gradients(world):
+def test_gradients_mean_averages_mirrored_gradients(two_ranks):
     """Every weight is replicated on both ranks (all strategies whole), so each mirror sums two
     gradients that already add up to the single-device one; gradients_mean halves it, which for
     SGD is the single-device run with half the learning rate."""
-    rank, n = world
+    rank, n = two_ranks
     whole = (((1, 1), (1, 1)), ((1, 1),), ((1, 1), (1, 1)), ((1, 1),))
     dims = (16, 8, 8, 4)
     ref, ref_w = train(whole, dims=dims, parallel=False, lr=0.025)
@@ -181,8 +173,8 @@ def test_gradients_mean_averages_mirrored_gradients(world):
     ((((1, 2), (1, 1)),), "Strategies of relevant dimensions are not equal"),
     ((((1, 1), (1, 2)), ((1, 1),), ((1, 1), (1, 1)), ((1, 1),)), None),
 ], ids=["product_too_large", "inconsistent_contracted_dim", "valid_control"])
-def test_strategy_errors_are_raised_at_compile_time(world, strategy, message):
-    rank, n = world
+def test_strategy_errors_are_raised_at_compile_time(two_ranks, strategy, message):
+    rank, n = two_ranks
     strategies = strategy + (None,) * (4 - len(strategy))
     if message is None:
         train(strategies, steps=1, dims=(16, 8, 8, 4), rank=rank, n=n)
@@ -192,8 +184,8 @@ def test_strategy_errors_are_raised_at_compile_time(world, strategy, message):
     assert "matmul1" in str(info.value) and "(32, 16)" in str(info.value)
 
 
-def test_indivisible_dim_and_softmax_axis_are_rejected(world):
-    rank, n = world
+def test_indivisible_dim_and_softmax_axis_are_rejected(two_ranks):
+    rank, n = two_ranks
     with pytest.raises(StrategyError, match="cannot be divisible by strategy value 2 at dim 1"):
         train((((1, 2), (2, 1)),) + (None,) * 3, steps=1, dims=(15, 8, 8, 4), rank=rank, n=n)
 
@@ -211,8 +203,8 @@ def test_indivisible_dim_and_softmax_axis_are_rejected(world):
         SoftmaxNet()(Tensor(np.ones((4, 6), np.float32)))
 
 
-def test_save_graphs_shows_strategies_layouts_and_collectives(world, tmp_path_factory):
-    rank, n = world
+def test_save_graphs_shows_strategies_layouts_and_collectives(two_ranks, tmp_path_factory):
+    rank, n = two_ranks
     root = str(tmp_path_factory.getbasetemp().parent / "ir_dumps")     # shared by the ranks
     ms.set_context(save_graphs=True, save_graphs_path=root)
     strategies = (((1, 2), (2, 1)), ((2, 1),), ((2, 1), (1, 1)), ((1, 2),))
@@ -262,8 +254,8 @@ class MixedNet(nn.Cell):
         return self.matmul2(h, self.w2)
 
 
-def test_mixed_operators_with_layout_changes_equal_single_device(world):
-    rank, n = world
+def test_mixed_operators_with_layout_changes_equal_single_device(two_ranks):
+    rank, n = two_ranks
     rng = np.random.default_rng(7)
     xs = rng.standard_normal((3, 8, 8)).astype(np.float32)
     ys = rng.integers(0, 4, (3, 8)).astype(np.int32)

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore import communication as comm
 from minispore import nn
 from minispore.communication import _comm
 from minispore.parallel.param_slicing import gather_parameter
@@ -32,17 +31,6 @@ STRATEGIES = {
     8: (((2, 4), (4, 1)), ((4, 1),), ((1, 8), (8, 1)), ((8, 1),)),     # the tutorial's
     2: (((1, 2), (2, 1)), ((2, 1),), ((1, 2), (2, 1)), ((1, 2),)),
 }
-
-
-@pytest.fixture(scope="module")
-def world():
-    started = not _comm.STATE.inited
-    if started:
-        comm.init()
-    yield comm.get_rank(), comm.get_group_size()
-    ms.reset_auto_parallel_context()
-    if started and _comm.STATE.inited:
-        comm.release()
 
 
 def barrier():
