@@ -64,18 +64,20 @@ class ConvNet(nn.Cell):
     def __init__(self, conv_strategy):
         super().__init__()
         self.weight = Parameter(initializer("normal", [4, 2, 3, 3], ms.float32), name="conv_w")
-        self.fc = Parameter(initializer("normal", [4 * 6 * 6, 3], ms.float32), name="fc_w")
+        self.fc = Parameter(initializer("normal", [4 * 3 * 3, 3], ms.float32), name="fc_w")
         self.conv = ops.Conv2D(out_channel=4, kernel_size=3).shard(conv_strategy)
         self.relu = ops.ReLU()
+        self.pool = ops.MaxPool(kernel_size=2, strides=2)
         self.flatten = ops.Flatten()
         self.matmul = ops.MatMul()
 
     def construct(self, x):
-        return self.matmul(self.flatten(self.relu(self.conv(x, self.weight))), self.fc)
+        x = self.pool(self.relu(self.conv(x, self.weight)))
+        return self.matmul(self.flatten(x), self.fc)
 
 
 @pytest.mark.parametrize("strategy", [((2, 1, 1, 1), (1, 1, 1, 1)), ((1, 1, 1, 1), (2, 1, 1, 1))],
-                         ids=["batch", "out_channel"])
+                         ids=["batch", "out_channel"])   # then ReLU and MaxPool (data parallel)
 def test_conv2d_splits_equal_single_device(two_ranks, strategy):
     rank, n = two_ranks
     rng = np.random.default_rng(4)
