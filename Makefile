@@ -43,7 +43,9 @@ test: warm
 bench: $(STAMP)
 	$(PY) tools/bench.py
 
-# Needs a CUDA GPU (says so and exits 0 without one): the CUDA GEMM vs cuBLAS via CuPy/PyTorch.
+# Needs a CUDA GPU (says so and exits 0 without one): GEMM vs cuBLAS (CuPy/PyTorch), kernel vs
+# copy bandwidth, MLP/LeNet steps with device_target='GPU' vs PyTorch CUDA; writes the GPU
+# section of BENCHMARKS.md.
 bench-gpu: $(STAMP)
 	$(PY) tools/bench_gpu.py
 

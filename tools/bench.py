@@ -388,8 +388,15 @@ def main():
               f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'},"
               f" {time.time() - started:.0f} s). Medians of interleaved rounds; absolute "
               f"figures drift 20-30 % on a shared machine, ratios within one run hold.\n\n")
+    # The GPU section belongs to `make bench-gpu` (tools/bench_gpu.py): keep it.
+    gpu_section = "## GPU (make bench-gpu)"
+    kept = ""
+    if os.path.exists(args.output):
+        old = open(args.output).read()
+        if gpu_section in old:
+            kept = "\n" + gpu_section + old.split(gpu_section, 1)[1]
     with open(args.output, "w") as f:
-        f.write(header + "\n".join(t.markdown() for t in tables))
+        f.write(header + "\n".join(t.markdown() for t in tables) + kept)
     print(f"\nwrote {args.output}")
 
 

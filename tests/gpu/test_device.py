@@ -1,5 +1,6 @@
 """Device tensors: where data lives under device_target='GPU', the copies back, the mixing error,
 the no-GPU error and the device-neutral array layer."""
+import os
 import subprocess
 import sys
 
@@ -121,3 +122,12 @@ def test_non_contiguous_device_views_are_refused(gpu):
     dx = device.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
     with pytest.raises(ValueError, match="keeps device arrays C-contiguous"):
         cuda_device.contiguous(dx[:, 1:3])
+
+
+def test_bench_gpu_says_it_needs_a_gpu_and_exits_cleanly():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    run = subprocess.run([sys.executable, os.path.join(root, "tools", "bench_gpu.py")],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0
+    assert "bench-gpu needs a CUDA GPU: NUMBA_ENABLE_CUDASIM is set" in run.stdout
