@@ -4,7 +4,7 @@ Each node becomes one line calling its bound ``prim.impl`` with positional array
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
 """
-from minispore.common.device import scalar_array
+from minispore.common.device import active_device, scalar_array
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import Value, flatten
 
@@ -27,6 +27,8 @@ class Executable:
     def __init__(self, graph):
         self.graph = graph
         self.n_nodes = len(graph.nodes)
+        # Constants, parameters and (CPU-only) fused kernels are bound for this device.
+        self.device = active_device()
         self.source, env = _generate(graph)
         code = compile(self.source, f"<graph {graph.name}>", "exec")
         exec(code, env)
@@ -34,6 +36,10 @@ class Executable:
         self.needs_bindings = env["_NEEDS_BINDINGS"]
 
     def run(self, arrays, bindings=None):
+        if active_device() != self.device:
+            raise RuntimeError(f"Graph '{self.graph.name}' was compiled for device "
+                               f"{self.device} but device_target is now {active_device()}; "
+                               f"build the network again after set_context(device_target=...).")
         if self.needs_bindings:
             return self._run(bindings, *arrays)
         return self._run(*arrays)

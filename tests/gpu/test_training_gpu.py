@@ -75,3 +75,14 @@ def test_training_on_gpu_matches_cpu(name, mode):
     assert cpu_losses[-1] != cpu_losses[0]            # the parameters did move
     for c, g in zip(cpu_params, gpu_params):
         np.testing.assert_allclose(g, c, **TOL)
+
+
+def test_a_graph_compiled_for_the_cpu_refuses_to_run_on_the_gpu():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = nn.Dense(2, 2)
+    x = Tensor(np.ones((1, 2), np.float32))
+    net(x)
+    ms.set_context(device_target="GPU")
+    with pytest.raises(RuntimeError, match="compiled for device CPU but device_target is now "
+                                           "GPU; build the network again"):
+        net(x.move_to("GPU"))
