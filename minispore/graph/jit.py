@@ -72,14 +72,16 @@ class CompileCache:
         gradient and the optimizer update) before the pipeline runs.
         """
         dynamic = _dynamic() if placeholders is not None else None
+        # A graph's constants and kernels belong to one device and one parallel layout.
         parallel = operator_parallel_settings()
+        target = (parallel, _CTX.device)
         if dynamic is not None:
-            key = (dynamic.signature_of(placeholders), extra_key, parallel,
+            key = (dynamic.signature_of(placeholders), extra_key, target,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
             bound = _logical_args(args, parallel) if parallel is not None else args
             bindings = dynamic.bind_and_check(placeholders, bound, self.name)
         else:
-            key = (extra_key, parallel) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
+            key = (extra_key, target) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
                                                 else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)

@@ -14,6 +14,7 @@ on matching blocks.
 """
 import numpy as np
 
+from minispore.common import device
 from minispore.common.layout import TensorLayout
 
 __all__ = ["slice_parameter", "gather_parameter", "global_shape_of", "is_sliced"]
@@ -51,13 +52,14 @@ def slice_parameter(param, layout, rank):
     if layout.partial:
         raise ValueError(f"Parameter '{param.name}': a parameter layout cannot be partial "
                          f"({layout}).")
-    whole = param._data          # (not asnumpy: slicing may happen while a graph compiles)
+    # (not asnumpy: slicing may happen while a graph compiles)
+    whole = device.to_host(param._data)
     try:
         block = _block(whole, layout, rank)
     except ValueError as e:
         raise ValueError(f"Parameter '{param.name}' of shape {whole.shape} cannot take layout "
                          f"{layout}: {e}") from None
-    param._data = block
+    param._data = device.asarray(block)      # back on the parameter's device
     param.global_shape = whole.shape
     param.layout = layout
     param.layout_rank = rank     # which block: checkpoints record it

@@ -77,12 +77,12 @@ def test_training_on_gpu_matches_cpu(name, mode):
         np.testing.assert_allclose(g, c, **TOL)
 
 
-def test_a_graph_compiled_for_the_cpu_refuses_to_run_on_the_gpu():
+def test_switching_device_target_compiles_the_graph_again():
     ms.set_context(mode=ms.GRAPH_MODE)
     net = nn.Dense(2, 2)
     x = Tensor(np.ones((1, 2), np.float32))
-    net(x)
+    on_cpu = net(x).asnumpy()
     ms.set_context(device_target="GPU")
-    with pytest.raises(RuntimeError, match="compiled for device CPU but device_target is now "
-                                           "GPU; build the network again"):
-        net(x.move_to("GPU"))
+    on_gpu = net(x.move_to("GPU"))
+    assert net.compile_cache_info()["compiles"] == 2      # the device is part of the key
+    np.testing.assert_allclose(on_gpu.asnumpy(), on_cpu, rtol=1e-6)

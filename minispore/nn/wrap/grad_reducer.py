@@ -5,6 +5,7 @@ import logging
 import numpy as np
 
 from minispore import communication as comm
+from minispore.common import device
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.tensor import Tensor
 from minispore.communication.collectives import all_reduce, broadcast, iallreduce
@@ -204,7 +205,9 @@ class DistributedGradReducer(Cell):
             bucket.handle = None
             bucket.pending = len(bucket.members)
             for slot, i in zip(bucket.slots, bucket.members):
-                out[i] = Tensor(slot, self._parameters[i].dtype, internal=True)
+                # The buckets live in host memory (MPI's buffers); on GPU the optimizer wants
+                # the reduced gradient back on the device.
+                out[i] = Tensor(device.asarray(slot), self._parameters[i].dtype, internal=True)
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1
         return tuple(out)
@@ -235,7 +238,7 @@ def broadcast_parameters(parameters, root_rank=0, group=comm.GlobalComm.WORLD_CO
         (flat,) = broadcast((flat,), root_rank, group)
         offset = 0
         for p in params:
-            np.copyto(p.asnumpy(), flat[offset:offset + p.size].reshape(p.shape))
+            p.set_data(flat[offset:offset + p.size].reshape(p.shape))    # host or device
             offset += p.size
 
 
