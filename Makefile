@@ -38,6 +38,7 @@ warm: $(STAMP)
 test: warm
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(call MPI_PYTEST,2,-m mpi)
+	$(call MPI_PYTEST,4,-m "mpi and mpi4")
 	$(call MPI_PYTEST,8,-m "mpi and mpi8")
 
 bench: $(STAMP)

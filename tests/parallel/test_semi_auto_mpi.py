@@ -6,6 +6,7 @@ operators, ReduceScatter out_strategy, AllToAll), plus the communication counter
 analytic count.
 
 Run: mpirun -n 8 python -m pytest --with-mpi -m "mpi and mpi8" tests/parallel/test_semi_auto_mpi.py
+     mpirun -n 4 python -m pytest --with-mpi -m "mpi and mpi4" tests/parallel/test_semi_auto_mpi.py
      mpirun -n 2 python -m pytest --with-mpi -m mpi tests/parallel/test_semi_auto_mpi.py
 """
 import numpy as np
@@ -31,6 +32,14 @@ EIGHT = {
                            {"out1": ((8, 1),), "out2": ((8, 1),)}),
     "alltoall": (TUTORIAL, {"enable_alltoall": True}),
     "full_batch": (TUTORIAL, {"dataset_strategy": "full_batch"}),
+}
+FOUR = {
+    "contracted_and_rows": ((((2, 2), (2, 1)), ((4, 1),), ((1, 4), (4, 1)), ((2, 2),)), {}),
+    "output_dims_and_repeat": ((((1, 1), (1, 4)), ((1, 4),), ((1, 2), (2, 1)), ((4, 1),)),
+                               {"optimizer": "momentum"}),
+    "reduce_scatter_and_alltoall": ((((2, 2), (2, 1)), ((4, 1),), ((1, 4), (4, 1)), ((4, 1),)),
+                                    {"out1": ((4, 1),), "out2": ((4, 1),),
+                                     "enable_alltoall": True}),
 }
 TWO = {
     "contracted": ((((1, 2), (2, 1)), ((2, 1),), ((2, 1), (1, 1)), ((1, 2),)), {}),
@@ -65,6 +74,16 @@ def test_strategy_sets_on_8_ranks_equal_single_device(world, name):
     if n != 8:
         pytest.skip("these strategy sets are written for 8 ranks")
     strategies, kw = EIGHT[name]
+    assert_equivalent(rank, n, strategies, **kw)
+
+
+@pytest.mark.mpi4
+@pytest.mark.parametrize("name", sorted(FOUR))
+def test_strategy_sets_on_4_ranks_equal_single_device(world, name):
+    rank, n = world
+    if n != 4:
+        pytest.skip("these strategy sets are written for 4 ranks")
+    strategies, kw = FOUR[name]
     assert_equivalent(rank, n, strategies, **kw)
 
 
