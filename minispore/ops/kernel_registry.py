@@ -7,9 +7,10 @@ _CTX = context()
 _cache = {}
 
 
-def kernel(family, name):
-    """The kernel function `name` of module `family` for the active device (cached)."""
-    key = (_CTX.device, family, name)
+def kernel(family, name, device=None):
+    """The kernel function `name` of module `family` for the active device, or for `device`
+    ("cpu" | "cuda") when the data's home is fixed, e.g. host-memory buffers (cached)."""
+    key = (device or _CTX.device, family, name)
     fn = _cache.get(key)
     if fn is None:
         module = importlib.import_module(f"minispore.kernels.{key[0]}.{family}")

@@ -144,8 +144,9 @@ class DistributedGradReducer(Cell):
         self._next = len(self._buckets) - 1   # the next bucket to start, counting down
         self._hooks = {id(p): self._hook(i) for i, p in enumerate(self._parameters)}
         # The mean's 1/degree is applied while packing, so no extra pass over the buffers
-        # (exact for power-of-two degrees, within an ulp otherwise).
-        self._mul = kernel("elementwise", "mul")
+        # (exact for power-of-two degrees, within an ulp otherwise). The buckets are host
+        # memory (MPI's buffers) whatever the device, so the host kernel scales them.
+        self._mul = kernel("elementwise", "mul", device="cpu")
         self._factor = {b.buffer.dtype: np.asarray(1.0 / self.degree, b.buffer.dtype)
                         for b in self._buckets} if self.mean and self.degree != 1 else None
 
