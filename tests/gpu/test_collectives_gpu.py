@@ -94,3 +94,20 @@ def test_data_parallel_training_on_gpu_equals_the_cpu_run(world, gpu, mode):
     np.testing.assert_allclose(gpu_run[0], cpu[0], rtol=1e-5)
     for w, ref in zip(gpu_run[1], cpu[1]):
         np.testing.assert_allclose(w, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.mpi(min_size=2)
+def test_semi_auto_parallel_on_gpu_equals_the_single_device_cpu_run(world, gpu):
+    """Operator parallelism with device_target='GPU': sliced parameters stay on the device,
+    redistribution and partial sums go through the staged collectives."""
+    from tests.parallel.semi_auto_net import train
+    n = comm.get_group_size()
+    strategies = (((1, n), (n, 1)), ((n, 1),), ((n, 1), (1, 1)), ((1, n),))
+    dims = (16, 8, 8, 4)
+    ms.set_context(device_target="CPU")
+    ref, ref_w = train(strategies, steps=2, dims=dims, parallel=False)
+    ms.set_context(device_target="GPU")
+    got, got_w = train(strategies, steps=2, dims=dims, rank=comm.get_rank(), n=n)
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+    for w, r in zip(got_w, ref_w):
+        np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-6)
