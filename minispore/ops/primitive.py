@@ -105,8 +105,10 @@ class Primitive:
         partition.py): `args` are the call's arguments with tensors as local blocks, `ctx` a
         LocalContext (layouts, logical and local shapes, rank). Operators whose attributes or
         arguments hold logical sizes, or that need more than their kernel on a block, override
-        this; the pass checks the local output shapes either way."""
-        return self(*args)
+        this; the pass checks the local output shapes either way. The arguments are those
+        recorded in the graph (after any `__call__` normalisation, e.g. Concat's tuple spread
+        into tensors), so they go straight to the interpreter."""
+        return Primitive.__call__(self, *args)
 
     def with_attrs(self, **attrs):
         """A copy whose attributes `attrs` are replaced (the local form of an operator whose

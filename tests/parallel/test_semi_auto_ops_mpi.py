@@ -262,3 +262,32 @@ def test_mixed_operators_with_layout_changes_equal_single_device(two_ranks):
     xs = rng.standard_normal((3, 8, 8)).astype(np.float32)
     ys = rng.integers(0, 4, (3, 8)).astype(np.int32)
     assert_same(MixedNet, xs, ys, rank, n, lr=0.5)
+
+
+class ConcatSplitNet(nn.Cell):
+    """Concat of two branches (cut on the other dim), Split back, and a Select/Greater pair:
+    operators whose call takes a tuple or returns one."""
+
+    def __init__(self):
+        super().__init__()
+        self.w1 = Parameter(initializer("normal", [6, 4], ms.float32), name="w1")
+        self.w2 = Parameter(initializer("normal", [6, 4], ms.float32), name="w2")
+        self.w3 = Parameter(initializer("normal", [4, 3], ms.float32), name="w3")
+        self.matmul1 = ops.MatMul().shard(((2, 1), (1, 1)))
+        self.matmul2 = ops.MatMul().shard(((1, 2), (2, 1)))
+        self.concat = ops.Concat(axis=1).shard(((2, 1), (2, 1)))
+        self.split = ops.Split(axis=1, output_num=2).shard(((2, 1),))
+        self.matmul3 = ops.MatMul()
+
+    def construct(self, x):
+        h = self.concat((self.matmul1(x, self.w1), self.matmul2(x, self.w2)))
+        a, b = self.split(ops.relu(h))
+        return self.matmul3(a * b + a, self.w3)
+
+
+def test_concat_and_split_equal_single_device(two_ranks):
+    rank, n = two_ranks
+    rng = np.random.default_rng(8)
+    xs = rng.standard_normal((3, 8, 6)).astype(np.float32)
+    ys = rng.integers(0, 3, (3, 8)).astype(np.int32)
+    assert_same(ConcatSplitNet, xs, ys, rank, n, lr=0.5)
