@@ -1,5 +1,8 @@
 """The MPI world for the tests run under mpirun (--with-mpi): started once per module and
 released after it, unless something earlier in the process already started it."""
+import shutil
+import tempfile
+
 import pytest
 
 import minispore as ms
@@ -17,3 +20,15 @@ def world():
     ms.reset_auto_parallel_context()
     if started and _comm.STATE.inited:
         comm.release()
+
+
+@pytest.fixture
+def shared_dir(world):
+    """A fresh directory every rank sees (rank 0 creates it and removes it at the end)."""
+    rank, _ = world
+    mpi = _comm.STATE.world.comm
+    path = mpi.bcast(tempfile.mkdtemp(prefix="minispore_mpi_") if rank == 0 else None, root=0)
+    yield path
+    mpi.Barrier()
+    if rank == 0:
+        shutil.rmtree(path, ignore_errors=True)

@@ -205,9 +205,9 @@ def test_indivisible_dim_and_softmax_axis_are_rejected(two_ranks):
         SoftmaxNet()(Tensor(np.ones((4, 6), np.float32)))
 
 
-def test_save_graphs_shows_strategies_layouts_and_collectives(two_ranks, tmp_path_factory):
+def test_save_graphs_shows_strategies_layouts_and_collectives(two_ranks, shared_dir):
     rank, n = two_ranks
-    root = str(tmp_path_factory.getbasetemp().parent / "ir_dumps")     # shared by the ranks
+    root = shared_dir
     ms.set_context(save_graphs=True, save_graphs_path=root)
     strategies = (((1, 2), (2, 1)), ((2, 1),), ((2, 1), (1, 1)), ((1, 2),))
     train(strategies, steps=1, dims=(16, 8, 8, 4), rank=rank, n=n)

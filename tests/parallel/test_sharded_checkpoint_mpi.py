@@ -9,8 +9,6 @@ Run: mpirun -n 8 python -m pytest --with-mpi -m "mpi and mpi8" tests/parallel/te
      mpirun -n 2 python -m pytest --with-mpi -m mpi tests/parallel/test_sharded_checkpoint_mpi.py
 """
 import os
-import shutil
-import tempfile
 
 import numpy as np
 import pytest
@@ -35,18 +33,6 @@ STRATEGIES = {
 
 def barrier():
     _comm.STATE.world.comm.Barrier()
-
-
-@pytest.fixture
-def shared_dir(world):
-    """A fresh directory every rank sees (rank 0 creates it and removes it at the end)."""
-    rank, _ = world
-    mpi = _comm.STATE.world.comm
-    path = mpi.bcast(tempfile.mkdtemp(prefix="sharded_ckpt_") if rank == 0 else None, root=0)
-    yield path
-    barrier()
-    if rank == 0:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def train_step_cell(n):
