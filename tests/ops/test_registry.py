@@ -8,7 +8,8 @@ import pytest
 
 from minispore.ops.primitive import Primitive
 from tools.op_matrix import (KERNEL_FREE, functional_names, has_bprop_or_opt_out, kernel_exists,
-                             kernel_refs, operator_classes, overrides, rows, sharding_status)
+                             kernel_refs, kernel_status, operator_classes, overrides, rows,
+                             sharding_status)
 
 OPERATORS = operator_classes()
 
@@ -41,6 +42,14 @@ def test_operator_has_cpu_kernel(name):
     missing = [f"kernels/cpu/{family}.py:{kname}" for family, kname in refs
                if not kernel_exists("cpu", family, kname)]
     assert not missing, f"{name}: missing cpu kernels {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+def test_operator_has_a_cuda_twin_of_each_cpu_kernel(name):
+    """device_target='GPU' runs the same impl with kernels/cuda functions of the same names
+    (read from the source: importing kernels/cuda here would import numba.cuda too early)."""
+    assert kernel_status(OPERATORS[name], "cuda") in ("y", "view"), (
+        f"{name}: kernels/cuda lacks a twin of {kernel_refs(OPERATORS[name])}")
 
 
 @pytest.mark.parametrize("name", sorted(OPERATORS))
