@@ -126,6 +126,7 @@ class _Partitioner:
         self.tracer = Tracer.of(self.graph)
         self.tracer.local_shapes = True
         self.env = {}          # id(logical Value) -> (local TracedTensor, its layout)
+        self.final = {}        # id(logical output Value) -> (as returned, its layout)
 
     # -- values ------------------------------------------------------------------------------
     def _param(self, value, want):
@@ -249,8 +250,8 @@ class _Partitioner:
 
     # -- the whole graph -----------------------------------------------------------------------
     def run(self):
-        old, settings = self.old, self.settings
-        for i, v in enumerate(old.inputs):
+        old = self.old
+        for v in old.inputs:
             layout = v.layout
             t = self.tracer.add_input(Aval(layout.local_shape(v.shape), v.dtype))
             t._value.layout = layout
@@ -280,7 +281,6 @@ class _Partitioner:
                 return obj.param
             want = self._output_layout(obj, batch)
             t = self._moved(obj, want, tuple(obj.shape), "output")
-            self.final = getattr(self, "final", {})
             self.final[id(obj)] = (t, want)
             return t
         if isinstance(obj, tuple):
