@@ -1,4 +1,5 @@
 """Auto-parallel settings (parallel_mode, device_num …) as plain data; the parallel pass reads them."""
+from minispore.common.layout import check_strategy_tuples
 
 _DEFAULTS = {
     "parallel_mode": "stand_alone",
@@ -138,20 +139,7 @@ def _check_dataset_strategy(value):
                              f"'data_parallel', 'full_batch' or a tuple of int tuples, but got "
                              f"{value!r}.")
         return
-    if not isinstance(value, tuple):
-        raise TypeError(f"For 'set_auto_parallel_context', 'dataset_strategy' must be a str or "
-                        f"a tuple, but got {type(value).__name__}.")
-    for column in value:
-        if not isinstance(column, tuple):
-            raise TypeError(f"For 'set_auto_parallel_context', each element of "
-                            f"'dataset_strategy' must be a tuple, but got {column!r}.")
-        for cut in column:
-            if not isinstance(cut, int) or isinstance(cut, bool):
-                raise TypeError(f"For 'set_auto_parallel_context', 'dataset_strategy' entries "
-                                f"must be ints, but got {cut!r} in {column}.")
-            if cut < 1:
-                raise ValueError(f"For 'set_auto_parallel_context', 'dataset_strategy' entries "
-                                 f"must be >= 1, but got {cut} in {column}.")
+    check_strategy_tuples("set_auto_parallel_context", "dataset_strategy", value)
     from minispore.common.context import PYNATIVE_MODE, context
     if context().get("mode") == PYNATIVE_MODE:
         raise ValueError("For 'set_auto_parallel_context', the tuple form of 'dataset_strategy' "

@@ -168,3 +168,25 @@ class TensorLayout:
         extra = f", partial={self.partial}" if self.partial else ""
         return (f"TensorLayout(dev_matrix={self.dev_matrix}, tensor_map={self.tensor_map}"
                 f"{extra})")
+
+
+def check_strategy_tuples(owner, arg_name, strategy):
+    """A strategy as MindSpore's APIs take it: a tuple holding, per tensor, a tuple of positive
+    ints (or a parallel Layout). TypeError / ValueError name `owner` and `arg_name`; shared by
+    Primitive.shard, Cell.shard and dataset_strategy."""
+    if not isinstance(strategy, tuple):
+        raise TypeError(f"For '{owner}', the '{arg_name}' should be a tuple of tuples, "
+                        f"but got {type(strategy).__name__}: {strategy!r}.")
+    for item in strategy:
+        if hasattr(item, "to_tensor_layout"):      # a parallel Layout (MindSpore r2.3+)
+            continue
+        if not isinstance(item, tuple):
+            raise TypeError(f"For '{owner}', each element of '{arg_name}' should be a tuple, "
+                            f"but got {type(item).__name__}: {item!r} in {strategy}.")
+        for value in item:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"For '{owner}', each value in '{arg_name}' should be an int, "
+                                f"but got {value!r} in {strategy}.")
+            if value < 1:
+                raise ValueError(f"For '{owner}', each value in '{arg_name}' should be a "
+                                 f"positive int, but got {value} in {strategy}.")

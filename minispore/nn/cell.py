@@ -6,7 +6,8 @@ from minispore.common import dtype as mstype
 from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
-from minispore.ops.primitive import Primitive, _check_strategy, check_place_args
+from minispore.common.layout import check_strategy_tuples
+from minispore.ops.primitive import Primitive, check_place_args
 
 logger = logging.getLogger("minispore")
 
@@ -314,7 +315,7 @@ class Cell:
                 raise TypeError(f"For '{name}', each element of 'in_strategy' must be a tuple, "
                                 f"a Layout or None, but got {type(s).__name__}.")
             if isinstance(s, tuple):
-                _check_strategy(name, "in_strategy", (s,))
+                check_strategy_tuples(name, "in_strategy", (s,))
         if out_strategy is not None and not isinstance(out_strategy, tuple):
             raise TypeError(f"For '{name}', 'out_strategy' must be a tuple or None, but got "
                             f"{type(out_strategy).__name__}.")

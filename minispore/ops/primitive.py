@@ -3,6 +3,7 @@ import logging
 
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import context
+from minispore.common.layout import check_strategy_tuples
 
 logger = logging.getLogger("minispore")
 
@@ -65,7 +66,7 @@ class Primitive:
                              f"'in_strategy', but 'in_strategy' is None.")
         for arg_name, strategy in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
             if strategy is not None:
-                _check_strategy(self.name, arg_name, strategy)
+                check_strategy_tuples(self.name, arg_name, strategy)
         mode = get_auto_parallel_context("parallel_mode")
         if mode not in ("semi_auto_parallel", "auto_parallel") and self.name not in _warned_shard:
             _warned_shard.add(self.name)
@@ -139,25 +140,6 @@ class Primitive:
         shown = {k: v for k, v in self.attrs.items()}
         body = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"Prim[{self.name}]" + (f"<{body}>" if body else "")
-
-
-def _check_strategy(op_name, arg_name, strategy):
-    if not isinstance(strategy, tuple):
-        raise TypeError(f"For '{op_name}', the '{arg_name}' should be a tuple of tuples, "
-                        f"but got {type(strategy).__name__}: {strategy!r}.")
-    for item in strategy:
-        if hasattr(item, "to_tensor_layout"):      # a parallel Layout (MindSpore r2.3+)
-            continue
-        if not isinstance(item, tuple):
-            raise TypeError(f"For '{op_name}', each element of '{arg_name}' should be a tuple, "
-                            f"but got {type(item).__name__}: {item!r} in {strategy}.")
-        for value in item:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"For '{op_name}', each value in '{arg_name}' should be an int, "
-                                f"but got {value!r} in {strategy}.")
-            if value < 1:
-                raise ValueError(f"For '{op_name}', each value in '{arg_name}' should be a "
-                                 f"positive int, but got {value} in {strategy}.")
 
 
 def check_strategy_for_inputs(op_name, strategy, input_shapes):

@@ -9,10 +9,10 @@ from minispore.parallel.settings import ParallelSettings, operator_parallel_sett
 
 @pytest.mark.parametrize("value, exc, match", [
     ("foo", ValueError, "'data_parallel', 'full_batch'"),
-    ([(1, 8)], TypeError, "must be a str or a tuple"),
+    ([(1, 8)], TypeError, "should be a tuple of tuples"),
     (([1, 8],), TypeError, "each element"),
-    (((1, 8.0),), TypeError, "must be ints"),
-    (((1, 0),), ValueError, ">= 1"),
+    (((1, 8.0),), TypeError, "should be an int"),
+    (((1, 0),), ValueError, "positive int"),
 ])
 def test_dataset_strategy_validation(value, exc, match):
     ms.set_context(mode=ms.GRAPH_MODE)
