@@ -22,6 +22,8 @@ The gradient request's seed is divided by the number of ranks that hold the same
 head (a replicated loss is computed on every rank, and the collectives' bprops add those
 copies up), so the gradients and the update equal the single-device ones.
 """
+from contextlib import contextmanager
+
 from minispore.common.layout import TensorLayout, group_ranks
 from minispore.common.sharding_rules import is_tensor_arg
 from minispore.graph.ir import Graph, Value
@@ -169,17 +171,14 @@ class _Partitioner:
             return redistribute(t, have, want, global_shape, self.rank,
                                 self.settings.enable_alltoall)
 
+    @contextmanager
     def _scope(self, scope):
-        tracer = self.tracer
-
-        class _Scoped:
-            def __enter__(self):
-                self.saved = tracer.scope_override
-                tracer.scope_override = scope
-
-            def __exit__(self, *exc):
-                tracer.scope_override = self.saved
-        return _Scoped()
+        """Nodes traced inside are scoped ``<scope>.<op>`` (None: the operator's own scope)."""
+        saved, self.tracer.scope_override = self.tracer.scope_override, scope
+        try:
+            yield
+        finally:
+            self.tracer.scope_override = saved
 
     # -- nodes -------------------------------------------------------------------------------
     def run_node(self, node):
