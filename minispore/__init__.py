@@ -1,6 +1,5 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 from minispore.common import dtype
-from minispore.common.api import jit
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,
                                                     set_auto_parallel_context)
@@ -12,6 +11,7 @@ from minispore.common.seed import get_seed, set_seed
 from minispore.common.symbol import Symbol
 from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
+from minispore.graph.jit import jit
 from minispore.ops.grad import grad, value_and_grad
 from minispore.parallel.layout_api import Layout
 from minispore.train import (Model, load_checkpoint, load_distributed_checkpoint,

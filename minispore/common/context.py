@@ -33,7 +33,8 @@ _COMPAT_KEYS = {
 
 
 class _ThreadState(threading.local):
-    tracer = None   # the graph tracer recording primitives on this thread (None: run eagerly)
+    tracer = None        # the innermost graph tracer on this thread (None: not tracing)
+    interpreter = None   # the top of the interpreter stack (None: the eager interpreter)
 
 
 class _Context:
@@ -117,6 +118,24 @@ class _Context:
         if not hasattr(local, "scopes"):
             local.scopes = []
         return local.scopes
+
+    @property
+    def annotation_frames(self):
+        """The annotations (recompute, place, pipeline_stage …) of the cells running right
+        now, outermost first: every node traced inside inherits them."""
+        local = self._local
+        if not hasattr(local, "frames"):
+            local.frames = []
+        return local.frames
+
+    @property
+    def interpreter(self):
+        """The interpreter ``Primitive.__call__`` hands calls to (None: eager)."""
+        return self._local.interpreter
+
+    @interpreter.setter
+    def interpreter(self, value):
+        self._local.interpreter = value
 
     @property
     def tracer(self):

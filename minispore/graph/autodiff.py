@@ -1,39 +1,45 @@
 """Graph autodiff (the `differentiate` pass): backward nodes traced from each node's `bprop`."""
-from minispore.graph.ir import Value
+from minispore.graph.ir import BACKWARD, Value
 from minispore.graph.tracer import Tracer
 
 
-def differentiate(graph):
-    """Append the backward of ``graph.requests['grad']`` to the graph.
+def differentiate(program, ctx):
+    """Append the backward of ``program.grad`` (a GradRequest) to the graph.
 
-    The request is ``{"head": Value, "wrt": [Value], "sens": number}``: the gradients of
-    ``sens * head`` w.r.t. each Value in ``wrt`` land in ``graph.requests['grads']`` (one Value
-    per wrt entry, in order; zeros where the head does not depend on it), or, with
-    ``"return_grads": True``, the graph returns ``(outputs, grads)``. Without a request
-    the graph is returned unchanged.
+    The gradients of ``sens * head`` w.r.t. each Value in ``wrt`` (one Value per wrt entry, in
+    order; zeros where the head does not depend on it) land in ``program.grads`` for the
+    update, or, with ``return_grads``, the graph returns ``(outputs, grads)``. Without a
+    request the program is returned unchanged. The new nodes are phase BACKWARD, each derived
+    from the forward node whose bprop made it.
     """
-    request = graph.requests.pop("grad", None)
+    request, program.grad = program.grad, None
     if request is None:
-        return graph
+        return program
+    graph = program.graph
     tracer = Tracer.of(graph)
     with tracer:
-        grads = backward(tracer, request["head"], request["sens"], request["wrt"])
+        grads = backward(tracer, request.head, request.sens, request.wrt)
     grads = [tracer.to_graph(g) for g in grads]
-    if request.get("return_grads"):
+    if request.return_grads:
         graph.outputs = (graph.outputs, tuple(grads))
     else:
-        graph.requests["grads"] = grads
-    return graph
+        program.grads = grads
+    return program
 
 
 def backward(tracer, head, sens, wrt):
     """TracedTensor gradients of ``sens * head`` w.r.t. ``wrt`` (Values), traced into the
-    tracer's graph (the tracer must be active).
+    tracer's graph (the tracer must be active) as phase BACKWARD nodes.
 
     Nodes are visited in reverse; only nodes on a path from a wrt Value get a bprop call, and
     a bprop's deferred gradients (zero-argument callables) are called only for inputs on such
     a path, as in the eager tape.
     """
+    with tracer.in_phase(BACKWARD):
+        return _backward(tracer, head, sens, wrt)
+
+
+def _backward(tracer, head, sens, wrt):
     from minispore.ops import functional as F
     graph = tracer.graph
     live = {id(v) for v in wrt}
@@ -57,7 +63,8 @@ def backward(tracer, head, sens, wrt):
         args = [tracer.from_graph(x) for x in node.inputs]
         tracer.scope_override = "Gradients." + node.scope
         try:
-            _backprop_node(node, args, out, dout, live, cot)
+            with tracer.in_phase(BACKWARD, node):
+                _backprop_node(node, args, out, dout, live, cot)
         finally:
             tracer.scope_override = None
     return [cot[id(w)] if id(w) in cot else F.zeros_like(tracer.from_graph(w)) for w in wrt]

@@ -1,64 +1,53 @@
-"""The compile pipeline: the passes in DESIGN.md's order, each graph -> graph, then the executor.
+"""Graph passes and the compile driver: a Program goes through a list of passes, each
+``(program, ctx) -> program``, then becomes an Executable.
 
-Passes marked IDENTITY are named slots that return the graph unchanged until their issue
-lands; they are listed so that save_graphs already shows where they will act. The parallel
-passes (step_parallel_begin, partition) live in minispore/parallel/partition.py.
+The full pass list (these passes and the parallel ones, in DESIGN.md's order) is assembled
+above this layer, in minispore/parallel/compiler.py, and handed to `compile_program`; graph
+never imports parallel. `GRAPH_PASSES` is the list without the parallel passes.
 """
 import time
 
-from minispore.graph import dump
+from minispore.graph import dump, fusion
 from minispore.graph.autodiff import differentiate
 from minispore.graph.executor import Executable
-from minispore.graph.fusion import fuse_elementwise
+from minispore.graph.ir import UPDATE
+from minispore.graph.program import PassContext
 from minispore.graph.tracer import Tracer
-from minispore.parallel.partition import partition, step_parallel_begin
 
 
-def infer_symbolic_shapes(graph):
+def infer_symbolic_shapes(program, ctx):
     """Shapes (symbolic where the inputs are) were inferred node by node while tracing, by each
     operator's `infer`; this pass checks that every Value has one."""
-    for node in graph.nodes:
+    for node in program.graph.nodes:
         for v in node.outputs:
             if v.aval is None or v.aval.shape is None:
                 raise RuntimeError(f"Node {node.prim.name} at {node.scope} has no output shape.")
-    return graph
+    return program
 
 
-def _identity_pass(name, owner):
-    def identity(graph):
-        return graph
-    identity.__name__ = name
-    identity.__doc__ = f"IDENTITY until {owner}: returns the graph unchanged."
-    return identity
-
-
-def step_parallel_end(graph):
-    """Marker: the graph after the parallel passes (this rank's blocks, inserted collectives
-    with their groups, every Value's layout), dumped as NN_step_parallel_end.ir."""
-    return graph
-
-
-partition_by_place = _identity_pass("partition_by_place", "the heterogeneous-placement issue")
-assign_pipeline_stages = _identity_pass("assign_pipeline_stages", "the pipeline issue")
-recompute = _identity_pass("recompute", "the recompute issue")
-fuse_communication = _identity_pass("fuse_communication", "the communication-fusion issue")
-
-
-def apply_optimizer_update(graph):
-    """Trace ``graph.requests['update'](grads)`` (the gradient reducer and the optimizer) onto
-    the gradient Values left by `differentiate`, so the update runs in the same graph."""
-    update = graph.requests.pop("update", None)
+def apply_optimizer_update(program, ctx):
+    """Trace ``program.update(grads)`` (the gradient reducer and the optimizer) onto the
+    gradient Values left by `differentiate`, so the update runs in the same graph."""
+    update, program.update = program.update, None
     if update is None:
-        return graph
-    tracer = Tracer.of(graph)
-    grads = tuple(tracer.from_graph(g) for g in graph.requests.pop("grads"))
-    with tracer:
+        return program
+    tracer = Tracer.of(program.graph)
+    grads = tuple(tracer.from_graph(g) for g in program.grads)
+    program.grads = None
+    with tracer, tracer.in_phase(UPDATE):
         update(grads)
-    return graph
+    return program
 
 
-def eliminate_dead_code(graph):
+def fuse_elementwise(program, ctx):
+    """Fuse chains of elementwise nodes into generated Numba kernels (graph/fusion.py)."""
+    program.graph = fusion.fuse_elementwise(program.graph)
+    return program
+
+
+def eliminate_dead_code(program, ctx):
     """Drop nodes whose outputs nothing reads; side-effect nodes (in-place updates) stay."""
+    graph = program.graph
     needed = {id(v) for v in graph.output_values()}
     kept = []
     for node in reversed(graph.nodes):
@@ -67,11 +56,13 @@ def eliminate_dead_code(graph):
             needed.update(id(v) for v in node.input_values())
     kept.reverse()
     graph.nodes = kept
-    return graph
+    return program
 
 
-def validate(graph):
-    """Every Value is defined once, before it is read; outputs are defined."""
+def validate(program, ctx):
+    """Every Value is defined once, before it is read; outputs are defined; every request
+    of the program was consumed."""
+    graph = program.graph
     defined = {id(v) for v in graph.inputs} | {id(v) for v in graph.parameters}
     for k, node in enumerate(graph.nodes):
         for v in node.input_values():
@@ -86,44 +77,40 @@ def validate(graph):
     for v in graph.output_values():
         if id(v) not in defined:
             raise RuntimeError(f"Graph '{graph.name}' is invalid: output %{v.name} is undefined.")
-    if graph.requests:
-        raise RuntimeError(f"Graph '{graph.name}': requests {sorted(graph.requests)} were not "
+    if program.pending():
+        raise RuntimeError(f"Graph '{graph.name}': requests {program.pending()} were not "
                            f"consumed by any pass.")
-    return graph
+    return program
 
 
-# DESIGN.md "Graph mode": 2. symbolic shapes; 3. parallel passes on the forward graph;
-# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion; 7. elementwise fusion;
-# then validation, and 8. scheduling/memory planning in the executor.
-PIPELINE = [
+# The graph-only passes in DESIGN.md's order (2. symbolic shapes; 4. autodiff; 5. optimizer
+# update; 7. elementwise fusion; then validation; 8. scheduling happens in the executor).
+# minispore/parallel/compiler.py puts the parallel passes between them.
+GRAPH_PASSES = [
     infer_symbolic_shapes,
-    step_parallel_begin,
-    partition,
-    partition_by_place,
-    assign_pipeline_stages,
-    step_parallel_end,
     differentiate,
     apply_optimizer_update,
-    recompute,
-    fuse_communication,
     fuse_elementwise,
     eliminate_dead_code,
     validate,
 ]
 
 
-def compile_graph(graph, dump_dir=None):
-    """Run the pipeline on a traced graph and build its Executable. With `dump_dir`, write
-    the graph after tracing and after each pass (``NN_<pass>.ir``), the final graph as DOT and
-    the generated schedule. Returns (executable, seconds spent)."""
+def compile_program(program, ctx=None, passes=None, dump_dir=None):
+    """Run `passes` (default GRAPH_PASSES) over `program` with `ctx` (default: one CPU
+    device) and build the Executable of its graph. With `dump_dir`, write the program after
+    tracing and after each pass (``NN_<pass>.ir``), the final graph as DOT and the generated
+    schedule. Returns (executable, seconds spent)."""
+    ctx = ctx if ctx is not None else PassContext()
+    passes = passes if passes is not None else GRAPH_PASSES
     start = time.perf_counter()
     if dump_dir is not None:
-        dump.write_ir(dump_dir, 0, "trace", graph)
-    for seq, graph_pass in enumerate(PIPELINE, 1):
-        graph = graph_pass(graph)
+        dump.write_ir(dump_dir, 0, "trace", program.graph)
+    for seq, graph_pass in enumerate(passes, 1):
+        program = graph_pass(program, ctx)
         if dump_dir is not None:
-            dump.write_ir(dump_dir, seq, graph_pass.__name__, graph)
-    executable = Executable(graph)
+            dump.write_ir(dump_dir, seq, graph_pass.__name__, program.graph)
+    executable = Executable(program.graph)
     if dump_dir is not None:
-        dump.write_final(dump_dir, len(PIPELINE) + 1, graph, executable.source)
+        dump.write_final(dump_dir, len(passes) + 1, program.graph, executable.source)
     return executable, time.perf_counter() - start

@@ -1,9 +1,13 @@
 """The graph IR: Graph (inputs, parameters, ordered nodes, outputs), Node, Value; the text dump."""
 from minispore.common.tensor import Tensor
 
-# Primitive attributes that are annotations for the parallel and memory passes, copied to nodes.
+# Primitive attributes that are annotations for the parallel and memory passes, copied to nodes
+# (over the annotations of the cells the node was traced in: a primitive's own wins).
 ANNOTATION_KEYS = ("in_strategy", "out_strategy", "ms_role", "rank_id", "pipeline_stage",
                    "recompute")
+
+# Node.phase values: which part of a training step a node belongs to.
+FORWARD, BACKWARD, UPDATE = "forward", "backward", "update"
 
 
 class Value:
@@ -38,16 +42,21 @@ class Node:
     constant (a data Tensor, a number, an axis tuple, …) passed through unchanged.
 
     ``scope`` is the cell path the primitive was called from (``Net.fc1.matmul``);
-    ``annotations`` holds the primitive's parallel/memory attributes (strategy, place, stage,
-    recompute) for the passes. ``side_effect`` nodes write into an input in place (optimizer
-    updates, Assign) and are never removed or reordered before their inputs' producers.
+    ``annotations`` holds the parallel/memory annotations (strategy, place, stage, recompute)
+    of the cells it was traced in and of the primitive itself, for the passes.
+    ``side_effect`` nodes write into an input in place (optimizer updates, Assign) and are
+    never removed or reordered before their inputs' producers.
+
+    Provenance: ``phase`` (FORWARD, BACKWARD or UPDATE), ``derived_from`` (for a backward
+    node, the forward node whose bprop made it), ``stage`` and ``micro_batch`` (pipeline
+    slots; None outside a pipeline).
     """
 
     __slots__ = ("prim", "inputs", "outputs", "scope", "annotations", "side_effect",
-                 "tuple_output")
+                 "tuple_output", "phase", "derived_from", "stage", "micro_batch")
 
     def __init__(self, prim, inputs, outputs, scope, annotations, side_effect=False,
-                 tuple_output=False):
+                 tuple_output=False, phase=FORWARD, derived_from=None):
         self.prim = prim
         self.inputs = list(inputs)
         self.outputs = list(outputs)
@@ -55,6 +64,10 @@ class Node:
         self.scope = scope
         self.annotations = annotations
         self.side_effect = side_effect
+        self.phase = phase
+        self.derived_from = derived_from
+        self.stage = annotations.get("pipeline_stage")
+        self.micro_batch = None
 
     def input_values(self):
         """The Values read (also inside tuple/list arguments), in argument order."""
@@ -68,9 +81,8 @@ class Graph:
     """A traced function: ``inputs`` (Values of the call's tensor arguments, in order),
     ``parameters`` (Values read from live Parameters at every run), ``nodes`` in execution
     order, and ``outputs``: the Python structure returned, with Values where tensors were.
-
-    ``requests`` carries what later passes need from the compile driver (the gradient to take,
-    the optimizer to apply); passes consume their entries.
+    What later passes must do with it (the gradient to take, the update to apply) is held by
+    the Program (minispore/graph/program.py) that owns the graph.
     """
 
     def __init__(self, name):
@@ -79,7 +91,7 @@ class Graph:
         self.parameters = []
         self.nodes = []
         self.outputs = None
-        self.requests = {}
+        self.tracer = None      # the Tracer recording into this graph (graph/tracer.py)
         self._count = 0
 
     def new_value(self, aval, producer=None, index=0, param=None, name=None):
@@ -131,9 +143,10 @@ def format_node(node, index):
     shapes_out = ", ".join(format_aval(v) for v in node.outputs)
     notes = "".join(f" {k}={v}" for k, v in node.annotations.items())
     effect = " side_effect" if node.side_effect else ""
+    phase = "" if node.phase == FORWARD else f" phase={node.phase}"
     return (f"{outs} = {node.prim!r}({args})\n"
             f"      # {index}: scope={node.scope} in=({shapes_in}) out=({shapes_out})"
-            f"{notes}{effect}")
+            f"{phase}{notes}{effect}")
 
 
 def flatten(obj):
@@ -145,5 +158,11 @@ def flatten(obj):
         yield obj
 
 
-def annotations_of(prim):
-    return {k: prim.attrs[k] for k in ANNOTATION_KEYS if k in prim.attrs}
+def annotations_of(prim, frames=None):
+    """A node's annotations: those of the enclosing cells' frames (outermost first, inner
+    ones override), then the primitive's own attributes, which win for its node."""
+    merged = {}
+    for frame in frames or ():
+        merged.update(frame)
+    merged.update((k, prim.attrs[k]) for k in ANNOTATION_KEYS if k in prim.attrs)
+    return merged

@@ -1,19 +1,43 @@
-"""Compile cache and call path shared by GRAPH-mode Cells and ms.jit: trace once per input
-signature, compile, then run the executable on every call with that signature."""
+"""ms.jit and the compile cache shared by GRAPH-mode Cells and ms.jit: trace once per input
+signature, compile the Program, then run the executable on every call with that signature.
+
+The pass list and the PassContext come from the layer above (minispore/parallel/compiler.py
+registers them with `use_compiler` when minispore.parallel is imported), so graph never
+imports parallel.
+"""
+import functools
 import os
 import time
 
 from minispore.common.context import context
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
-from minispore.graph.compile import compile_graph
+from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
-from minispore.graph.tracer import trace
+from minispore.graph.program import PassContext
+from minispore.graph.tracer import to_program, trace
 from minispore.ops.primitive import Aval
-from minispore.parallel.settings import operator_parallel_settings
 
 _CTX = context()
 _JIT_TOTALS = {"compiles": 0, "hits": 0, "entries": 0}
+
+
+class _Compiler:
+    """The registered pass list and the function building this compile's PassContext."""
+    passes = GRAPH_PASSES
+    pass_context = staticmethod(lambda: PassContext(device=_CTX.device))
+
+
+def use_compiler(passes, pass_context):
+    """Compile with `passes` and a PassContext from ``pass_context()`` from now on (called once
+    by minispore/parallel/compiler.py, which assembles the full list)."""
+    _Compiler.passes = list(passes)
+    _Compiler.pass_context = staticmethod(pass_context)
+
+
+def current_pass_context():
+    """The PassContext a compile started now would run with."""
+    return _Compiler.pass_context()
 
 
 def jit_enabled():
@@ -68,31 +92,32 @@ class CompileCache:
     def call(self, fn, args, extra_key=(), placeholders=None, prepare=None):
         """Run ``fn(*args)`` through its compiled graph (compiling it on a cache miss).
 
-        ``prepare(graph, tracer)`` may add pass requests (TrainOneStepCell asks for the
-        gradient and the optimizer update) before the pipeline runs.
+        ``prepare(program)`` may add requests (TrainOneStepCell asks for the gradient and the
+        optimizer update) before the passes run.
         """
         dynamic = _dynamic() if placeholders is not None else None
-        # A graph's constants and kernels belong to one device and one parallel layout.
-        parallel = operator_parallel_settings()
-        target = (parallel, _CTX.device)
+        # A graph's constants and kernels belong to one device and one parallel layout: the
+        # PassContext (device, mesh, rank, parallel settings) keys the cache.
+        ctx = current_pass_context()
+        sharded = ctx.parallel is not None
         if dynamic is not None:
-            key = (dynamic.signature_of(placeholders), extra_key, target,
+            key = (dynamic.signature_of(placeholders), extra_key, ctx,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
-            bound = _logical_args(args, parallel) if parallel is not None else args
+            bound = _logical_args(args, ctx) if sharded else args
             bindings = dynamic.bind_and_check(placeholders, bound, self.name)
         else:
-            key = (extra_key, target) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
-                                                else _static_key(a) for a in args)
+            key = (extra_key, ctx) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
+                                             else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)
         if executable is None:
             if dynamic is not None:
                 avals = dynamic.input_avals(placeholders)
-            elif parallel is not None:
-                avals = [Aval(a.shape, a.dtype) for a in _logical_args(args, parallel)]
+            elif sharded:
+                avals = [Aval(a.shape, a.dtype) for a in _logical_args(args, ctx)]
             else:
                 avals = None
-            executable = self._compile(fn, args, avals, prepare)
+            executable = self._compile(fn, args, avals, prepare, ctx)
             self.entries[key] = executable
             self.compiles += 1
             if self._totals is not None:
@@ -105,24 +130,26 @@ class CompileCache:
         arrays = [a._require_data() for a in args if isinstance(a, Tensor)]
         return executable.run(arrays, bindings)
 
-    def _compile(self, fn, args, avals, prepare):
+    def _compile(self, fn, args, avals, prepare, ctx):
         start = time.perf_counter()
         graph, tracer = trace(fn, args, self.name, avals)
+        program = to_program(graph, tracer)
         if prepare is not None:
-            prepare(graph, tracer)
-        executable, _ = compile_graph(graph, dump_dir_for(self.name))
+            prepare(program)
+        executable, _ = compile_program(program, ctx, _Compiler.passes,
+                                        dump_dir_for(self.name))
         self.compile_seconds += time.perf_counter() - start
         return executable
 
 
-def _logical_args(args, parallel):
+def _logical_args(args, ctx):
     """Under operator parallelism each rank passes its blocks of the network's inputs; the
     graph is traced (and placeholders are checked) at the logical shapes they are blocks of
     (minispore/parallel/settings.py)."""
     out, index = [], 0
     for a in args:
         if isinstance(a, Tensor):
-            shape = parallel.logical_shape(index, tuple(a.shape))
+            shape = ctx.logical_shape(index, tuple(a.shape))
             out.append(a if isinstance(a, Parameter) else Tensor(shape=shape, dtype=a.dtype))
             index += 1
     return out
@@ -133,5 +160,59 @@ def cache_info():
     return dict(_JIT_TOTALS)
 
 
-def jit_totals():
-    return _JIT_TOTALS
+def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_config=None,
+        compile_once=False, **options):
+    """Compile ``function`` like GRAPH mode does, in either mode: the first call with a given
+    input signature (the shapes and dtypes of its Tensor arguments, the values of the others)
+    traces it into a graph and compiles it; later calls with that signature run the compiled
+    graph. Python control flow is unrolled while tracing; branching on a tensor's value raises
+    an error suggesting PYNATIVE_MODE. Works as ``@ms.jit``, ``@ms.jit(...)`` and
+    ``ms.jit(fn)``, also on Cell methods. ``input_signature``: placeholder Tensors (dims may
+    be None or Symbol) for one compilation that serves every matching input. The environment
+    variable ``MS_JIT=0`` runs every jit function eagerly. Other MindSpore options are
+    accepted and ignored.
+
+    The wrapper's ``compile_cache_info()`` returns dict(compiles=, hits=, entries=);
+    ``minispore.graph.cache_info()`` sums over all jit functions.
+
+    >>> import numpy as np, minispore as ms
+    >>> @ms.jit
+    ... def f(x, y):
+    ...     return x * y + 1.0
+    >>> f(ms.Tensor(np.ones(2, np.float32)), ms.Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+    [2.0, 2.0]
+    """
+    if function is None:
+        return functools.partial(jit, mode=mode, input_signature=input_signature,
+                                 hash_args=hash_args, jit_config=jit_config,
+                                 compile_once=compile_once, **options)
+    if not callable(function):
+        raise TypeError(f"For 'jit', 'function' must be a function or a Cell method, but got "
+                        f"{type(function).__name__}.")
+    if input_signature is not None and not isinstance(input_signature, (tuple, list)):
+        input_signature = (input_signature,)
+    cache = CompileCache(getattr(function, "__name__", type(function).__name__), _JIT_TOTALS)
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if tracing() or not jit_enabled():
+            return function(*args, **kwargs)
+        names = tuple(kwargs)
+        flat = args + tuple(kwargs.values())
+        n = len(args)
+
+        def call(*a):
+            return function(*a[:n], **dict(zip(names, a[n:])))
+        placeholders = None
+        if input_signature is not None:
+            placeholders = tuple(input_signature)
+            if len(flat) != len(placeholders):
+                # A method's `self` is not part of the signature the user wrote.
+                lead = flat[:len(flat) - len(placeholders)]
+                return cache.call(lambda *t: call(*lead, *t), flat[len(lead):],
+                                  extra_key=(names,) + tuple(id(x) for x in lead),
+                                  placeholders=placeholders)
+        return cache.call(call, flat, extra_key=(names,), placeholders=placeholders)
+
+    wrapper.compile_cache_info = cache.info
+    return wrapper

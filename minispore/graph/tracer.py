@@ -2,7 +2,10 @@
 from minispore.common.context import context
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
-from minispore.graph.ir import Graph, Node, Value, annotations_of
+from contextlib import contextmanager
+
+from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
+from minispore.graph.program import TracedGradient
 
 _CTX = context()
 
@@ -42,13 +45,19 @@ class TracedTensor(Tensor):
 
 
 class Tracer:
-    """Records primitive applications into ``graph``. Use as a context manager: while it is
-    the thread's active tracer, ``Primitive.__call__`` hands every call to ``apply``.
+    """Records primitive applications into ``graph``: the interpreter on top of the thread's
+    interpreter stack while it is entered as a context manager, so ``Primitive.__call__``
+    hands every call to ``apply``.
 
     Parameters met as arguments become graph parameters (read from the live Parameter at every
     run); other Tensors with data are constants; TracedTensors are the graph's own Values.
-    Active autodiff tapes still record, so ``ms.grad`` inside a traced function differentiates
-    at trace time.
+    Active autodiff tapes still record (the tape wraps whichever interpreter is on top), so
+    ``ms.grad`` inside a traced function differentiates at trace time; the nodes its backward
+    traces are marked phase BACKWARD, those traced after it UPDATE, and the gradient is listed
+    in ``traced_gradients`` (see graph/program.py TracedGradient).
+
+    Every node inherits the annotation frames of the cells it was traced in
+    (``Cell.recompute``, ``place``, ``pipeline_stage`` …), functional ops included.
     """
 
     def __init__(self, graph):
@@ -58,15 +67,17 @@ class Tracer:
         self.scope_override = None
         self.local_shapes = False
         self._previous = None
+        self.phase = FORWARD
+        self.derived_from = None
+        self.traced_gradients = []
 
     @staticmethod
     def of(graph):
         """The graph's tracer (one per graph, so later passes can append to a traced graph and
         reuse the TracedTensors it handed out)."""
-        tracer = graph.__dict__.get("tracer")
-        if tracer is None:
-            tracer = graph.tracer = Tracer(graph)
-        return tracer
+        if graph.tracer is None:
+            graph.tracer = Tracer(graph)
+        return graph.tracer
 
     # -- values ------------------------------------------------------------------------------
     def add_input(self, tensor_or_aval):
@@ -144,8 +155,10 @@ class Tracer:
         leaf = prim.instance_name or prim.name
         scope = f"{self.scope_override}.{leaf}" if self.scope_override else \
             (prim.scope or _CTX.scope_name(leaf))
-        node = Node(prim, [self.to_graph(a) for a in args], (), scope, annotations_of(prim),
-                    side_effect=getattr(prim, "side_effect", False))
+        node = Node(prim, [self.to_graph(a) for a in args], (), scope,
+                    annotations_of(prim, _CTX.annotation_frames),
+                    side_effect=getattr(prim, "side_effect", False), phase=self.phase,
+                    derived_from=self.derived_from)
         graph = self.graph
         if isinstance(out_aval, tuple):
             node.tuple_output = True
@@ -155,19 +168,42 @@ class Tracer:
             node.outputs = [graph.new_value(out_aval, node)]
             outs = self.wrap(node.outputs[0])
         graph.nodes.append(node)
-        tapes = _CTX.tapes
-        if tapes and prim.differentiable:
-            for tape in tapes:
-                tape.record(prim, args, outs)
         return outs
 
+    # -- provenance ------------------------------------------------------------------------
+    @contextmanager
+    def in_phase(self, phase, derived_from=None):
+        """Nodes traced inside belong to `phase` (and derive from the node `derived_from`)."""
+        saved = self.phase, self.derived_from
+        self.phase, self.derived_from = phase, derived_from
+        try:
+            yield
+        finally:
+            self.phase, self.derived_from = saved
+
+    def deriving(self, outs):
+        """While the bprop of the op that produced `outs` runs: its nodes are BACKWARD and
+        derive from that op's node (called by the eager tape walking a traced forward)."""
+        first = outs[0] if isinstance(outs, tuple) else outs
+        producer = first._value.producer if isinstance(first, TracedTensor) else None
+        return self.in_phase(BACKWARD, producer)
+
+    def gradient_taken(self, heads, wrt, grads, seeded):
+        """A gradient was taken at trace time: record it; what is traced next is the update."""
+        self.traced_gradients.append(TracedGradient(
+            [self.to_graph(h) for h in heads], [self.to_graph(w) for w in wrt],
+            [self.to_graph(g) for g in grads], seeded))
+        self.phase = UPDATE
+
+    # -- the interpreter stack -------------------------------------------------------------
     def __enter__(self):
-        self._previous = _CTX.tracer
+        self._previous = _CTX.tracer, _CTX.interpreter
         _CTX.tracer = self
+        _CTX.interpreter = self
         return self
 
     def __exit__(self, *exc):
-        _CTX.tracer = self._previous
+        _CTX.tracer, _CTX.interpreter = self._previous
         return False
 
 
@@ -188,3 +224,9 @@ def trace(fn, args, name, input_avals=None):
         out = fn(*traced)
     graph.outputs = tracer.to_graph(out)
     return graph, tracer
+
+
+def to_program(graph, tracer):
+    """The Program of a freshly traced graph, with the gradients its function took."""
+    from minispore.graph.program import Program
+    return Program([graph], traced_gradients=list(tracer.traced_gradients))

@@ -24,7 +24,9 @@ class Cell:
     takes the attribute name, and with ``auto_prefix`` a parent prefixes the names of a child's
     parameters with the child's attribute name (``fc.weight``, ``features.0.weight``).
     While a cell runs, its attribute name is on the context's scope stack, so an operator error
-    names its place in the network ("in Net.fc.matmul").
+    names its place in the network ("in Net.fc.matmul"), and its annotations (``recompute``,
+    ``place``, ``pipeline_stage``) are an annotation frame that every node traced inside
+    inherits, functional ops included.
 
     >>> import minispore as ms, numpy as np
     >>> from minispore import nn
@@ -54,6 +56,8 @@ class Cell:
         self._recompute = None
         self._recompute_inherited = False
         self._shard_config = None
+        self._place = None
+        self._annotations = None   # the annotation frame pushed while this cell runs
         self._flags = {}
         if flags:
             self.add_flags(**flags)
@@ -188,10 +192,6 @@ class Cell:
     def cells(self):
         return self.name_cells().values()
 
-    def _all_primitives(self):
-        for _, cell in self.cells_and_names():
-            yield from cell._primitives.values()
-
     # -- modes and flags ---------------------------------------------------------------------
     def set_train(self, mode=True):
         """Training (True) or inference (False) for this cell and every sub-cell (Dropout)."""
@@ -237,14 +237,34 @@ class Cell:
         return self._run_construct(*args, **kwargs)
 
     def _run_construct(self, *args, **kwargs):
+        frame = self._annotations
+        if frame is not None and _CTX.tracer is None:
+            error = _unbuilt_eager(self, frame)
+            if error is not None:
+                raise error
+            frame = None
         scopes = _CTX.scopes
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
+        if frame is not None:
+            _CTX.annotation_frames.append(frame)
         try:
             if self._cast_dtype is not None:
                 args = tuple(self._cast(a) for a in args)
             return self.construct(*args, **kwargs)
         finally:
             scopes.pop()
+            if frame is not None:
+                _CTX.annotation_frames.pop()
+
+    def _set_annotation(self, **entries):
+        """Update this cell's annotation frame (None values remove their key)."""
+        frame = dict(self._annotations or {})
+        for key, value in entries.items():
+            if value is None:
+                frame.pop(key, None)
+            else:
+                frame[key] = value
+        object.__setattr__(self, "_annotations", frame or None)
 
     def _graph_call(self, args, kwargs):
         """GRAPH mode: run the graph compiled for this input signature (see minispore.graph.jit);
@@ -341,10 +361,11 @@ class Cell:
         return self.__call__
 
     def place(self, role, rank_id):
-        """Run every primitive in this cell (recursively) on worker ``rank_id``."""
+        """Run every node traced inside this cell (its sub-cells and functional ops included)
+        on worker ``rank_id``: an annotation frame, not a mark on shared primitives."""
         check_place_args(type(self).__name__, role, rank_id)
-        for prim in self._all_primitives():
-            prim.place(role, rank_id)
+        object.__setattr__(self, "_place", (role, rank_id))
+        self._set_annotation(ms_role=role, rank_id=rank_id)
         return self
 
     @property
@@ -360,6 +381,7 @@ class Cell:
             raise ValueError(f"For '{type(self).__name__}', 'pipeline_stage' must be a "
                              f"non-negative int, but got {value}.")
         object.__setattr__(self, "_pipeline_stage", value)
+        self._set_annotation(pipeline_stage=value)
         for p in self.trainable_params():
             stages = p.__dict__.setdefault("pipeline_stages", [])
             if value not in stages:
@@ -391,6 +413,7 @@ class Cell:
         config.update(kwargs)
         config["mode"] = mode
         object.__setattr__(self, "_recompute", config)
+        self._set_annotation(recompute=True if mode else None)
         for path, cell in self.cells_and_names():
             if cell is not self:
                 object.__setattr__(cell, "_recompute_inherited", True)
@@ -414,3 +437,23 @@ class Cell:
         else:
             info += extra + ">"
         return info
+
+
+# Annotations whose passes are not built yet (each is refused at compile time by
+# minispore/parallel/annotations.py; run eagerly, the cell refuses here).
+_UNBUILT_EAGER = {
+    "recompute": "Cell.recompute",
+    "ms_role": "Cell.place",
+    "pipeline_stage": "Cell.pipeline_stage",
+}
+
+
+def _unbuilt_eager(cell, frame):
+    names = [_UNBUILT_EAGER[k] for k in frame if k in _UNBUILT_EAGER
+             and not (k == "pipeline_stage" and frame[k] == 0)]
+    if not names:
+        return None
+    return NotImplementedError(
+        f"{', '.join(names)} on {type(cell).__name__} is not implemented in minispore for "
+        f"PYNATIVE_MODE: the annotation would be ignored. Run the network in GRAPH_MODE (where "
+        f"the compile reports which annotated features are built), or remove the annotation.")

@@ -60,8 +60,13 @@ class Tape:
         due = _final_positions(self.entries, on_final) if on_final else {}
         for key in due.pop(-1, ()):
             on_final[key](cot.get(key))
+        tracer = _CTX.tracer
         for index in range(len(self.entries) - 1, -1, -1):
-            self._backprop_entry(cot, *self.entries[index])
+            if tracer is None:
+                self._backprop_entry(cot, *self.entries[index])
+            else:   # tracing: the bprop's nodes are BACKWARD, derived from the forward node
+                with tracer.deriving(self.entries[index][2]):
+                    self._backprop_entry(cot, *self.entries[index])
             for key in due.get(index, ()):
                 on_final[key](cot.get(key))
         return cot

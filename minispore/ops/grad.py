@@ -1,6 +1,13 @@
 """The gradient API: ms.grad, ms.value_and_grad and ops.GradOperation, over the eager tape."""
+from contextlib import nullcontext
+
+from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops.autodiff import Tape
+
+_CTX = context()
+# Node phase names (minispore/graph/ir.py), spelled here so ops need not import graph.
+BACKWARD = "backward"
 
 
 def _check_positions(grad_position, weights, nargs, fn_name):
@@ -50,18 +57,23 @@ def _run_with_tape(fn, args, positions, weights, has_aux, sens=None):
         heads = (out[0],)
     else:
         heads = out if isinstance(out, tuple) else (out,)
-    if sens is None:
-        sens_list = [F.ones_like(h) for h in heads]
-    else:
-        sens_list = list(sens) if isinstance(sens, tuple) else [sens]
-    cot = tape.backward(heads, sens_list)
+    tracer = _CTX.tracer
+    with tracer.in_phase(BACKWARD) if tracer is not None else nullcontext():
+        if sens is None:
+            sens_list = [F.ones_like(h) for h in heads]
+        else:
+            sens_list = list(sens) if isinstance(sens, tuple) else [sens]
+        cot = tape.backward(heads, sens_list)
 
-    def grad_of(t):
-        g = cot.get(id(t))
-        return F.zeros_like(t) if g is None else g
+        def grad_of(t):
+            g = cot.get(id(t))
+            return F.zeros_like(t) if g is None else g
 
-    input_grads = tuple(grad_of(args[p]) for p in positions)
-    weight_grads = tuple(grad_of(w) for w in weights) if weights is not None else None
+        input_grads = tuple(grad_of(args[p]) for p in positions)
+        weight_grads = tuple(grad_of(w) for w in weights) if weights is not None else None
+    if tracer is not None:
+        wrt = [args[p] for p in positions] + list(weights or ())
+        tracer.gradient_taken(heads, wrt, input_grads + (weight_grads or ()), sens is not None)
     return out, input_grads, weight_grads
 
 

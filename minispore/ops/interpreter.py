@@ -1,4 +1,7 @@
-"""The eager interpreter: infer, run the kernel, wrap the result, and record on active tapes."""
+"""The interpreter stack's dispatch: ``Primitive.__call__`` hands each call to the interpreter
+on top (the graph tracer, or an eager SPMD interpreter inside a PYNATIVE `shard` region), or to
+the eager interpreter at the bottom (infer, run the kernel, wrap the result); active autodiff
+tapes wrap whichever ran and record the call."""
 import numbers
 
 import numpy as np
@@ -13,12 +16,20 @@ _THREAD = _CTX._local
 
 
 def apply_primitive(prim, args):
+    """Hand `prim(*args)` to the top interpreter (eager when none is pushed), then let the
+    active tapes record it."""
+    interpreter = _THREAD.interpreter
+    outs = eager_apply(prim, args) if interpreter is None else interpreter.apply(prim, args)
+    tapes = _CTX.tapes
+    if tapes and prim.differentiable:
+        for tape in tapes:
+            tape.record(prim, args, outs)
+    return outs
+
+
+def eager_apply(prim, args):
     """Run `prim` on `args` eagerly (PYNATIVE). Tensors go to the kernel as arrays; every other
-    argument (axes, shapes, Python scalars the op accepts) goes through unchanged.
-    While a graph tracer is active on this thread, the call is recorded by it instead."""
-    tracer = _THREAD.tracer
-    if tracer is not None:
-        return tracer.apply(prim, args)
+    argument (axes, shapes, Python scalars the op accepts) goes through unchanged."""
     out_aval = prim.infer(*args)
     arrays = [a._require_data() if isinstance(a, Tensor) else a for a in args]
     gpu = _CTX.device == "cuda"
@@ -32,10 +43,6 @@ def apply_primitive(prim, args):
                      for r, av in zip(result, out_aval))
     else:
         outs = Tensor(_as_array(result, gpu, prim), out_aval.dtype, internal=True)
-    tapes = _CTX.tapes
-    if tapes and prim.differentiable:
-        for tape in tapes:
-            tape.record(prim, args, outs)
     return outs
 
 

@@ -1,44 +1,50 @@
-"""The semi-auto-parallel passes: the traced forward graph (logical shapes) -> this rank's graph.
+"""The operator-parallel passes: the traced program (logical shapes) -> this rank's program.
 
-`step_parallel_begin` fixes every operator's strategy -- the user's ``shard`` or, without one,
-the data-parallel default -- and the layouts its rule derives (RuleResults; errors are
-StrategyErrors naming the operator's scope). `partition` then re-traces the graph node by node
-on local blocks (DESIGN.md "Parallel (SPMD) model"):
+`step_parallel_begin` fixes the strategy of every FORWARD node -- the user's ``shard`` or,
+without one, the data-parallel default -- and the layouts its rule derives (RuleResults;
+errors are StrategyErrors naming the operator's scope). `partition` then re-traces the forward
+graph node by node on local blocks (DESIGN.md "Parallel (SPMD) model"):
 
 1. graph inputs take the dataset layout (settings.input_layout); parameters are sliced to the
    layout their first consumer needs, and a replicated one reads through a `_MirrorOperator`
    whose backward all-reduces its gradient over the replicas;
-2. every tensor argument is redistributed from the layout it has to the one the operator's
-   strategy needs (the planner of minispore/parallel/redistribution.py, traced, so each
-   collective's bprop gives the backward communication during autodiff);
-3. the operator runs on the blocks through ``prim.local_call(args, ctx)`` (operators whose
-   attributes hold logical sizes -- Reshape's shape, Conv2D's out_channel -- or that need more
-   than their own kernel on a block -- Gather's row split, Dropout's per-slice mask --
-   override it);
-4. pending reductions of each output are completed right away: AllReduce (SUM, MAX or MIN), or
-   the ReduceScatter an out_strategy asks for; a mean over a cut dim is rescaled.
+2. every node goes through `sharded_apply` (minispore/parallel/sharded_apply.py):
+   redistribute its arguments, run it on the blocks, complete pending reductions.
 
-The gradient request's seed is divided by the number of ranks that hold the same block of the
-head (a replicated loss is computed on every rank, and the collectives' bprops add those
-copies up), so the gradients and the update equal the single-device ones.
+The backward is never partitioned node by node: it is derived again from the partitioned
+forward by the `differentiate` pass, so each collective's bprop gives the backward
+communication. A TrainOneStepCell asks for it with ``program.grad``; a compiled function that
+took a gradient itself (``value_and_grad`` inside ``@jit``) left BACKWARD nodes, which are
+dropped and replaced by the same request, and its UPDATE nodes (the optimizer) are replayed on
+the gradients' blocks: each update node runs on the one layout its sharded operands share
+(a parameter's, its gradient's and its optimizer state's), and anything else is refused.
+
+The gradient's seed is divided by the number of ranks that hold the same block of the head (a
+replicated loss is computed on every rank, and the collectives' bprops add those copies up),
+so the gradients and the update equal the single-device ones.
 """
 from contextlib import contextmanager
 
 from minispore.common.layout import TensorLayout, group_ranks
 from minispore.common.sharding_rules import is_tensor_arg
-from minispore.graph.ir import Graph, Value
+from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Value
+from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.primitive import Aval
 from minispore.parallel.param_slicing import slice_parameter
-from minispore.parallel.redistribution import group_name, redistribute
+from minispore.parallel.redistribution import group_name
 from minispore.parallel.rules import apply_default, apply_strategy
-from minispore.parallel.settings import operator_parallel_settings
+from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
 
 __all__ = ["step_parallel_begin", "partition", "LocalContext"]
 
+# Annotations of the cells a node was traced in, kept by the local nodes made from it (the
+# collectives inserted for it included) for the passes after partition (recompute …).
+_CELL_ANNOTATIONS = ("recompute", "ms_role", "rank_id", "pipeline_stage")
+
 
 class _Plan:
-    """What step_parallel_begin decided, handed to partition on the graph."""
+    """What step_parallel_begin decided (program.parallel_plan), for partition."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -75,56 +81,37 @@ def _rule_result(node, settings):
     return apply_default(node.prim, args, settings.device_num, params, scope=node.scope)
 
 
-def step_parallel_begin(graph):
-    """Fix each operator's strategy and layouts (annotated on the nodes and Values, so the
-    dump shows them); a no-op outside semi-auto/auto parallel."""
-    settings = operator_parallel_settings()
+def step_parallel_begin(program, ctx):
+    """Fix each forward operator's strategy and layouts (annotated on the nodes and Values, so
+    the dump shows them); a no-op unless ctx.parallel says operators are sharded."""
+    settings = ctx.parallel
     if settings is None:
-        return graph
+        return program
+    graph = program.graph
     plan = _Plan(settings)
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
     for node in graph.nodes:
+        if node.phase != FORWARD:
+            continue
         result = _rule_result(node, settings)
         plan.results[id(node)] = result
         node.annotations["strategy"] = result.strategy
         node.annotations["dev_matrix"] = result.dev_matrix
         for v, layout in zip(node.outputs, result.out_layouts):
             v.layout = layout
-    graph.parallel_plan = plan
-    return graph
-
-
-class LocalContext:
-    """What ``Primitive.local_call`` may need to run an operator on this rank's blocks.
-
-    in_layouts/out_layouts: the operator's TensorLayouts (outputs before their pending
-    reductions are completed); global_in_shapes/global_out_shapes: logical shapes;
-    out_shapes: the local shapes the outputs must have; rank: this process's rank.
-    """
-
-    def __init__(self, result, global_in, global_out, rank):
-        self.result = result
-        self.in_layouts = result.in_layouts
-        self.out_layouts = result.out_layouts
-        self.global_in_shapes = global_in
-        self.global_out_shapes = global_out
-        self.rank = rank
-        self.out_shapes = tuple(lay.local_shape(s) for lay, s in zip(result.out_layouts,
-                                                                       global_out))
-
-    def block_offset(self, layout, global_shape, dim):
-        """Where this rank's block of `dim` starts in the logical tensor."""
-        return layout.local_slices(global_shape, self.rank)[dim].start
+    program.parallel_plan = plan
+    return program
 
 
 class _Partitioner:
-    def __init__(self, graph, plan):
-        self.old = graph
+    def __init__(self, program, plan):
+        self.program = program
+        self.old = program.graph
         self.plan = plan
         self.settings = plan.settings
         self.rank = plan.settings.rank
-        self.graph = Graph(graph.name)
+        self.graph = Graph(self.old.name)
         self.tracer = Tracer.of(self.graph)
         self.tracer.local_shapes = True
         self.env = {}          # id(logical Value) -> (local TracedTensor, its layout)
@@ -144,9 +131,9 @@ class _Partitioner:
         replicas = group_ranks(layout.dev_matrix, self.rank, layout.replica_axes())
         if param.requires_grad and len(replicas) > 1:
             from minispore.ops.operations.comm_ops import _MirrorOperator
-            mirror = _MirrorOperator(group_name(replicas), len(replicas),
-                                     self.settings.gradients_mean)
-            with self._scope(f"{param.name}.mirror"):
+            mirror = _MirrorOperator(group_name(self.settings.world_group(replicas)),
+                                     len(replicas), self.settings.gradients_mean)
+            with self.tracer, self._scope(f"{param.name}.mirror"):
                 t = mirror(t)
         self.env[id(value)] = (t, layout)
         return t, layout
@@ -157,6 +144,12 @@ class _Partitioner:
             return self.env[id(value)]
         if value.param is not None:
             return self._param(value, want)
+        producer = value.producer
+        if producer is not None and producer.phase == BACKWARD:
+            raise NotImplementedError(
+                f"Under operator parallel, %{value.name} (made by {producer.prim.name} at "
+                f"{producer.scope} while taking a gradient) is used, but only the gradients "
+                f"themselves may be read after value_and_grad/grad in a compiled step.")
         raise RuntimeError(f"partition: %{value.name} is read before it is defined.")
 
     def _moved(self, x, want, global_shape, where):
@@ -165,11 +158,8 @@ class _Partitioner:
             t, have = self._local(x, want)
         else:       # a constant: every rank holds the whole tensor
             t, have = x, TensorLayout(want.dev_matrix, (-1,) * len(global_shape))
-        if have == want:
-            return t
-        with self._scope(where):
-            return redistribute(t, have, want, global_shape, self.rank,
-                                self.settings.enable_alltoall)
+        with self.tracer:
+            return move(t, have, want, global_shape, self.settings, where, self._scope)
 
     @contextmanager
     def _scope(self, scope):
@@ -183,71 +173,73 @@ class _Partitioner:
     # -- nodes -------------------------------------------------------------------------------
     def run_node(self, node):
         result = self.plan.results[id(node)]
-        positions = _tensor_positions(node)
         args = list(node.inputs)
-        global_in = []
+        layouts = {}
+        for i, want in zip(_tensor_positions(node), result.in_layouts):
+            x = node.inputs[i]
+            if isinstance(x, Value):
+                args[i], layouts[i] = self._local(x, want)
+            else:       # a constant: every rank holds the whole tensor
+                layouts[i] = TensorLayout(want.dev_matrix, (-1,) * len(x.shape))
+        global_out = tuple(tuple(v.shape) for v in node.outputs)
+        start = len(self.graph.nodes)
         with self.tracer:
-            for k, (i, want) in enumerate(zip(positions, result.in_layouts)):
-                x = node.inputs[i]
-                shape = tuple(x.shape)
-                global_in.append(shape)
-                args[i] = self._moved(x, want, shape, f"{node.scope}.redistribution{k}")
-            global_out = tuple(tuple(v.shape) for v in node.outputs)
-            ctx = LocalContext(result, tuple(global_in), global_out, self.rank)
-            start = len(self.graph.nodes)
-            parent = node.scope.rsplit(".", 1)[0] if "." in node.scope else None
-            with self._scope(parent):
-                outs = node.prim.local_call(args, ctx)
-            for new in self.graph.nodes[start:]:
-                if new.prim is node.prim or type(new.prim) is type(node.prim):
-                    new.scope = node.scope
-                    new.annotations.update(strategy=result.strategy,
-                                           dev_matrix=result.dev_matrix)
-            outs = outs if node.tuple_output else (outs,)
-            for o, (v, t) in enumerate(zip(node.outputs, outs)):
-                t, layout = self._complete(node, result, o, t, global_out[o])
-                want = layout.local_shape(global_out[o])
-                if tuple(t.shape) != want:
-                    raise RuntimeError(
-                        f"For '{node.prim.name}' (in {node.scope}), the local output {o} has "
-                        f"shape {tuple(t.shape)} but layout {layout} of the logical shape "
-                        f"{global_out[o]} needs {want}: the operator's attributes hold logical "
-                        f"sizes that its local_call does not rewrite.")
-                t._value.layout = layout
-                self.env[id(v)] = (t, layout)
+            outs, out_layouts = sharded_apply(node.prim, args, layouts, result,
+                                              _arg_avals(node), global_out, self.settings,
+                                              node.scope, self._scope)
+        inherited = {k: v for k, v in node.annotations.items() if k in _CELL_ANNOTATIONS}
+        for new in self.graph.nodes[start:]:
+            for key, value in inherited.items():
+                new.annotations.setdefault(key, value)
+            if new.prim is node.prim or type(new.prim) is type(node.prim):
+                new.scope = node.scope
+                new.annotations.update(strategy=result.strategy, dev_matrix=result.dev_matrix)
+        for v, t, layout in zip(node.outputs, outs, out_layouts):
+            t._value.layout = layout
+            self.env[id(v)] = (t, layout)
 
-    def _complete(self, node, result, o, t, global_shape):
-        """Finish output o's pending reductions; returns (tensor, final layout)."""
-        layout = result.out_layouts[o]
-        ops = result.partial_ops[o]
-        scatter = result.reduce_scatter[o]
-        if not layout.partial and scatter is None:
-            return self._scaled(t, result.scales[o], node), layout
-        from minispore.ops.operations.comm_ops import AllReduce
-        where = f"{node.scope}.reduction{o}"
-        if scatter is not None:
-            # The unscattered partial layout on the operator's own device matrix; the planner
-            # turns partial -> cut into one ReduceScatter (refining the merged axis).
-            raw = apply_strategy(node.prim, _arg_avals(node), result.strategy,
-                                 self.settings.device_num, scope=node.scope).out_layouts[o]
-            with self._scope(where):
-                t = redistribute(t, raw, layout, global_shape, self.rank)
-            return self._scaled(t, result.scales[o], node), layout
-        with self._scope(where):
-            for axis in layout.partial:
-                group = group_ranks(layout.dev_matrix, self.rank, (layout.axis(axis),))
-                t = AllReduce(ops[axis], group_name(group))(t)
-        done = TensorLayout(layout.dev_matrix, layout.tensor_map)
-        return self._scaled(t, result.scales[o], node), done
+    def run_update_node(self, node):
+        """Replay an UPDATE node (the optimizer of a compiled step) on local blocks: its sharded
+        operands must share one layout, which its outputs of the same shape keep."""
+        args = list(node.inputs)
+        shared = None
+        for i, x in enumerate(node.inputs):
+            if not isinstance(x, Value):
+                continue
+            if x.param is not None:     # the parameter itself (written in place), not a read
+                param = x.param
+                args[i] = param
+                layout = param.layout or TensorLayout((self.settings.device_num,),
+                                                      (-1,) * len(x.shape))
+            else:
+                args[i], layout = self._local(x, None)
+            if len(x.shape) and (layout.partial or any(m != -1 for m in layout.tensor_map)):
+                if shared is not None and (layout, tuple(x.shape)) != shared:
+                    raise NotImplementedError(
+                        f"Under operator parallel, the update operator '{node.prim.name}' (in "
+                        f"{node.scope}) mixes operands of layouts {shared[0]} and {layout}; "
+                        f"only elementwise updates of a parameter, its gradient and its "
+                        f"optimizer state are supported after value_and_grad in a compiled "
+                        f"step.")
+                shared = (layout, tuple(x.shape))
+        with self.tracer, self.tracer.in_phase(UPDATE), self._scope(None):
+            outs = _call(node.prim, args)
+        outs = outs if node.tuple_output else (outs,)
+        for v, t in zip(node.outputs, outs):
+            if shared is not None and tuple(v.shape) == shared[1]:
+                layout = shared[0]
+            elif shared is None or not len(v.shape):
+                layout = TensorLayout((self.settings.device_num,), (-1,) * len(v.shape))
+            else:
+                raise NotImplementedError(
+                    f"Under operator parallel, the update operator '{node.prim.name}' (in "
+                    f"{node.scope}) changes the shape of a sharded operand ({shared[1]} -> "
+                    f"{tuple(v.shape)}); only elementwise updates are supported after "
+                    f"value_and_grad in a compiled step.")
+            t._value.layout = layout
+            self.env[id(v)] = (t, layout)
 
-    def _scaled(self, t, scale, node):
-        if scale == 1.0:
-            return t
-        from minispore.ops import functional as F
-        with self._scope(f"{node.scope}.mean"):
-            return F.mul(t, scale)
-
-    # -- the whole graph -----------------------------------------------------------------------
+    # -- the whole program ---------------------------------------------------------------------
     def run(self):
         old = self.old
         for v in old.inputs:
@@ -256,13 +248,24 @@ class _Partitioner:
             t._value.layout = layout
             self.env[id(v)] = (t, layout)
         for node in old.nodes:
-            self.run_node(node)
+            if node.phase == FORWARD:
+                self.run_node(node)
+        program = self.program
+        program.graph = self.graph
+        traced = program.traced_gradients
+        if traced:
+            self._lift_traced_gradient(traced)
+        else:
+            self._set_outputs()
+            if program.grad is not None:
+                program.grad = self._local_grad_request(program.grad)
+        return program
+
+    def _set_outputs(self):
+        old = self.old
         batch = old.inputs[0].shape[0] if old.inputs and old.inputs[0].shape else None
-        with self.tracer:
-            outputs = self._outputs(old.outputs, batch)
+        outputs = self._outputs(old.outputs, batch)
         self.graph.outputs = self.tracer.to_graph(outputs)
-        self._requests()
-        return self.graph
 
     def _output_layout(self, v, batch):
         """Returned tensors come back as the user would feed them: under data_parallel a
@@ -278,43 +281,86 @@ class _Partitioner:
         if isinstance(obj, Value):
             if obj.param is not None:
                 return obj.param
-            want = self._output_layout(obj, batch)
-            t = self._moved(obj, want, tuple(obj.shape), "output")
-            self.final[id(obj)] = (t, want)
-            return t
+            if id(obj) not in self.final:
+                want = self._output_layout(obj, batch)
+                t = self._moved(obj, want, tuple(obj.shape), "output")
+                self.final[id(obj)] = (t, want)
+            return self.final[id(obj)][0]
         if isinstance(obj, tuple):
             return tuple(self._outputs(x, batch) for x in obj)
         if isinstance(obj, list):
             return [self._outputs(x, batch) for x in obj]
         return obj
 
-    def _requests(self):
-        requests = dict(self.old.requests)
-        grad = requests.get("grad")
-        if grad is not None:
-            grad = dict(grad)
-            head = grad["head"]
-            t, layout = self.final[id(head)]
-            replicas = 1
-            if self.settings.loss_repeated_mean:
-                for a in layout.replica_axes():
-                    replicas *= layout.dev_matrix[a]
-            grad["head"] = t._value
-            grad["sens"] = grad["sens"] / replicas
-            grad["wrt"] = [self._wrt(w) for w in grad["wrt"]]
-            requests["grad"] = grad
-        self.graph.requests = requests
+    def _local_grad_request(self, request, head=None):
+        """The request on the local graph: the head as returned, its seed divided by the ranks
+        that hold copies of it, and the local parameter Values (sliced on first use, so a
+        parameter the forward never reads keeps its whole value)."""
+        head = request.head if head is None else head
+        batch = self.old.inputs[0].shape[0] if self.old.inputs and \
+            self.old.inputs[0].shape else None
+        self._outputs(head, batch)
+        t, layout = self.final[id(head)]
+        replicas = 1
+        if self.settings.loss_repeated_mean:
+            for a in layout.replica_axes():
+                replicas *= layout.dev_matrix[a]
+        return GradRequest(t._value, [self._wrt(w) for w in request.wrt],
+                           request.sens / replicas, request.return_grads)
 
     def _wrt(self, value):
-        """The local parameter Value for a gradient target (sliced on first use, so a
-        parameter the forward never reads keeps its whole value)."""
-        return self.tracer.param_value(value.param)
+        if value.param is not None:
+            return self.tracer.param_value(value.param)
+        return self.env[id(value)][0]._value
+
+    def _wrt_layout(self, value):
+        if value.param is not None:
+            return value.param.layout or TensorLayout((self.settings.device_num,),
+                                                      (-1,) * len(value.shape))
+        return self.env[id(value)][1]
+
+    def _lift_traced_gradient(self, traced):
+        """Replace the BACKWARD nodes of a gradient taken while tracing by a GradRequest on
+        the local forward graph; its UPDATE nodes and the outputs follow once the
+        `differentiate` pass has made the local gradients."""
+        program = self.program
+        if len(traced) > 1 or program.grad is not None or program.update is not None:
+            raise NotImplementedError(
+                "Under operator parallel, a compiled step may take one gradient (one "
+                "value_and_grad/grad call, or a TrainOneStepCell); this one takes "
+                f"{len(traced) + (program.grad is not None)}.")
+        gradient = traced[0]
+        if gradient.seeded or len(gradient.heads) != 1:
+            raise NotImplementedError(
+                "Under operator parallel, value_and_grad/grad in a compiled step must "
+                "differentiate one output with the default sensitivity (ones); use has_aux=True "
+                "to return more outputs.")
+        program.traced_gradients = []
+        request = GradRequest(gradient.heads[0], gradient.wrt)
+        program.grad = self._local_grad_request(request)
+        update_nodes = [n for n in self.old.nodes if n.phase == UPDATE]
+
+        def finish(grads):
+            for g_old, w, g in zip(gradient.grads, gradient.wrt, grads):
+                self.env[id(g_old)] = (g, self._wrt_layout(w))
+            for node in update_nodes:
+                self.run_update_node(node)
+            self._set_outputs()
+
+        program.update = finish
 
 
-def partition(graph):
-    """This rank's local graph (see the module docstring); a no-op unless
-    step_parallel_begin planned the graph."""
-    plan = graph.__dict__.pop("parallel_plan", None)
+def _call(prim, args):
+    """Call the primitive itself (not an override of __call__ that reshapes its arguments:
+    a node's inputs are already normalised)."""
+    from minispore.ops.primitive import Primitive
+    return Primitive.__call__(prim, *args)
+
+
+def partition(program, ctx):
+    """This rank's local program (see the module docstring); a no-op unless
+    step_parallel_begin planned it."""
+    plan, program.parallel_plan = program.parallel_plan, None
     if plan is None:
-        return graph
-    return _Partitioner(graph, plan).run()
+        return program
+    return _Partitioner(program, plan).run()

@@ -377,19 +377,26 @@ _RUN = {"slice": _slice, "allgather": _allgather, "reducescatter": _reducescatte
         "allreduce": _allreduce, "alltoall": _alltoall, "mask": _mask}
 
 
-def apply_move(x, move, rank):
+def apply_move(x, move, rank, mesh=None):
     """Run one Move on this rank's block `x` (a Tensor) with minispore operators, so the
-    result is differentiable (every collective has its bprop) and traceable."""
-    group = group_name(move.group(rank)) if move.collective else None
+    result is differentiable (every collective has its bprop) and traceable. `rank` is this
+    process's position in `mesh` (a DeviceMesh; None: the world), whose world ranks form the
+    collective's group."""
+    group = None
+    if move.collective:
+        members = move.group(rank)
+        group = group_name(mesh.world_ranks(members) if mesh is not None else members)
     return _RUN[move.kind](x, move, rank, group)
 
 
-def redistribute(x, src, dst, global_shape, rank=None, enable_alltoall=False, moves=None):
+def redistribute(x, src, dst, global_shape, rank=None, enable_alltoall=False, moves=None,
+                 mesh=None):
     """This rank's block of the tensor of `global_shape`, moved from layout `src` to `dst`.
 
     `x` is this rank's block under `src` (a Tensor, or a numpy array: then a numpy array comes
     back). Every rank of the layouts' devices must call it with the same arguments (they run
-    the same collectives). `rank` defaults to this process's world rank; `moves` reuses a plan.
+    the same collectives). `rank` defaults to this process's world rank; `moves` reuses a plan;
+    with `mesh` (a DeviceMesh) the layouts' devices are its ranks and `rank` is a position.
 
     Raises:
         ValueError: x's shape is not src's block shape, or the rank is outside the layout.
@@ -413,5 +420,5 @@ def redistribute(x, src, dst, global_shape, rank=None, enable_alltoall=False, mo
     as_numpy = isinstance(x, np.ndarray)
     t = Tensor(x) if as_numpy else x
     for move in moves:
-        t = apply_move(t, move, rank)
+        t = apply_move(t, move, rank, mesh)
     return t.asnumpy() if as_numpy else t

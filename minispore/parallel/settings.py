@@ -1,5 +1,6 @@
 """What operator parallelism needs from the auto-parallel context, read once per compile: the
-mode, the stage's devices, this rank, and how dataset inputs lie over the devices.
+mode, the mesh of devices the program runs on (the whole world of workers, or a sub-mesh),
+this rank's position in it, and how dataset inputs lie over the devices.
 
 Logical vs local inputs (mindspore_semantics.md §2.5): under ``dataset_strategy=
 "data_parallel"`` each rank feeds its own local batch and the graph sees the logical batch
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.layout import TensorLayout
+from minispore.common.mesh import DeviceMesh
 
 __all__ = ["ParallelSettings", "operator_parallel_settings"]
 
@@ -19,12 +21,20 @@ _OPERATOR_PARALLEL = (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLE
 
 @dataclass(frozen=True)
 class ParallelSettings:
+    """``device_num`` devices of ``mesh``; ``rank`` is this process's position in the mesh
+    (layouts and blocks are computed with positions; groups map to world ranks through the
+    mesh)."""
     device_num: int
     rank: int
     dataset_strategy: object          # "data_parallel" | "full_batch" | tuple of tuples
     enable_alltoall: bool
     gradients_mean: bool
     loss_repeated_mean: bool = True
+    mesh: DeviceMesh = None
+
+    def world_group(self, positions):
+        """The world ranks of a group given as mesh positions."""
+        return self.mesh.world_ranks(positions) if self.mesh is not None else tuple(positions)
 
     def input_cuts(self, index, ndim):
         """How many ways each dim of graph input `index` (rank `ndim`) is cut."""
@@ -71,12 +81,14 @@ class ParallelSettings:
         return tuple(d * c for d, c in zip(local_shape, self.input_cuts(index, len(local_shape))))
 
 
-def operator_parallel_settings():
+def operator_parallel_settings(mesh=None):
     """The settings when operators are sharded (semi-auto or auto parallel on more than one
-    device), else None.
+    device), else None. `mesh`: the DeviceMesh the program runs on (default: every worker of
+    the world); its size must equal device_num.
 
     Raises:
-        RuntimeError: an operator-parallel mode with device_num > 1 but no init().
+        RuntimeError: an operator-parallel mode with device_num > 1 but no init(), a
+            device_num that differs from the mesh's size, or a process outside the mesh.
     """
     if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL:
         return None
@@ -89,14 +101,20 @@ def operator_parallel_settings():
                            f"device_num={device_num} needs the communication service: call "
                            f"minispore.communication.init() first (and launch with mpirun -n "
                            f"{device_num}).")
-    if STATE.world.size != device_num:
-        raise RuntimeError(f"device_num={device_num} in set_auto_parallel_context, but the job "
-                           f"has {STATE.world.size} ranks; they must be equal (launch with "
-                           f"mpirun -n {device_num}).")
+    if mesh is None:
+        mesh = DeviceMesh(range(STATE.world.size))
+        if mesh.size != device_num:
+            raise RuntimeError(f"device_num={device_num} in set_auto_parallel_context, but the "
+                               f"job has {STATE.world.size} ranks; they must be equal (launch "
+                               f"with mpirun -n {device_num}).")
+    elif mesh.size != device_num:
+        raise RuntimeError(f"device_num={device_num} in set_auto_parallel_context, but the "
+                           f"device mesh {mesh.ranks} has {mesh.size} ranks; they must be "
+                           f"equal.")
     strategy = get_auto_parallel_context("dataset_strategy")
     if get_auto_parallel_context("full_batch"):
         strategy = "full_batch"
-    return ParallelSettings(device_num, STATE.world.rank, strategy,
+    return ParallelSettings(device_num, mesh.position(STATE.world.rank), strategy,
                             bool(get_auto_parallel_context("enable_alltoall")),
                             bool(get_auto_parallel_context("gradients_mean")),
-                            bool(get_auto_parallel_context("loss_repeated_mean")))
+                            bool(get_auto_parallel_context("loss_repeated_mean")), mesh)

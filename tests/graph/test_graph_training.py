@@ -7,7 +7,7 @@ import pytest
 import minispore as ms
 from minispore import Tensor, nn, ops
 from minispore.train import Model
-from tests.graph.helpers import graph_grads
+from tests.graph.helpers import compile_grad, graph_grads
 from tests.nn.test_training import Net as BlobNet, blobs
 from tools.bench import MLP, LeNet5
 
@@ -134,12 +134,10 @@ def test_graph_autodiff_matches_eager_tape(net_name):
     eager_x = ms.grad(loss)(x)
     # Gradients w.r.t. x come from its input Value, w.r.t. the weights from their parameter
     # Values; sens=2 scales them all.
-    from minispore.graph.compile import compile_graph
     from minispore.graph.tracer import trace
     graph, tracer = trace(loss, [x], "loss")
-    graph.requests["grad"] = {"head": graph.outputs, "sens": 2.0, "return_grads": True,
-                              "wrt": [graph.inputs[0]] + [tracer.param_value(p) for p in params]}
-    executable, _ = compile_graph(graph)
+    executable = compile_grad(graph, [graph.inputs[0]] + [tracer.param_value(p) for p in params],
+                              2.0)
     out, grads = executable.run([x.asnumpy()])
     np.testing.assert_allclose(out.asnumpy(), loss(x).asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(grads[0].asnumpy(), 2 * eager_x.asnumpy(), rtol=1e-5, atol=1e-6)
@@ -153,12 +151,9 @@ def test_deferred_gradients_are_not_computed_for_inputs_without_grad():
     dx (the only backward MatMul is the one producing dW)."""
     net = nn.Dense(4, 3)
     x = Tensor(np.ones((2, 4), np.float32))
-    from minispore.graph.compile import compile_graph
     from minispore.graph.tracer import trace
     graph, tracer = trace(lambda x: net(x).sum(), [x], "f")
-    graph.requests["grad"] = {"head": graph.outputs, "sens": 1.0, "return_grads": True,
-                              "wrt": [tracer.param_value(net.weight)]}
-    executable, _ = compile_graph(graph)
+    executable = compile_grad(graph, [tracer.param_value(net.weight)])
     assert [n.prim.name for n in executable.graph.nodes].count("MatMul") == 2
     _, grads = executable.run([x.asnumpy()])
     np.testing.assert_allclose(grads[0].asnumpy(), np.full((3, 4), 2.0), rtol=1e-6)

@@ -7,7 +7,7 @@ import numpy as np
 
 import minispore as ms
 from minispore import Tensor, nn
-from minispore.graph.compile import PIPELINE
+from minispore.parallel.compiler import PASSES as PIPELINE
 
 
 class Net(nn.Cell):

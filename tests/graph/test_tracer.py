@@ -6,6 +6,7 @@ import pytest
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
 from minispore.graph.compile import eliminate_dead_code
+from minispore.graph.program import PassContext, Program
 from minispore.graph.tracer import TraceError, TracedTensor, trace
 from tests.graph.helpers import compile_fn
 
@@ -116,7 +117,7 @@ def test_dead_code_is_removed_but_side_effects_stay():
         ops.assign(w, x * 2.0)         # side effect, result unused
         return x + 1.0
     graph, _ = trace(f, [_x(3)], "f")
-    assert [n.prim.name for n in eliminate_dead_code(graph).nodes] == ["Mul", "Assign", "Add"]
+    assert [n.prim.name for n in eliminate_dead_code(Program([graph]), PassContext()).graph.nodes] == ["Mul", "Assign", "Add"]
     executable = compile_fn(f, [_x(3)])
     x = _x(3).asnumpy()
     executable.run([x])

@@ -1,5 +1,6 @@
 """Training wrappers: WithLossCell, WithEvalCell and TrainOneStepCell (forward, grads, update)."""
 from minispore.common import dtype as mstype
+from minispore.graph.program import GradRequest
 from minispore.nn.cell import Cell
 from minispore.nn.optim.optimizer import Optimizer
 from minispore.nn.wrap.grad_reducer import (DistributedGradReducer, broadcast_parameters,
@@ -100,10 +101,12 @@ class TrainOneStepCell(Cell):
         """GRAPH mode compiles the whole step as one graph: the forward is traced, the graph's
         `differentiate` pass appends the backward of sens * loss w.r.t. the weights, and
         `apply_optimizer_update` traces grad_reducer + optimizer on those gradients."""
-        def prepare(graph, tracer):
-            graph.requests["grad"] = {"head": graph.outputs, "sens": self.sens,
-                                      "wrt": [tracer.param_value(w) for w in self.weights]}
-            graph.requests["update"] = lambda grads: self.optimizer(self.grad_reducer(grads))
+        def prepare(program):
+            graph = program.graph
+            program.grad = GradRequest(graph.outputs,
+                                       [graph.tracer.param_value(w) for w in self.weights],
+                                       self.sens)
+            program.update = lambda grads: self.optimizer(self.grad_reducer(grads))
         return self.network, prepare
 
 

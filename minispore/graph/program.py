@@ -1,0 +1,96 @@
+"""What a compile works on: the Program (its graphs and the work left for later passes) and the
+PassContext every pass reads (DESIGN.md "Graph mode: a Program, passes with a context").
+
+A pass is a function ``(program, ctx) -> program``. Passes read nothing from module globals:
+the parallel settings, the device mesh, this process's rank and role, and the device come in
+the PassContext; what one pass leaves for a later one (the gradient to take, the update to
+trace onto the gradients) is a typed field of the Program.
+"""
+from dataclasses import dataclass, field
+
+__all__ = ["GradRequest", "TracedGradient", "Program", "PassContext"]
+
+
+@dataclass
+class GradRequest:
+    """Differentiate ``sens * head`` w.r.t. each Value of ``wrt`` (the `differentiate` pass).
+
+    The gradients (one Value per wrt entry, zeros where the head does not depend on it) go to
+    ``Program.update`` when one is set, else with ``return_grads`` the graph returns
+    ``(outputs, grads)``.
+    """
+    head: object
+    wrt: list
+    sens: float = 1.0
+    return_grads: bool = False
+
+
+@dataclass
+class TracedGradient:
+    """A gradient taken while tracing (``ms.value_and_grad`` / ``ms.grad`` inside a compiled
+    function): its backward nodes are already in the graph (phase BACKWARD) and ``grads``
+    are their results, one per ``wrt`` Value. Passes that rewrite the forward graph (the
+    parallel passes) derive the backward again from ``heads`` instead of keeping those nodes.
+    ``seeded`` is True when the user gave the output sensitivity (not the default ones).
+    """
+    heads: list
+    wrt: list
+    grads: list
+    seeded: bool = False
+
+
+@dataclass
+class Program:
+    """One or more graphs compiled together (the SPMD graph today; pipeline stages and
+    placed segments as their issues land), and what later passes still have to do.
+
+    ``grad``: the gradient the `differentiate` pass appends; ``grads``: its result, left for
+    ``update(grads)``, which `apply_optimizer_update` traces onto them (the gradient reducer
+    and the optimizer; under operator parallel, the traced step's update nodes replayed on
+    this rank's blocks). ``traced_gradients``: gradients taken while tracing.
+    ``parallel_plan``: what `step_parallel_begin` decided, for `partition`.
+    """
+    graphs: list
+    grad: GradRequest = None
+    grads: list = None
+    update: object = None
+    traced_gradients: list = field(default_factory=list)
+    parallel_plan: object = None
+
+    @property
+    def graph(self):
+        """The main graph (the only one unless the program was split into segments)."""
+        return self.graphs[0]
+
+    @graph.setter
+    def graph(self, graph):
+        self.graphs[0] = graph
+
+    def pending(self):
+        """Names of the requests no pass has consumed (a compile that ends with some is a bug)."""
+        return [name for name in ("grad", "grads", "update", "parallel_plan")
+                if getattr(self, name) is not None]
+
+
+@dataclass(frozen=True)
+class PassContext:
+    """Everything a pass may read. Hashable: it is part of the compile cache key, so a change
+    of device, mode or mesh compiles anew.
+
+    ``device``: "cpu" or "cuda"; ``rank``: this process's world rank; ``role``: its role in
+    the job (a minispore.communication Role name, "MS_WORKER" for every process today);
+    ``mesh``: the DeviceMesh the program runs on (None for one device); ``parallel``: the
+    operator-parallel settings (minispore/parallel/settings.py) or None when operators are
+    not sharded. Graph passes treat ``parallel`` as opaque; only parallel passes read it.
+    """
+    device: str = "cpu"
+    rank: int = 0
+    role: str = "MS_WORKER"
+    mesh: object = None
+    parallel: object = None
+
+    def logical_shape(self, index, local_shape):
+        """The logical shape of graph input `index` whose block this rank feeds."""
+        if self.parallel is None:
+            return tuple(local_shape)
+        return self.parallel.logical_shape(index, tuple(local_shape))

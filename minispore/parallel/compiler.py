@@ -1,0 +1,85 @@
+"""The full pass list (graph's passes and the parallel ones, in DESIGN.md's order) and the
+PassContext of a compile; registered with minispore.graph.jit when this package is imported.
+"""
+import threading
+from contextlib import contextmanager
+
+from minispore.common.context import context
+from minispore.common.mesh import DeviceMesh
+from minispore.graph import compile as graph_passes
+from minispore.graph.autodiff import differentiate
+from minispore.graph.jit import use_compiler
+from minispore.graph.program import PassContext
+from minispore.parallel.annotations import assign_pipeline_stages, partition_by_place, recompute
+from minispore.parallel.partition import partition, step_parallel_begin
+from minispore.parallel.settings import operator_parallel_settings
+
+__all__ = ["PASSES", "pass_context", "on_mesh"]
+
+_CTX = context()
+_SCOPED = threading.local()
+
+
+def step_parallel_end(program, ctx):
+    """Marker: the program after the parallel passes (this rank's blocks, inserted collectives
+    with their groups, every Value's layout), dumped as NN_step_parallel_end.ir."""
+    return program
+
+
+def fuse_communication(program, ctx):
+    """Communication fusion: collectives fused by cell or size bucket are not built yet; the
+    data-parallel gradient buckets (nn.DistributedGradReducer) fuse eagerly. Nothing to do
+    until `comm_fusion` configs are implemented (they are refused when set)."""
+    return program
+
+
+# DESIGN.md "Graph mode": 2. symbolic shapes; 3. parallel passes on the forward graph;
+# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion; 7. elementwise fusion;
+# then validation, and 8. scheduling/memory planning in the executor.
+PASSES = [
+    graph_passes.infer_symbolic_shapes,
+    assign_pipeline_stages,
+    partition_by_place,
+    step_parallel_begin,
+    partition,
+    step_parallel_end,
+    differentiate,
+    graph_passes.apply_optimizer_update,
+    recompute,
+    fuse_communication,
+    graph_passes.fuse_elementwise,
+    graph_passes.eliminate_dead_code,
+    graph_passes.validate,
+]
+
+
+@contextmanager
+def on_mesh(mesh):
+    """Compile (and so run) operator-parallel programs on `mesh` (a DeviceMesh of world ranks)
+    inside the block, e.g. the ranks of one pipeline stage; device_num must equal its size.
+    Processes outside the mesh must not run the program."""
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"For 'on_mesh', 'mesh' must be a DeviceMesh, but got "
+                        f"{type(mesh).__name__}.")
+    saved = getattr(_SCOPED, "mesh", None)
+    _SCOPED.mesh = mesh
+    try:
+        yield mesh
+    finally:
+        _SCOPED.mesh = saved
+
+
+def pass_context():
+    """The PassContext of a compile started now: device, this process's rank and role, the
+    mesh, and the operator-parallel settings."""
+    from minispore.communication._comm import STATE
+    settings = operator_parallel_settings(getattr(_SCOPED, "mesh", None))
+    rank = STATE.world.rank if STATE.inited else 0
+    role = getattr(STATE, "role", None)
+    return PassContext(device=_CTX.device, rank=rank,
+                       role=getattr(role, "value", role) or "MS_WORKER",
+                       mesh=settings.mesh if settings is not None else None,
+                       parallel=settings)
+
+
+use_compiler(PASSES, pass_context)
