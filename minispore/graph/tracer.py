@@ -66,7 +66,7 @@ class Tracer:
         self._wrapped = {}
         self.scope_override = None
         self.local_shapes = False
-        self._previous = None
+        self._previous = []
         self.phase = FORWARD
         self.derived_from = None
         self.traced_gradients = []
@@ -197,13 +197,14 @@ class Tracer:
 
     # -- the interpreter stack -------------------------------------------------------------
     def __enter__(self):
-        self._previous = _CTX.tracer, _CTX.interpreter
+        # A stack, so a pass may enter the tracer again while it is already on top.
+        self._previous.append((_CTX.tracer, _CTX.interpreter))
         _CTX.tracer = self
         _CTX.interpreter = self
         return self
 
     def __exit__(self, *exc):
-        _CTX.tracer, _CTX.interpreter = self._previous
+        _CTX.tracer, _CTX.interpreter = self._previous.pop()
         return False
 
 
