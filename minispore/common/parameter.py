@@ -106,6 +106,7 @@ class ParameterTuple(tuple):
             if p.layout is not None:     # cloned after slicing: the clone is a block too
                 clone.layout, clone.global_shape = p.layout, p.global_shape
                 clone.layout_rank = getattr(p, "layout_rank", None)
+                clone.layout_mesh = getattr(p, "layout_mesh", None)
             p.derived.append(clone)
             out.append(clone)
         return ParameterTuple(out)

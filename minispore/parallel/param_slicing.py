@@ -33,9 +33,10 @@ def _block(array, layout, rank):
     return np.ascontiguousarray(array[layout.local_slices(array.shape, rank)])
 
 
-def slice_parameter(param, layout, rank):
+def slice_parameter(param, layout, rank, mesh=None):
     """Keep only `rank`'s block of the whole `param` under `layout` (no communication: every
-    rank holds the whole value before). Its derived optimizer state follows. Returns param.
+    rank holds the whole value before); `rank` is a position in `mesh` (a DeviceMesh, None:
+    the world). Its derived optimizer state follows. Returns param.
 
     Raises:
         ValueError: the parameter is already sliced with another layout, or a dim is not
@@ -63,17 +64,21 @@ def slice_parameter(param, layout, rank):
     param.global_shape = whole.shape
     param.layout = layout
     param.layout_rank = rank     # which block: checkpoints record it
+    param.layout_mesh = mesh     # whose devices: gathering communicates among them
     for state in param.derived:
         if state.layout is None and tuple(state.shape) == whole.shape:
-            slice_parameter(state, layout, rank)
+            slice_parameter(state, layout, rank, mesh)
     return param
 
 
 def gather_parameter(param):
     """The whole value of `param` as a numpy array (an AllGather over the ranks of its layout
-    when it is sliced; collective: every rank must call it)."""
+    when it is sliced; collective: every rank of its mesh must call it)."""
     if param.layout is None:
         return param.asnumpy()
     from minispore.parallel.redistribution import redistribute
     replicated = TensorLayout(param.layout.dev_matrix, (-1,) * len(param.layout.tensor_map))
-    return redistribute(param.asnumpy(), param.layout, replicated, param.global_shape)
+    mesh = getattr(param, "layout_mesh", None)
+    rank = param.layout_rank if mesh is not None else None
+    return redistribute(param.asnumpy(), param.layout, replicated, param.global_shape, rank,
+                        mesh=mesh)

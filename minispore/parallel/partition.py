@@ -123,7 +123,7 @@ class _Partitioner:
         param = value.param
         if param.layout is None:
             layout = TensorLayout(want.dev_matrix, want.tensor_map)
-            slice_parameter(param, layout, self.rank)
+            slice_parameter(param, layout, self.rank, self.settings.mesh)
         layout = param.layout
         value_local = self.tracer.param_value(param)
         value_local.layout = layout

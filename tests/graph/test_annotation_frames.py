@@ -1,0 +1,125 @@
+"""Cell annotations reach every node traced inside the cell -- functional ops included, which
+share one primitive instance -- and only those; a primitive's own annotation wins for its node.
+The annotations are visible in 00_trace.ir (written before any pass) while the passes that
+will consume them still refuse them with a NotImplementedError naming the node."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Parameter, Tensor, nn, ops
+from minispore.graph.tracer import trace
+from minispore.ops import functional as F
+
+
+class Block(nn.Cell):
+    """Functional ops (F.reshape, F.relu, F.mul) beside a primitive instance."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.full((4, 4), 0.1, np.float32)), name="w")
+        self.matmul = ops.MatMul()
+
+    def construct(self, x):
+        x = F.reshape(x, (-1, 4))
+        return F.mul(F.relu(self.matmul(x, self.w)), 2.0)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.head = ops.MatMul()
+        self.v = Parameter(Tensor(np.full((4, 2), 0.5, np.float32)), name="v")
+
+    def construct(self, x):
+        y = F.reshape(x, (-1, 4))          # the same functional primitives, outside the block
+        return self.head(self.block(y) + F.relu(y), self.v)
+
+
+def _x():
+    return Tensor(np.linspace(-1, 1, 8).reshape(2, 4).astype(np.float32))
+
+
+def _nodes_by_scope(graph):
+    inside = [n for n in graph.nodes if ".block." in n.scope]
+    outside = [n for n in graph.nodes if ".block." not in n.scope]
+    assert inside and outside
+    return inside, outside
+
+
+@pytest.mark.parametrize("annotate, key, value", [
+    (lambda b: b.recompute(), "recompute", True),
+    (lambda b: b.place("MS_WORKER", 1), "rank_id", 1),
+    (lambda b: setattr(b, "pipeline_stage", 1), "pipeline_stage", 1),
+])
+def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, value):
+    net = Net()
+    annotate(net.block)
+    graph, _ = trace(net, [_x()], "net")
+    inside, outside = _nodes_by_scope(graph)
+    assert {n.prim.name for n in inside} >= {"Reshape", "MatMul", "ReLU", "Mul"}
+    assert all(n.annotations.get(key) == value for n in inside)
+    assert all(key not in n.annotations for n in outside)
+    # The functional primitives are shared singletons: they stay unmarked.
+    assert all(key not in n.prim.attrs for n in graph.nodes)
+    if key == "pipeline_stage":
+        assert {n.stage for n in inside} == {1} and {n.stage for n in outside} == {None}
+
+
+def test_primitive_annotation_wins_over_the_cell_frame():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Net()
+        net.block.recompute()
+        net.block.matmul.recompute(False)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    graph, _ = trace(net, [_x()], "net")
+    by_name = {n.prim.name: n for n in graph.nodes if ".block." in n.scope}
+    assert by_name["MatMul"].annotations["recompute"] is False
+    assert by_name["ReLU"].annotations["recompute"] is True
+
+
+@pytest.mark.parametrize("annotate, feature", [
+    (lambda b: b.recompute(), "Recompute"),
+    (lambda b: b.place("MS_WORKER", 1), "Distributed graph partition"),
+    (lambda b: setattr(b, "pipeline_stage", 1), "Pipeline parallel"),
+])
+def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dump(
+        tmp_path, annotate, feature):
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        net = Net()
+        annotate(net.block)
+        with pytest.raises(NotImplementedError, match=feature) as info:
+            net(_x())
+        assert "Net.block" in str(info.value)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    trace_ir = glob.glob(os.path.join(tmp_path, "Net_*", "00_trace.ir"))
+    text = open(trace_ir[0]).read()
+    for line in text.splitlines():
+        if "scope=Net.block." in line:
+            assert any(k in line for k in ("recompute=True", "rank_id=1", "pipeline_stage=1"))
+
+
+def test_pipeline_stage_zero_is_not_refused():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Net()
+        net.block.pipeline_stage = 0
+        out = net(_x())
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(out.asnumpy(), Net()(_x()).asnumpy(), rtol=1e-6)
+
+
+def test_an_annotated_cell_run_eagerly_refuses():
+    net = Net()
+    net.block.recompute()
+    with pytest.raises(NotImplementedError, match="Cell.recompute on Block"):
+        net(_x())
