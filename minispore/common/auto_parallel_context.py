@@ -1,5 +1,9 @@
 """Auto-parallel settings (parallel_mode, device_num …) as plain data; the parallel pass reads them."""
+import logging
+
 from minispore.common.layout import check_strategy_tuples
+
+logger = logging.getLogger("minispore")
 
 _DEFAULTS = {
     "parallel_mode": "stand_alone",
@@ -63,7 +67,62 @@ def set_auto_parallel_context(**kwargs):
                              f"[1, 4096], but got {value!r}.")
         if key in _CHECKS:
             _CHECKS[key](value)
+    _check_global_rank(kwargs)
+    for key, value in kwargs.items():
+        _refuse_unbuilt(key, value)
+    if "auto_parallel_search_mode" in kwargs:
+        logger.warning("'auto_parallel_search_mode' is deprecated; use 'search_mode'.")
+        kwargs = dict(kwargs, search_mode=kwargs["auto_parallel_search_mode"])
+    if "search_mode" in kwargs:
+        kwargs = dict(kwargs, auto_parallel_search_mode=kwargs["search_mode"])
     _settings.update(kwargs)
+
+
+# Settings minispore validates but does not implement yet: each raises NotImplementedError
+# naming itself and what works instead, never a silent no-op. Their issues replace the entries.
+def _refuse_unbuilt(key, value):
+    what = None
+    if key == "parallel_mode" and value == ParallelMode.AUTO_PARALLEL:
+        what = ("parallel_mode='auto_parallel' (strategy search and sharding propagation)",
+                "use parallel_mode='semi_auto_parallel' with Primitive.shard strategies "
+                "(unsharded operators take the data-parallel default)")
+    elif key == "pipeline_stages" and value > 1:
+        what = (f"pipeline_stages={value} (pipeline parallel)",
+                "use pipeline_stages=1; operator and data parallel work across all devices")
+    elif key == "enable_parallel_optimizer" and value:
+        what = ("enable_parallel_optimizer=True (optimizer parallel)",
+                "leave it False: parameters and optimizer state are then kept per operator "
+                "strategy")
+    elif key == "grad_accumulation_step" and value != 1:
+        what = (f"grad_accumulation_step={value} (gradient accumulation)",
+                "use grad_accumulation_step=1")
+    elif key == "pipeline_config" and value:
+        what = ("pipeline_config (pipeline parallel)", "leave it unset")
+    elif key in ("strategy_ckpt_load_file", "strategy_ckpt_save_file") and value or \
+            key == "strategy_ckpt_config" and (value.get("load_file") or value.get("save_file")):
+        what = (f"{key} (saving or loading parallel strategies)",
+                "strategies come from Primitive.shard in the script; sharded checkpoints "
+                "record their layouts (save_checkpoint) and merge with "
+                "minispore.train.merge_sharded_checkpoints")
+    elif key == "comm_fusion" and any(k in value for k in ("allgather", "reducescatter")):
+        what = ("comm_fusion for 'allgather'/'reducescatter'",
+                "only the 'allreduce' fusion of data-parallel gradients is built")
+    if what is not None:
+        raise NotImplementedError(f"For 'set_auto_parallel_context', {what[0]} is not "
+                                  f"implemented in minispore yet; {what[1]}.")
+
+
+def _check_global_rank(kwargs):
+    if "global_rank" not in kwargs:
+        return
+    rank = kwargs["global_rank"]
+    if isinstance(rank, bool) or not isinstance(rank, int):
+        raise TypeError(f"For 'set_auto_parallel_context', the argument 'global_rank' must be "
+                        f"int, but got the type : {type(rank).__name__}.")
+    device_num = kwargs.get("device_num", _settings["device_num"])
+    if not 0 <= rank < max(device_num, 1) or rank > 4095:
+        raise ValueError(f"For 'set_auto_parallel_context', 'global_rank' must be in [0, "
+                         f"device_num) = [0, {device_num}) and at most 4095, but got {rank}.")
 
 
 def _check_bool(key):
@@ -147,7 +206,66 @@ def _check_dataset_strategy(value):
                          "first).")
 
 
+_SEARCH_MODES = ("recursive_programming", "sharding_propagation", "dynamic_programming")
+
+
+def _check_search_mode(key):
+    def check(value):
+        if value not in _SEARCH_MODES:
+            raise ValueError(f"For 'set_auto_parallel_context', '{key}' must be one of "
+                             f"{list(_SEARCH_MODES)}, but got {value!r}.")
+    return check
+
+
+def _check_pipeline_stages(value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For 'set_auto_parallel_context', the argument 'pipeline_stages' must "
+                        f"be int, but got the type : {type(value).__name__}.")
+    if value < 1:
+        raise ValueError(f"For 'set_auto_parallel_context', 'pipeline_stages' must be >= 1, "
+                         f"but got {value}.")
+
+
+_OPTIMIZER_CONFIG_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_threshold",
+                          "optimizer_weight_shard_size", "optimizer_level")
+
+
+def _check_parallel_optimizer_config(value):
+    if not isinstance(value, dict):
+        raise TypeError(f"For 'set_auto_parallel_context', 'parallel_optimizer_config' must be "
+                        f"a dict, but got the type : {type(value).__name__}.")
+    unknown = [k for k in value if k not in _OPTIMIZER_CONFIG_KEYS]
+    if unknown:
+        raise ValueError(f"For 'set_auto_parallel_context', 'parallel_optimizer_config' has "
+                         f"unknown config: {unknown}; the valid keys are "
+                         f"{list(_OPTIMIZER_CONFIG_KEYS)}.")
+
+
+_STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_params": bool}
+
+
+def _check_strategy_ckpt_config(value):
+    if not isinstance(value, dict):
+        raise TypeError(f"For 'set_auto_parallel_context', 'strategy_ckpt_config' must be a "
+                        f"dict, but got the type : {type(value).__name__}.")
+    for key, item in value.items():
+        if key not in _STRATEGY_CKPT_TYPES:
+            raise ValueError(f"For 'set_auto_parallel_context', 'strategy_ckpt_config' has an "
+                             f"unknown key {key!r}; the valid keys are "
+                             f"{list(_STRATEGY_CKPT_TYPES)}.")
+        if not isinstance(item, _STRATEGY_CKPT_TYPES[key]):
+            raise TypeError(f"For 'set_auto_parallel_context', strategy_ckpt_config[{key!r}] "
+                            f"must be {_STRATEGY_CKPT_TYPES[key].__name__}, but got the type : "
+                            f"{type(item).__name__}.")
+
+
 _CHECKS = {
+    "search_mode": _check_search_mode("search_mode"),
+    "auto_parallel_search_mode": _check_search_mode("auto_parallel_search_mode"),
+    "pipeline_stages": _check_pipeline_stages,
+    "enable_parallel_optimizer": _check_bool("enable_parallel_optimizer"),
+    "parallel_optimizer_config": _check_parallel_optimizer_config,
+    "strategy_ckpt_config": _check_strategy_ckpt_config,
     "dataset_strategy": _check_dataset_strategy,
     "full_batch": _check_bool("full_batch"),
     "enable_alltoall": _check_bool("enable_alltoall"),

@@ -6,8 +6,8 @@ from minispore.common import dtype as mstype
 from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
-from minispore.common.layout import check_strategy_tuples
 from minispore.ops.primitive import Primitive, check_place_args
+from minispore.parallel.shard import check_shard_args
 
 logger = logging.getLogger("minispore")
 
@@ -55,7 +55,6 @@ class Cell:
         self._pipeline_stage = None
         self._recompute = None
         self._recompute_inherited = False
-        self._shard_config = None
         self._place = None
         self._annotations = None   # the annotation frame pushed while this cell runs
         self._flags = {}
@@ -324,41 +323,25 @@ class Cell:
     # -- parallel annotations ------------------------------------------------------------------
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
               level=0):
-        """Store a sharding plan for this cell; returns a callable running the cell (r2.0-2.4
-        style) and marks the cell (r2.5+ style), so both tutorial forms work."""
-        name = f"{type(self).__name__}.shard"
-        if not isinstance(in_strategy, tuple):
-            raise TypeError(f"For '{name}', 'in_strategy' must be a tuple, but got "
-                            f"{type(in_strategy).__name__}.")
-        for s in in_strategy:
-            if s is not None and not isinstance(s, tuple) and type(s).__name__ != "Layout":
-                raise TypeError(f"For '{name}', each element of 'in_strategy' must be a tuple, "
-                                f"a Layout or None, but got {type(s).__name__}.")
-            if isinstance(s, tuple):
-                check_strategy_tuples(name, "in_strategy", (s,))
-        if out_strategy is not None and not isinstance(out_strategy, tuple):
-            raise TypeError(f"For '{name}', 'out_strategy' must be a tuple or None, but got "
-                            f"{type(out_strategy).__name__}.")
-        if parameter_plan is not None:
-            if not isinstance(parameter_plan, dict):
-                raise TypeError(f"For '{name}', 'parameter_plan' must be a dict, but got "
-                                f"{type(parameter_plan).__name__}.")
-            for k, v in parameter_plan.items():
-                if not isinstance(k, str) or not isinstance(v, tuple):
-                    raise TypeError(f"For '{name}', 'parameter_plan' keys must be str and "
-                                    f"values tuples, but got {k!r}: {v!r}.")
-        if not isinstance(device, str):
-            raise TypeError(f"For '{name}', 'device' must be a str, but got "
-                            f"{type(device).__name__}.")
-        if not isinstance(level, int) or isinstance(level, bool):
-            raise TypeError(f"For '{name}', 'level' must be an int, but got "
-                            f"{type(level).__name__}.")
-        if self._shard_config is not None:
-            logger.warning("'Shard' has been configured more than once for %s.",
-                           type(self).__name__)
-        self._shard_config = {"in_strategy": in_strategy, "out_strategy": out_strategy,
-                              "parameter_plan": parameter_plan, "device": device, "level": level}
-        return self.__call__
+        """MindSpore's functional sharding of a cell (r2.3/2.4 signature): the arguments are
+        validated as MindSpore does, then NotImplementedError: eager and graph `shard`
+        regions are not built yet, and running the cell unsharded would be a silent
+        fallback."""
+        check_shard_args(f"{type(self).__name__}.shard", in_strategy, out_strategy,
+                         parameter_plan, device, level)
+        raise NotImplementedError(
+            f"{type(self).__name__}.shard (functional operator sharding) is not implemented in "
+            f"minispore yet; shard the primitives inside the cell with Primitive.shard under "
+            f"parallel_mode='semi_auto_parallel' in GRAPH_MODE instead.")
+
+    def set_comm_fusion(self, fusion_type, recurse=True):
+        """MindSpore's per-cell communication fusion ids: not built yet (the 'allreduce'
+        buckets of data parallel follow comm_fusion's size/index config)."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.set_comm_fusion (fusion of collectives by cell) is not "
+            f"implemented in minispore yet; data-parallel gradients are fused by "
+            f"set_auto_parallel_context(comm_fusion={{'allreduce': {{'mode': 'size', "
+            f"'config': MB}}}}).")
 
     def place(self, role, rank_id):
         """Run every node traced inside this cell (its sub-cells and functional ops included)

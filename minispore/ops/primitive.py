@@ -2,7 +2,7 @@
 import logging
 
 from minispore.common.auto_parallel_context import get_auto_parallel_context
-from minispore.common.context import context
+from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
 
 logger = logging.getLogger("minispore")
@@ -85,6 +85,11 @@ class Primitive:
         return self
 
     def recompute(self, mode=True):
+        """Mark this operator's output for recomputation in the backward (GRAPH_MODE only, as
+        in MindSpore: PYNATIVE raises TypeError)."""
+        if context().mode == PYNATIVE_MODE:
+            raise TypeError(f"For '{self.name}.recompute', recompute is not supported in "
+                            f"PYNATIVE_MODE; call set_context(mode=GRAPH_MODE) first.")
         if not isinstance(mode, bool):
             raise TypeError(f"For '{self.name}.recompute', 'mode' must be bool, "
                             f"but got {type(mode).__name__}.")
@@ -162,3 +167,10 @@ def check_place_args(name, role, rank_id):
                          f"but got {rank_id}.")
     if role != "MS_WORKER":
         raise ValueError(f"For '{name}.place', 'role' must be 'MS_WORKER', but got {role!r}.")
+    if context().mode == PYNATIVE_MODE:
+        raise RuntimeError(f"For '{name}.place', distributed graph partition works in "
+                           f"GRAPH_MODE only; call set_context(mode=GRAPH_MODE) first.")
+    mode = get_auto_parallel_context("parallel_mode")
+    if mode != "stand_alone":
+        raise RuntimeError(f"For '{name}.place', graph partition cannot be combined with "
+                           f"parallel_mode {mode!r}; it needs parallel_mode 'stand_alone'.")

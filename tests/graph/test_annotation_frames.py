@@ -39,6 +39,14 @@ class Net(nn.Cell):
         return self.head(self.block(y) + F.relu(y), self.v)
 
 
+@pytest.fixture(autouse=True)
+def graph_mode():
+    """place and Primitive.recompute are GRAPH_MODE features (MindSpore raises in PYNATIVE)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+
+
 def _x():
     return Tensor(np.linspace(-1, 1, 8).reshape(2, 4).astype(np.float32))
 
@@ -70,13 +78,9 @@ def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, v
 
 
 def test_primitive_annotation_wins_over_the_cell_frame():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        net = Net()
-        net.block.recompute()
-        net.block.matmul.recompute(False)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = Net()
+    net.block.recompute()
+    net.block.matmul.recompute(False)
     graph, _ = trace(net, [_x()], "net")
     by_name = {n.prim.name: n for n in graph.nodes if ".block." in n.scope}
     assert by_name["MatMul"].annotations["recompute"] is False
@@ -90,15 +94,12 @@ def test_primitive_annotation_wins_over_the_cell_frame():
 ])
 def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dump(
         tmp_path, annotate, feature):
-    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
-    try:
-        net = Net()
-        annotate(net.block)
-        with pytest.raises(NotImplementedError, match=feature) as info:
-            net(_x())
-        assert "Net.block" in str(info.value)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    net = Net()
+    annotate(net.block)
+    with pytest.raises(NotImplementedError, match=feature) as info:
+        net(_x())
+    assert "Net.block" in str(info.value)
     trace_ir = glob.glob(os.path.join(tmp_path, "Net_*", "00_trace.ir"))
     text = open(trace_ir[0]).read()
     for line in text.splitlines():
@@ -107,13 +108,9 @@ def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dum
 
 
 def test_pipeline_stage_zero_is_not_refused():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        net = Net()
-        net.block.pipeline_stage = 0
-        out = net(_x())
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = Net()
+    net.block.pipeline_stage = 0
+    out = net(_x())
     ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(out.asnumpy(), Net()(_x()).asnumpy(), rtol=1e-6)
 
@@ -121,5 +118,6 @@ def test_pipeline_stage_zero_is_not_refused():
 def test_an_annotated_cell_run_eagerly_refuses():
     net = Net()
     net.block.recompute()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
     with pytest.raises(NotImplementedError, match="Cell.recompute on Block"):
         net(_x())

@@ -44,7 +44,11 @@ def test_trace_records_nodes_scopes_and_parameters():
 
 def test_annotations_are_copied_from_primitive_attrs():
     mm = ops.MatMul().shard(((2, 1), (1, 1)))
-    mm.recompute()
+    ms.set_context(mode=ms.GRAPH_MODE)     # Primitive.recompute is a GRAPH_MODE feature
+    try:
+        mm.recompute()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
     graph, _ = trace(lambda a, b: mm(a, b), [_x(2, 3), _x(3, 4)], "f")
     assert graph.nodes[0].annotations == {"in_strategy": ((2, 1), (1, 1)),
                                           "out_strategy": None, "recompute": True}

@@ -145,13 +145,17 @@ def test_place_is_an_annotation_of_the_cell_not_of_its_primitives():
     # Every node traced inside inherits it (tests/graph/test_annotation_frames.py); the
     # primitives, which functional ops share, are never marked.
     net = Net()
-    net.place("MS_WORKER", 1)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net.place("MS_WORKER", 1)
+        with pytest.raises(ValueError, match="MS_WORKER"):
+            net.place("MS_SERVER", 0)
+        with pytest.raises(ValueError, match="non-negative"):
+            net.place("MS_WORKER", -1)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
     assert net._annotations == {"ms_role": "MS_WORKER", "rank_id": 1}
     assert "rank_id" not in net.matmul.attrs and "rank_id" not in net.block.fc.matmul.attrs
-    with pytest.raises(ValueError, match="MS_WORKER"):
-        net.place("MS_SERVER", 0)
-    with pytest.raises(ValueError, match="non-negative"):
-        net.place("MS_WORKER", -1)
 
 
 def test_recompute_checks():
@@ -165,10 +169,11 @@ def test_recompute_checks():
         Net().recompute(foo=True)
 
 
-def test_shard_stores_and_returns_callable():
+def test_shard_validates_then_refuses():
+    # Functional sharding is not built: refusing beats running the cell unsharded.
     net = Net()
-    fn = net.shard(((2, 1),))
-    assert callable(fn) and net._shard_config["in_strategy"] == ((2, 1),)
+    with pytest.raises(NotImplementedError, match="Net.shard"):
+        net.shard(((2, 1),))
     with pytest.raises(TypeError):
         net.shard([(2, 1)])
 

@@ -78,6 +78,9 @@ def test_semi_auto_parallel_needs_graph_mode():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     with pytest.raises(ValueError, match="in PYNATIVE_MODE 'parallel_mode' must be one of"):
         ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
-    ms.set_auto_parallel_context(parallel_mode="auto_parallel")
+    # auto_parallel passes the PYNATIVE check, then is refused as not built
+    # (tests/parallel/test_no_silent_fallbacks.py).
+    with pytest.raises(NotImplementedError, match="auto_parallel"):
+        ms.set_auto_parallel_context(parallel_mode="auto_parallel")
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")

@@ -6,18 +6,20 @@ from minispore.common.symbolic import is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import combine_ops as C
+from minispore.ops.operations import debug_ops
 from minispore.ops.operations import indexing_ops as I
 
 __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
            "transpose", "expand_dims", "squeeze", "flatten", "concat", "cat", "split",
            "tile", "assign", "zeros", "ones", "strided_slice", "strided_slice_grad", "gather",
-           "unsorted_segment_sum", "one_hot", "tensor_getitem", "scalar_to_tensor"]
+           "unsorted_segment_sum", "one_hot", "tensor_getitem", "scalar_to_tensor", "print_"]
 
 _reshape, _cast, _identity = A.Reshape(), A.Cast(), A.Identity()
 _zeros_like, _ones_like, _fill = A.ZerosLike(), A.OnesLike(), A.Fill()
 _transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Flatten(), C.Tile()
 _assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
 _scalar_to_tensor, _dynamic_broadcast_to = A.ScalarToTensor(), A.DynamicBroadcastTo()
+_print = debug_ops.Print()
 
 
 def _cached(cache, cls, *key):
@@ -269,3 +271,8 @@ def _getitem_by_indices(x, index):
         index = cast(index, mstype.int64)
     return gather(x, index, 0)
 
+
+
+def print_(*input_x):
+    """Print strings and tensors (ops.Print); in a compiled graph, every time it runs."""
+    return _print(*input_x)

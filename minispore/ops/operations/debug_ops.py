@@ -1,0 +1,64 @@
+"""Debugging operators: Print, which prints strings and tensors when it runs (every step of a
+compiled graph, not once at trace time)."""
+import numpy as np
+
+from minispore.common import device
+from minispore.common import dtype as mstype
+from minispore.common import sharding_rules as rules
+from minispore.common.tensor import Tensor
+from minispore.ops.kernel_registry import kernel
+from minispore.ops.operations.array_ops import movable
+from minispore.ops.primitive import Aval, Primitive
+
+__all__ = ["Print"]
+
+_PRINTABLE = (Tensor, bool, int, float, str, np.generic)
+
+
+class Print(Primitive):
+    """Print the inputs (strings as they are, tensors as ``Tensor(shape=[...], dtype=...,
+    value=...)``), one per line: ``ops.Print()('loss', loss)`` or ``ops.print_(...)``.
+
+    In PYNATIVE_MODE it prints at the call; in a compiled graph it is a side-effect node that
+    prints each time the graph runs, with the values of that run. Returns a 0-d int32 tensor
+    (MindSpore: an invalid value, to be ignored). Not differentiable.
+
+    Raises:
+        TypeError: an input that is not a Tensor, bool, int, float, str, tuple or list.
+    """
+    sharding_rule = rules.replicate_only("it prints whole tensors")
+
+    differentiable = False
+    side_effect = True      # prints: graphs keep it and run it every step
+
+    def __call__(self, *inputs):
+        return super().__call__(*_flatten(inputs))
+
+    def infer(self, *inputs):
+        for i, x in enumerate(inputs):
+            if not isinstance(x, _PRINTABLE) and not hasattr(x, "shape"):
+                raise self.error(f"input {i} must be a Tensor, bool, int, float, str, tuple or "
+                                 f"list, but got {type(x).__name__}.", TypeError)
+        return Aval((), mstype.int32)
+
+    def impl(self, *inputs):
+        lines = []
+        for x in inputs:
+            if isinstance(x, str):
+                lines.append(x)
+            else:
+                lines.append(repr(Tensor(np.asarray(device.to_host(x)))))
+        print("\n".join(lines), flush=True)
+        out = device.empty((), np.int32)
+        kernel("array", "fill")(movable(out), np.int32(0))
+        return out
+
+
+def _flatten(inputs):
+    out = []
+    for x in inputs:
+        if isinstance(x, (tuple, list)):
+            out.extend(_flatten(x))
+        else:
+            out.append(x)
+    return out

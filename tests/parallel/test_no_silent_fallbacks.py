@@ -1,0 +1,169 @@
+"""Never a silent fallback: every parallel setting or API that minispore accepts but has not
+built raises NotImplementedError naming it (at the call that sets it, or when the graph
+compiles), and set_auto_parallel_context validates what MindSpore validates. MindSpore's own
+tutorial samples for the unbuilt features end with that error instead of training unsharded.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, nn, ops
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT.parent / "shared" / "samples"
+
+
+@pytest.fixture(autouse=True)
+def clean_context():
+    yield
+    ms.reset_auto_parallel_context()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+# -- settings refused at the call that sets them ----------------------------------------------
+@pytest.mark.parametrize("kwargs, named", [
+    ({"parallel_mode": ms.ParallelMode.AUTO_PARALLEL}, "parallel_mode='auto_parallel'"),
+    ({"parallel_mode": "auto_parallel", "search_mode": "sharding_propagation"},
+     "parallel_mode='auto_parallel'"),
+    ({"pipeline_stages": 2}, "pipeline_stages=2"),
+    ({"enable_parallel_optimizer": True}, "enable_parallel_optimizer=True"),
+    ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
+    ({"pipeline_config": {"pipeline_scheduler": "1f1b"}}, "pipeline_config"),
+    ({"strategy_ckpt_config": {"save_file": "s.ckpt"}}, "strategy_ckpt_config"),
+    ({"strategy_ckpt_load_file": "s.ckpt"}, "strategy_ckpt_load_file"),
+    ({"comm_fusion": {"allgather": {"mode": "size", "config": 32}}}, "allgather"),
+])
+def test_unbuilt_settings_are_refused(kwargs, named):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    before = {key: ms.get_auto_parallel_context(key) for key in kwargs}
+    with pytest.raises(NotImplementedError, match="not implemented in minispore yet") as info:
+        ms.set_auto_parallel_context(**kwargs)
+    assert named in str(info.value)
+    # Nothing was stored: the refused setting does not linger.
+    assert {key: ms.get_auto_parallel_context(key) for key in kwargs} == before
+
+
+def test_what_is_built_is_still_accepted():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", pipeline_stages=1,
+                                 enable_parallel_optimizer=False, grad_accumulation_step=1,
+                                 comm_fusion={"allreduce": {"mode": "size", "config": 32}},
+                                 strategy_ckpt_config={"only_trainable_params": True})
+    assert ms.get_auto_parallel_context("comm_fusion") == \
+        {"allreduce": {"mode": "size", "config": 32}}
+
+
+def test_cell_shard_and_ms_shard_are_refused_after_validation():
+    net = nn.Dense(4, 4)
+    with pytest.raises(NotImplementedError, match=r"Dense.shard .*Primitive.shard"):
+        net.shard(in_strategy=((1, 8),), parameter_plan={"weight": (8, 1)})
+    with pytest.raises(TypeError, match="'in_strategy' must be a tuple"):
+        net.shard(in_strategy=[(1, 8)])
+    with pytest.raises(NotImplementedError, match=r"ms.shard"):
+        ms.shard(net, in_strategy=((1, 8),))
+    with pytest.raises(TypeError, match="'level' must be an int"):
+        ms.shard(net, in_strategy=((1, 8),), level="0")
+
+
+def test_set_comm_fusion_is_refused():
+    with pytest.raises(NotImplementedError, match="set_comm_fusion"):
+        nn.Dense(4, 4).set_comm_fusion(1)
+
+
+# -- validation MindSpore does ------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"global_rank": -1}, ValueError, "'global_rank' must be in"),
+    ({"device_num": 4, "global_rank": 4}, ValueError, r"\[0, 4\)"),
+    ({"global_rank": "0"}, TypeError, "'global_rank' must be int"),
+    ({"search_mode": "greedy"}, ValueError, "'search_mode' must be one of"),
+    ({"auto_parallel_search_mode": "greedy"}, ValueError, "must be one of"),
+    ({"pipeline_stages": True}, TypeError, "'pipeline_stages' must be int"),
+    ({"pipeline_stages": 1.5}, TypeError, "'pipeline_stages' must be int"),
+    ({"pipeline_stages": 0}, ValueError, "'pipeline_stages' must be >= 1"),
+    ({"enable_parallel_optimizer": 1}, TypeError, "'enable_parallel_optimizer' must be bool"),
+    ({"parallel_optimizer_config": {"threshold": 1}}, ValueError, "unknown config"),
+    ({"parallel_optimizer_config": [1]}, TypeError, "must be a dict"),
+    ({"strategy_ckpt_config": {"load": "x"}}, ValueError, "unknown key 'load'"),
+    ({"strategy_ckpt_config": {"save_file": 3}}, TypeError, "must be str"),
+    ({"strategy_ckpt_config": {"only_trainable_params": "yes"}}, TypeError, "must be bool"),
+    ({"strategy_ckpt_config": "x.ckpt"}, TypeError, "must be a dict"),
+])
+def test_set_auto_parallel_context_validation(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        ms.set_auto_parallel_context(**kwargs)
+
+
+def test_search_mode_alias_sets_search_mode():
+    ms.set_auto_parallel_context(auto_parallel_search_mode="dynamic_programming")
+    assert ms.get_auto_parallel_context("search_mode") == "dynamic_programming"
+    ms.set_auto_parallel_context(search_mode="sharding_propagation")
+    assert ms.get_auto_parallel_context("auto_parallel_search_mode") == "sharding_propagation"
+
+
+def test_comm_fusion_reads_back_what_was_set():
+    fusion = {"openstate": True, "allreduce": {"mode": "index", "config": [2, 4]}}
+    ms.set_auto_parallel_context(comm_fusion=fusion)
+    assert ms.get_auto_parallel_context("comm_fusion") == fusion
+
+
+# -- primitives and cells in the wrong mode ------------------------------------------------------
+def test_primitive_recompute_in_pynative_raises_type_error():
+    with pytest.raises(TypeError, match=r"For 'ReLU.recompute', recompute is not supported "
+                                        r"in PYNATIVE_MODE"):
+        ops.ReLU().recompute()
+
+
+@pytest.mark.parametrize("mode, parallel_mode, match", [
+    (ms.PYNATIVE_MODE, "stand_alone", "GRAPH_MODE only"),
+    (ms.GRAPH_MODE, "semi_auto_parallel", "parallel_mode 'semi_auto_parallel'"),
+    (ms.GRAPH_MODE, "data_parallel", "parallel_mode 'data_parallel'"),
+])
+def test_place_outside_graph_stand_alone_raises_runtime_error(mode, parallel_mode, match):
+    ms.set_context(mode=mode)
+    ms.set_auto_parallel_context(parallel_mode=parallel_mode)
+    for target in (ops.MatMul(), nn.Dense(2, 2)):
+        with pytest.raises(RuntimeError, match=match):
+            target.place("MS_WORKER", 0)
+
+
+def test_graph_refuses_each_unbuilt_annotation():
+    """(tests/graph/test_annotation_frames.py checks every node and the dump.)"""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x = Tensor(np.ones((2, 2), np.float32))
+    for annotate, feature in ((lambda c: c.recompute(), "Recompute"),
+                              (lambda c: c.place("MS_WORKER", 0), "graph partition"),
+                              (lambda c: setattr(c, "pipeline_stage", 2), "Pipeline")):
+        net = nn.SequentialCell(nn.Dense(2, 2), nn.ReLU())
+        annotate(net[0])
+        with pytest.raises(NotImplementedError, match=feature):
+            net(x)
+
+
+# -- MindSpore's samples end with the clear error -------------------------------------------------
+REFUSED_SAMPLES = {
+    "sharding_propagation/train.py": "parallel_mode='auto_parallel'",
+    "shard_function_parallel/shard_function_example.py": "parallel_mode='auto_parallel'",
+    "parameter_server/train.py": "parallel_mode='auto_parallel'",
+    "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
+    "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
+        "enable_parallel_optimizer=True",
+    "distributed_comm_fusion/fusion_example_cell.py": "set_comm_fusion",
+}
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="MindSpore's samples (../shared/samples) are "
+                                                 "not beside this checkout")
+@pytest.mark.parametrize("script", sorted(REFUSED_SAMPLES))
+def test_unbuilt_feature_samples_end_with_not_implemented_error(tmp_path, script):
+    env = dict(os.environ, DATA_PATH=str(tmp_path / "MNIST_Data" / "train"),
+               NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "minispore", str(SAMPLES / script)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "NotImplementedError" in run.stderr and REFUSED_SAMPLES[script] in run.stderr, \
+        run.stderr[-2000:]
