@@ -13,8 +13,7 @@ import shutil
 import subprocess
 import sys
 
-THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-               "MKL_NUM_THREADS")
+from minispore.communication.threads import THREAD_VARS, host_cores
 
 
 def find_mpirun(explicit=None):
@@ -34,13 +33,6 @@ def find_mpirun(explicit=None):
     raise FileNotFoundError("minispore.run: no mpirun or mpiexec found beside the Python "
                             "interpreter or on PATH; install the 'mpich' wheel "
                             "(pip install mpich) or a system MPI.")
-
-
-def host_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 # glibc serves allocations above its mmap threshold (at most 32 MB) with fresh pages on every

@@ -368,7 +368,7 @@ def bench_parallel(quick=False):
     latency = bench_comm.collective_latency_tables(n=2, sizes=sizes)
     print(latency, flush=True)
     return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table(),
-            bench_semi_auto.semi_auto_table()]
+            bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table()]
 
 
 def main():

@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
 from benchlib import Table  # noqa: E402
+from minispore.communication.threads import THREAD_VARS  # noqa: E402
 
 BATCH = 256         # the logical batch: the tutorial's 32 per rank on 8 ranks
 # Shard strategies of (matmul1, relu1, matmul2, relu2) per rank count; matmul3 has none (data
@@ -118,11 +119,21 @@ def measure(steps=5, rounds=5):
                   "comm": stats}
 
 
-def _launch(k, timeout):
-    cmd = [sys.executable, "-m", "minispore.run", "-n", str(k), os.path.abspath(__file__),
-           "--job"]
+def _launch(k, timeout, launcher="minispore.run", threads=None):
+    """Run the job on k ranks: through our launcher, or with plain mpirun as the tutorials do
+    (then init() sizes the thread pools, unless `threads` pins every pool to that size the way
+    a user's environment variables would)."""
+    script = [os.path.abspath(__file__), "--job"]
+    env = {key: v for key, v in os.environ.items() if key not in THREAD_VARS}
+    if launcher == "minispore.run":
+        cmd = [sys.executable, "-m", "minispore.run", "-n", str(k)] + script
+    else:
+        cmd = [os.path.join(os.path.dirname(sys.executable), "mpirun"), "-n", str(k),
+               sys.executable] + script
+        if threads is not None:
+            env.update({var: str(threads) for var in THREAD_VARS})
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=env)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
     return json.loads(proc.stdout.split(MARK)[-1].strip().splitlines()[0])
@@ -170,9 +181,33 @@ def semi_auto_table(ranks=(1, 2, 8), rounds=3, timeout=300):
     return types.SimpleNamespace(markdown=lambda: t.markdown() + "\n" + NOTE)
 
 
+def launch_table(k=8, rounds=3, timeout=300):
+    """The same k-rank job started three ways: our launcher, plain mpirun (the tutorials'
+    way; init() gives each rank cores // local ranks threads), and plain mpirun with every
+    pool pinned to all cores (what plain mpirun gave before init() sized the pools)."""
+    from minispore.communication.threads import host_cores
+    cores = host_cores()
+    ways = [("python -m minispore.run -n %d" % k, dict(launcher="minispore.run")),
+            ("mpirun -n %d (threads from init())" % k, dict(launcher="mpirun")),
+            ("mpirun -n %d, NUMBA/OMP/BLAS threads = %d" % (k, cores),
+             dict(launcher="mpirun", threads=cores))]
+    t = Table(f"Launching the semi-auto tutorial net on {k} ranks ({cores} cores), best of "
+              f"{rounds}", ["launch", "ms / step", "first step (s)"])
+    best = {}
+    for _ in range(rounds):
+        for name, how in ways:
+            r = _launch(k, timeout, **how)
+            best[name] = min(best.get(name, (r["step_s"], r["first_s"])),
+                             (r["step_s"], r["first_s"]))
+    for name, _ in ways:
+        t.add(name, best[name][0] * 1e3, best[name][1])
+    return t
+
+
 def main(argv):
     if "--job" not in argv:
         print(semi_auto_table().markdown())
+        print(launch_table().markdown())
         return
     rank, figures = measure()
     if rank == 0:

@@ -12,6 +12,9 @@ import traceback
 
 import numpy as np
 
+from minispore.communication.roles import role_from_environment
+from minispore.communication.threads import limit_threads
+
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
 MCCL_WORLD_COMM_GROUP = "mccl_world_group"
@@ -48,7 +51,8 @@ class _State:
 
     def __init__(self):
         self.inited = False
-        self.world = None             # Communicator of MPI.COMM_WORLD
+        self.role = None              # this process's Role (roles.py); every process a worker
+        self.world = None             # Communicator of MPI.COMM_WORLD: the workers
         self.local_rank = 0
         self.local_size = 1
         self.groups = {}              # user group name -> Communicator
@@ -88,8 +92,11 @@ def communicator(group, api="communication"):
     return comm
 
 
-def start():
-    """Join the MPI world once: the world and node-local communicators, and the abort hooks."""
+def start(runtime_num_threads=0):
+    """Join the MPI world once as a worker: the world (the workers) and node-local
+    communicators, this rank's thread pools sized for the ranks sharing its host, and the
+    abort hooks."""
+    role = role_from_environment(os.environ)
     MPI = mpi()
     world = MPI.COMM_WORLD
     STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
@@ -97,6 +104,9 @@ def start():
     local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
     STATE.local_rank, STATE.local_size = local.Get_rank(), local.Get_size()
     local.Free()
+    STATE.role = role
+    if STATE.local_size > 1:
+        limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
     install_abort_hooks()
     STATE.inited = True

@@ -58,7 +58,7 @@ def init(backend_name=None):
         logger.warning("Backend '%s' is served by MPI in minispore; collectives run on the "
                        "CPU through mpi4py.", backend_name)
     if not STATE.inited:
-        _comm.start()
+        _comm.start(get_context("runtime_num_threads"))
     GlobalComm.BACKEND = "mccl" if backend_name == "mpi" else backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
     GlobalComm.INITED = True
