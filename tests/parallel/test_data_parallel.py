@@ -215,7 +215,7 @@ def test_reducer_rejects_bad_degree(world):
 
 
 def test_graph_mode_data_parallel_equals_full_batch_training(world):
-    """GRAPH_MODE traces the reducer as one AllReduce node per gradient."""
+    """GRAPH_MODE traces the reducer's buckets (the eager path's) as fused AllReduce nodes."""
     rank, size = world
     batches = global_batches(size, steps=2)
     ref_losses, ref_params = train_reference(batches)
@@ -224,3 +224,38 @@ def test_graph_mode_data_parallel_equals_full_batch_training(world):
     np.testing.assert_allclose(losses, ref_losses, rtol=RTOL)
     assert_close(params, ref_params)
     assert_same_on_all_ranks(params)
+
+
+@pytest.mark.parametrize("fusion, buckets", [
+    (None, 1),                                                      # 64 MB: one bucket
+    ({"allreduce": {"mode": "size", "config": 0}}, 6),              # one per gradient
+    ({"allreduce": {"mode": "index", "config": [2, 4]}}, 3),
+])
+def test_graph_and_pynative_reduce_the_same_buckets_bitwise(world, fusion, buckets):
+    """One mechanism in both modes: the same bucket plan (so comm_fusion acts in GRAPH_MODE
+    too), one AllReduce per bucket per step, and bitwise-equal parameters."""
+    from minispore.parallel import comm_stats, reset_comm_stats
+    rank, size = world
+    batches = global_batches(size, steps=2)
+    results, counts = {}, {}
+    rows = slice(rank * LOCAL_BATCH, (rank + 1) * LOCAL_BATCH)
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            ms.reset_auto_parallel_context()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                         gradients_mean=True)
+            if fusion is not None:
+                ms.set_auto_parallel_context(comm_fusion=fusion)
+            net, step = build()
+            assert len(step.grad_reducer.bucket_sizes) == buckets
+            for x, y in batches:
+                reset_comm_stats()
+                step(Tensor(x[rows]), Tensor(y[rows]))
+            counts[mode] = comm_stats().get("AllReduce", {}).get("count", 0)
+            results[mode] = {p.name: p.asnumpy().copy() for p in net.trainable_params()}
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert counts[ms.GRAPH_MODE] == buckets
+    for name, value in results[ms.GRAPH_MODE].items():
+        np.testing.assert_array_equal(value, results[ms.PYNATIVE_MODE][name], err_msg=name)

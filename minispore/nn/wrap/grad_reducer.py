@@ -214,15 +214,29 @@ class DistributedGradReducer(Cell):
         return tuple(out)
 
     def _traced(self, grads):
-        """GRAPH mode: one AllReduce node per gradient (then the mean's scale), for the graph
-        compiler to schedule and fuse; the eager buckets need concrete arrays."""
+        """GRAPH mode: the same buckets as the eager path, each traced as one AllReduce node
+        over the flat concatenation of its gradients (scaled by the mean's 1/degree first, as
+        the eager path packs them), then cut back into the gradients: one mechanism, so
+        comm_fusion and the numbers are the same in both modes."""
         reduce = AllReduce(ReduceOp.SUM, self.group)
-        out = []
-        for g in grads:
-            g = reduce(g)
-            if self.mean and self.degree != 1:
-                g = F.mul(g, F.scalar_to_tensor(1.0 / self.degree, g.dtype))
-            out.append(g)
+        out = [None] * len(grads)
+        for bucket in self._buckets:
+            parts = []
+            for i in bucket.members:
+                g = grads[i]
+                if self._factor is not None:
+                    g = F.mul(g, F.scalar_to_tensor(1.0 / self.degree, g.dtype))
+                parts.append(g)
+            if len(parts) == 1:
+                out[bucket.members[0]] = reduce(parts[0])
+                continue
+            flat = reduce(F.concat([F.reshape(g, (-1,)) for g in parts]))
+            offset = 0
+            for i in bucket.members:
+                p = self._parameters[i]
+                piece = F.strided_slice(flat, (offset,), (offset + p.size,), (1,))
+                out[i] = F.reshape(piece, tuple(p.shape))
+                offset += p.size
         return tuple(out)
 
 
