@@ -334,6 +334,13 @@ class Cell:
             f"minispore yet; shard the primitives inside the cell with Primitive.shard under "
             f"parallel_mode='semi_auto_parallel' in GRAPH_MODE instead.")
 
+    def set_param_ps(self, recurse=True, init_in_server=False):
+        """MindSpore's parameter-server placement of this cell's parameters: not built yet."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.set_param_ps (parameter server training) is not "
+            f"implemented in minispore yet; the parameters train on the workers (data or "
+            f"semi-auto parallel).")
+
     def set_comm_fusion(self, fusion_type, recurse=True):
         """MindSpore's per-cell communication fusion ids: not built yet (the 'allreduce'
         buckets of data parallel follow comm_fusion's size/index config)."""

@@ -75,6 +75,17 @@ def test_set_comm_fusion_is_refused():
         nn.Dense(4, 4).set_comm_fusion(1)
 
 
+def test_parameter_server_is_refused():
+    with pytest.raises(NotImplementedError, match="enable_ps=True"):
+        ms.set_ps_context(enable_ps=True)
+    assert ms.get_ps_context("enable_ps") is False
+    ms.set_ps_context(enable_ps=False)
+    with pytest.raises(TypeError, match="'enable_ps' must be bool"):
+        ms.set_ps_context(enable_ps=1)
+    with pytest.raises(NotImplementedError, match="Dense.set_param_ps"):
+        nn.Dense(4, 4).set_param_ps()
+
+
 # -- validation MindSpore does ------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"global_rank": -1}, ValueError, "'global_rank' must be in"),
