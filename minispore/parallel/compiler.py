@@ -1,6 +1,7 @@
 """The full pass list (graph's passes and the parallel ones, in DESIGN.md's order) and the
 PassContext of a compile; registered with minispore.graph.jit when this package is imported.
 """
+import os
 import threading
 from contextlib import contextmanager
 
@@ -73,6 +74,11 @@ def pass_context():
     """The PassContext of a compile started now: device, this process's rank and role, the
     mesh, and the operator-parallel settings."""
     from minispore.communication._comm import STATE
+    if os.environ.get("MS_COMM_COMPILER_OPT"):
+        raise NotImplementedError(
+            f"MS_COMM_COMPILER_OPT={os.environ['MS_COMM_COMPILER_OPT']} (communication "
+            f"subgraph extraction and reuse) is not implemented in minispore yet; unset it to "
+            f"compile every collective as its own node.")
     settings = operator_parallel_settings(getattr(_SCOPED, "mesh", None))
     rank = STATE.world.rank if STATE.inited else 0
     role = getattr(STATE, "role", None)
