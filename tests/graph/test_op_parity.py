@@ -24,6 +24,7 @@ ELSEWHERE = {
     "Adam": "test_optimizer_updates_in_graph",
     "AdamWeightDecay": "test_optimizer_updates_in_graph",
     "Assign": "test_optimizer_updates_in_graph (Optimizer._advance_step assigns global_step)",
+    "Print": "tests/ops/test_print.py (prints every step in GRAPH mode; checked on stdout)",
 }
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.

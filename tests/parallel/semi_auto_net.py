@@ -50,13 +50,10 @@ def batches(steps, batch, dims, seed=0):
     return xs, ys
 
 
-def train_cell(make_net, xs, ys, parallel, rank=0, n=1, lr=0.05, optimizer="sgd",
-               count_comm=False, set_inputs=None, **context):
-    """Train ``make_net()`` (built after ms.set_seed(1)) with a mean sparse cross-entropy on
-    batches xs[i], ys[i] (logical). In parallel (semi-auto, `n` ranks) rank `rank` feeds its
-    rows of each batch under data_parallel, the whole batch under full_batch. Returns
-    (losses per step, gathered parameters, the cell) and, with count_comm, the last step's
-    comm_stats(). `set_inputs(net, loss_fn, step)` may declare dynamic placeholders."""
+def setup_training(make_net, parallel, n=1, lr=0.05, optimizer="sgd", **context):
+    """GRAPH mode, the auto-parallel context (semi-auto on `n` devices when `parallel`), then
+    make_net() after ms.set_seed(1), the mean sparse cross-entropy, and SGD or Momentum:
+    (net, loss_fn, trainable params, optimizer)."""
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.reset_auto_parallel_context()
     if parallel:
@@ -67,6 +64,17 @@ def train_cell(make_net, xs, ys, parallel, rank=0, n=1, lr=0.05, optimizer="sgd"
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     params = net.trainable_params()
     opt = nn.Momentum(params, lr, 0.9) if optimizer == "momentum" else nn.SGD(params, lr)
+    return net, loss_fn, params, opt
+
+
+def train_cell(make_net, xs, ys, parallel, rank=0, n=1, lr=0.05, optimizer="sgd",
+               count_comm=False, set_inputs=None, **context):
+    """Train ``make_net()`` (built after ms.set_seed(1)) with a mean sparse cross-entropy on
+    batches xs[i], ys[i] (logical). In parallel (semi-auto, `n` ranks) rank `rank` feeds its
+    rows of each batch under data_parallel, the whole batch under full_batch. Returns
+    (losses per step, gathered parameters, the cell) and, with count_comm, the last step's
+    comm_stats(). `set_inputs(net, loss_fn, step)` may declare dynamic placeholders."""
+    net, loss_fn, params, opt = setup_training(make_net, parallel, n, lr, optimizer, **context)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
     if set_inputs is not None:
         set_inputs(net, loss_fn, step)

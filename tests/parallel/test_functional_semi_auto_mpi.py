@@ -17,7 +17,7 @@ from minispore import Parameter, nn, ops
 from minispore.common.initializer import initializer
 from minispore.parallel import comm_stats, reset_comm_stats
 from minispore.parallel.param_slicing import gather_parameter
-from tests.parallel.semi_auto_net import TutorialNet, _block, batches, train
+from tests.parallel.semi_auto_net import TutorialNet, _block, batches, setup_training, train
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
@@ -49,16 +49,7 @@ def train_functional(make_net, xs, ys, parallel, rank=0, n=1, lr=0.05, optimizer
     """Train make_net() (built after ms.set_seed(1)) the MindSpore 2.x way: value_and_grad of
     a forward function with has_aux, optimizer(grads), one @ms.jit step. Returns (losses,
     gathered parameters, last step's comm_stats)."""
-    ms.set_context(mode=ms.GRAPH_MODE)
-    ms.reset_auto_parallel_context()
-    if parallel:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
-                                     device_num=n, **context)
-    ms.set_seed(1)
-    net = make_net()
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    params = net.trainable_params()
-    opt = nn.Momentum(params, lr, 0.9) if optimizer == "momentum" else nn.SGD(params, lr)
+    net, loss_fn, params, opt = setup_training(make_net, parallel, n, lr, optimizer, **context)
 
     def forward_fn(data, label):
         logits = net(data)
