@@ -119,10 +119,10 @@ def measure(steps=5, rounds=5):
                   "comm": stats}
 
 
-def _launch(k, timeout, launcher="minispore.run", threads=None):
+def _launch(k, timeout, launcher="minispore.run", threads=None, user_env=None):
     """Run the job on k ranks: through our launcher, or with plain mpirun as the tutorials do
     (then init() sizes the thread pools, unless `threads` pins every pool to that size the way
-    a user's environment variables would)."""
+    a user's environment variables would, or `user_env` sets some of them)."""
     script = [os.path.abspath(__file__), "--job"]
     env = {key: v for key, v in os.environ.items() if key not in THREAD_VARS}
     if launcher == "minispore.run":
@@ -132,6 +132,7 @@ def _launch(k, timeout, launcher="minispore.run", threads=None):
                sys.executable] + script
         if threads is not None:
             env.update({var: str(threads) for var in THREAD_VARS})
+        env.update(user_env or {})
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           stdin=subprocess.DEVNULL, env=env)
     if proc.returncode:
@@ -182,13 +183,17 @@ def semi_auto_table(ranks=(1, 2, 8), rounds=3, timeout=300):
 
 
 def launch_table(k=8, rounds=3, timeout=300):
-    """The same k-rank job started three ways: our launcher, plain mpirun (the tutorials'
-    way; init() gives each rank cores // local ranks threads), and plain mpirun with every
-    pool pinned to all cores (what plain mpirun gave before init() sized the pools)."""
+    """The same k-rank job started four ways: our launcher, plain mpirun (the tutorials'
+    way; init() gives each rank cores // local ranks threads), plain mpirun with the usual
+    cluster setting OMP_NUM_THREADS=1 (BLAS pinned by the user, Numba still sized by init()),
+    and plain mpirun with every pool pinned to all cores (what plain mpirun gave before
+    init() sized the pools)."""
     from minispore.communication.threads import host_cores
     cores = host_cores()
     ways = [("python -m minispore.run -n %d" % k, dict(launcher="minispore.run")),
             ("mpirun -n %d (threads from init())" % k, dict(launcher="mpirun")),
+            ("mpirun -n %d, OMP_NUM_THREADS=1 (Numba threads from init())" % k,
+             dict(launcher="mpirun", user_env={"OMP_NUM_THREADS": "1"})),
             ("mpirun -n %d, NUMBA/OMP/BLAS threads = %d" % (k, cores),
              dict(launcher="mpirun", threads=cores))]
     t = Table(f"Launching the semi-auto tutorial net on {k} ranks ({cores} cores), best of "

@@ -105,7 +105,7 @@ def start(runtime_num_threads=0):
     STATE.local_rank, STATE.local_size = local.Get_rank(), local.Get_size()
     local.Free()
     STATE.role = role
-    if STATE.local_size > 1:
+    if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
     install_abort_hooks()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from minispore.communication.roles import Role, role_from_environment
-from minispore.communication.threads import THREAD_VARS, host_cores, threads_per_rank
+from minispore.communication.threads import (THREAD_VARS, host_cores, limit_threads,
+                                             threads_per_rank)
 
 ROOT = Path(__file__).resolve().parents[2]
 MPIRUN = Path(sys.executable).parent / "mpirun"
@@ -46,10 +47,32 @@ def _run(ranks, before="", **extra):
 
 
 def test_threads_per_rank_rule():
-    assert threads_per_rank(2, environ={}, cores=8) == (4, "8 cores shared by 2 local ranks")
-    assert threads_per_rank(8, environ={}, cores=2)[0] == 1
-    assert threads_per_rank(2, environ={"OMP_NUM_THREADS": "3"}, cores=8)[0] is None
-    assert threads_per_rank(2, environ={}, runtime_num_threads=3, cores=8)[0] == 3
+    shared = (4, "8 cores shared by 2 local ranks")
+    assert threads_per_rank(2, environ={}, cores=8) == {"numba": shared, "blas": shared}
+    assert threads_per_rank(8, environ={}, cores=2)["numba"][0] == 1
+    assert threads_per_rank(2, environ={}, runtime_num_threads=3, cores=8)["blas"][0] == 3
+
+
+@pytest.mark.parametrize("var, kept, shared", [("NUMBA_NUM_THREADS", "numba", "blas"),
+                                               ("OMP_NUM_THREADS", "blas", "numba"),
+                                               ("OPENBLAS_NUM_THREADS", "blas", "numba"),
+                                               ("MKL_NUM_THREADS", "blas", "numba")])
+def test_a_variable_keeps_only_the_pool_it_sizes(var, kept, shared):
+    pools = threads_per_rank(2, environ={var: "3"}, cores=8)
+    assert pools[kept] == (None, f"{var}=3 is set")
+    assert pools[shared] == (4, "8 cores shared by 2 local ranks")
+
+
+def test_runtime_num_threads_beyond_numbas_pool_is_refused(monkeypatch):
+    import numba
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    before = numba.get_num_threads()
+    too_many = numba.config.NUMBA_NUM_THREADS + 1
+    with pytest.raises(ValueError, match=rf"runtime_num_threads={too_many}\) asks for more "
+                                         rf"threads than Numba's pool holds .* set "
+                                         rf"NUMBA_NUM_THREADS={too_many} in the environment"):
+        limit_threads(1, runtime_num_threads=too_many)
+    assert numba.get_num_threads() == before
 
 
 needs_mpirun = pytest.mark.skipif("PMI_RANK" in os.environ or not MPIRUN.exists(),
@@ -68,6 +91,14 @@ def test_plain_mpirun_gives_each_rank_its_share_of_the_cores():
 def test_a_user_thread_setting_is_kept():
     lines = _run(2, NUMBA_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2")
     assert all("numba 2 blas [2]" in line for line in lines), lines
+
+
+@needs_mpirun
+def test_omp_num_threads_one_still_shares_the_cores_among_numba_pools():
+    # The usual cluster setting: it pins BLAS, and Numba still needs its share.
+    want = max(1, host_cores() // 2)
+    lines = _run(2, OMP_NUM_THREADS="1")
+    assert lines == [f"rank {r} role MS_WORKER numba {want} blas [1]" for r in (0, 1)]
 
 
 @needs_mpirun
