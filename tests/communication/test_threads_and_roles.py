@@ -24,8 +24,11 @@ from minispore.communication._comm import STATE
 init()
 blas = sorted({{i["num_threads"] for i in threadpoolctl.threadpool_info()
                 if i["user_api"] == "blas"}})
-print("rank", STATE.world.rank, "role", STATE.role.value, "numba", numba.get_num_threads(),
-      "blas", blas, flush=True)
+line = (f"rank {{STATE.world.rank}} role {{STATE.role.value}} numba {{numba.get_num_threads()}} "
+        f"blas {{blas}}")
+lines = STATE.world.comm.gather(line, root=0)   # one writer: ranks' prints would interleave
+if STATE.world.rank == 0:
+    print("\n".join(lines), flush=True)
 """
 
 
