@@ -28,7 +28,7 @@ line = (f"rank {{STATE.world.rank}} role {{STATE.role.value}} numba {{numba.get_
         f"blas {{blas}}")
 lines = STATE.world.comm.gather(line, root=0)   # one writer: ranks' prints would interleave
 if STATE.world.rank == 0:
-    print("\n".join(lines), flush=True)
+    print("\\n".join(lines), flush=True)
 """
 
 
