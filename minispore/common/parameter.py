@@ -1,7 +1,7 @@
 """Parameter: a named, trainable Tensor whose buffer optimizers update in place."""
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.tensor import Tensor

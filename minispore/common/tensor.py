@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.symbol import Symbol
 
@@ -221,8 +221,8 @@ class Tensor:
         if device.device_of(data) == to:
             return self
         if to == device.GPU:
-            from minispore.common import cuda_device
-            cuda_device.require()
+            from minispore.device import cuda
+            cuda.require()
         return Tensor(device.to_device(data, to), self._dtype, internal=True)
 
     def copy(self):
