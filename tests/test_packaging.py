@@ -60,3 +60,12 @@ def test_folders_with_python_files_are_packages():
                    for py in (ROOT / folder).rglob("*.py")
                    if "__pycache__" not in py.parts and not (py.parent / "__init__.py").exists())
     assert not loose, f"folders with .py files but no __init__.py: {sorted(set(loose))}"
+
+
+def test_every_layer_is_a_listed_package():
+    """DESIGN.md's layers each install as a package (minispore/device moved out of common)."""
+    packages, _ = read_setup_cfg()
+    layers = {f"minispore.{name}" for name in ("kernels", "device", "common", "communication",
+                                               "ops", "graph", "parallel", "nn", "train",
+                                               "dataset")}
+    assert layers <= packages, f"layers missing from setup.cfg: {sorted(layers - packages)}"

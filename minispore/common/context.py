@@ -1,6 +1,12 @@
-"""The one context object: execution mode, device, debug settings and the active tape."""
+"""The one context object: execution mode, device, debug settings and the active tape.
+
+Registers its device_target with minispore/device (`set_target_source`) at import, so the
+device layer below reads the setting from here without importing common.
+"""
 import logging
 import threading
+
+from minispore import device
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -85,8 +91,8 @@ class _Context:
                              "in minispore; use 'CPU' or 'GPU'.")
         if value == "GPU":
             # Fail here, at the clearest point, rather than at the first kernel launch.
-            from minispore.common import cuda_device
-            cuda_device.require(self._settings["device_id"])
+            from minispore.device import cuda
+            cuda.require(self._settings["device_id"])
 
     @staticmethod
     def _check_save_graphs(value):
@@ -152,6 +158,7 @@ class _Context:
 
 
 _CONTEXT = _Context()
+device.set_target_source(lambda: _CONTEXT._settings["device_target"])
 
 
 def context():

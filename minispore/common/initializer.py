@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 from scipy import special
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.common.tensor import Tensor

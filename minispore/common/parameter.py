@@ -1,12 +1,24 @@
-"""Parameter: a named, trainable Tensor whose buffer optimizers update in place."""
+"""Parameter: a named, trainable Tensor whose buffer optimizers update in place.
+
+`set_trace_error` is the registration point minispore/graph fills at its import with the error
+a Parameter raises when its value is read while tracing (common never imports graph).
+"""
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
 
 _CTX = context()
+_trace_error = RuntimeError
+
+
+def set_trace_error(error_class):
+    """Registration point: the exception class (graph's TraceError) `Parameter.asnumpy` raises
+    under a tracer; minispore/graph/__init__.py sets it when graph is imported."""
+    global _trace_error
+    _trace_error = error_class
 
 
 class Parameter(Tensor):
@@ -53,8 +65,7 @@ class Parameter(Tensor):
         if _CTX.tracer is not None:
             # A value read while tracing would be baked into the graph and go stale as soon
             # as the optimizer updates the parameter.
-            from minispore.graph.tracer import TraceError
-            raise TraceError(f"The value of Parameter '{self.name}' was read (asnumpy, item, "
+            raise _trace_error(f"The value of Parameter '{self.name}' was read (asnumpy, item, "
                              f"float, int or bool) while compiling in GRAPH_MODE or under "
                              f"ms.jit; it would be frozen into the graph. Use operators on the "
                              f"Parameter instead, or run this code in PYNATIVE_MODE.")

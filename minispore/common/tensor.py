@@ -1,22 +1,16 @@
-"""Tensor: an array on a device with an ms dtype; its methods and operators dispatch to primitives."""
+"""Tensor: an array on a device with an ms dtype; its data, shape and device live here.
+
+Its operators and array methods (``+``, ``@``, ``[]``, ``sum``, ``reshape`` …) dispatch to
+primitives, which sit above this layer: minispore/ops/tensor_methods.py installs them onto the
+class when minispore.ops is imported (as jax.numpy installs Array's), so common never imports ops.
+"""
 import numbers
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.symbol import Symbol
-
-_functional = None
-
-
-def _F():
-    """minispore.ops.functional, imported on first use (ops sits above common)."""
-    global _functional
-    if _functional is None:
-        from minispore.ops import functional
-        _functional = functional
-    return _functional
 
 
 def _default_dtype_for(data):
@@ -221,61 +215,6 @@ class Tensor:
         if device.device_of(data) == to:
             return self
         if to == device.GPU:
-            from minispore.common import cuda_device
-            cuda_device.require()
+            from minispore.device import cuda
+            cuda.require()
         return Tensor(device.to_device(data, to), self._dtype, internal=True)
-
-    def copy(self):
-        return _F().identity(self)
-
-    # -- operators (all differentiable: they go through primitives) --------------------
-    def __add__(self, other): return _F().add(self, other)
-    def __radd__(self, other): return _F().add(other, self)
-    def __sub__(self, other): return _F().sub(self, other)
-    def __rsub__(self, other): return _F().sub(other, self)
-    def __mul__(self, other): return _F().mul(self, other)
-    def __rmul__(self, other): return _F().mul(other, self)
-    def __truediv__(self, other): return _F().div(self, other)
-    def __rtruediv__(self, other): return _F().div(other, self)
-    def __matmul__(self, other): return _F().matmul(self, other)
-    def __rmatmul__(self, other): return _F().matmul(other, self)
-    def __pow__(self, other): return _F().pow(self, other)
-    def __rpow__(self, other): return _F().pow(other, self)
-    def __neg__(self): return _F().neg(self)
-    def __pos__(self): return self
-    def __abs__(self): return _F().abs(self)
-    def __eq__(self, other): return _F().equal(self, other)
-    def __ne__(self, other): return _F().not_equal(self, other)
-    def __lt__(self, other): return _F().less(self, other)
-    def __le__(self, other): return _F().less_equal(self, other)
-    def __gt__(self, other): return _F().greater(self, other)
-    def __ge__(self, other): return _F().greater_equal(self, other)
-    def __getitem__(self, index): return _F().tensor_getitem(self, index)
-
-    # -- methods ---------------------------------------------------------------------------
-    def astype(self, dtype, copy=True): return _F().cast(self, mstype.to_type(dtype))
-    def sum(self, axis=None, keepdims=False): return _F().reduce_sum(self, axis, keepdims)
-    def mean(self, axis=None, keep_dims=False): return _F().reduce_mean(self, axis, keep_dims)
-    def max(self, axis=None, keepdims=False): return _F().reduce_max(self, axis, keepdims)
-    def min(self, axis=None, keepdims=False): return _F().reduce_min(self, axis, keepdims)
-    def argmax(self, axis=None): return _F().argmax(self, axis)
-    def transpose(self, *axes):
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        return _F().transpose(self, axes or tuple(reversed(range(self.ndim))))
-    @property
-    def T(self): return self.transpose()
-    def reshape(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _F().reshape(self, shape)
-    def view(self, *shape): return self.reshape(*shape)
-    def expand_dims(self, axis): return _F().expand_dims(self, axis)
-    def squeeze(self, axis=None): return _F().squeeze(self, axis)
-    def flatten(self): return _F().reshape(self, (-1,))
-    def ravel(self): return _F().reshape(self, (-1,))
-    def abs(self): return _F().abs(self)
-    def exp(self): return _F().exp(self)
-    def log(self): return _F().log(self)
-    def sqrt(self): return _F().sqrt(self)
-    def square(self): return _F().square(self)

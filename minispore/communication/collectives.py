@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"

@@ -4,8 +4,8 @@ Each node becomes one line calling its bound ``prim.impl`` with positional array
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
 """
-from minispore.common.device import active_device, scalar_array
 from minispore.common.tensor import Tensor
+from minispore.device import active_device, scalar_array
 from minispore.graph.ir import Value, flatten
 
 

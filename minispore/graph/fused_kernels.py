@@ -15,8 +15,6 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-import minispore
-
 
 @dataclass
 class KernelSpec:
@@ -144,8 +142,9 @@ def kernel_dir():
     """Where generated kernel modules are written (see the module docstring)."""
     path = os.environ.get("MINISPORE_FUSED_DIR")
     if not path:
-        base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-            os.path.dirname(os.path.dirname(os.path.abspath(minispore.__file__))), ".numba_cache")
+        # The folder holding the minispore package (this file is minispore/graph/…).
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(root, ".numba_cache")
         path = os.path.join(base, "minispore_fused")
     # Absolute, so a later chdir (or a relative NUMBA_CACHE_DIR) cannot split the cache.
     path = os.path.abspath(path)

@@ -15,7 +15,7 @@ Fusion runs after `differentiate` and the optimizer update, so backward chains f
 import math
 import os
 
-from minispore.common import device
+from minispore import device
 from minispore.common.tensor import Tensor
 from minispore.graph import fused_kernels
 from minispore.graph.ir import Node, Value

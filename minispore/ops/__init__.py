@@ -5,3 +5,6 @@ from minispore.ops.functional import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation  # noqa: F401
 from minispore.ops.operations import *  # noqa: F401,F403
 from minispore.ops.primitive import Primitive  # noqa: F401
+from minispore.ops import tensor_methods as _tensor_methods
+
+_tensor_methods.install()

@@ -14,7 +14,7 @@ on matching blocks.
 """
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common.layout import TensorLayout
 
 __all__ = ["slice_parameter", "gather_parameter", "global_shape_of", "is_sliced"]

@@ -9,7 +9,7 @@ import pytest
 import minispore as ms
 from minispore import Tensor, ops
 from minispore import communication as comm
-from minispore.common import device
+from minispore import device
 from minispore.communication import _comm, collectives
 
 

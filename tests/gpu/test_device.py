@@ -9,7 +9,8 @@ import pytest
 
 import minispore as ms
 from minispore import Parameter, Tensor, ops
-from minispore.common import cuda_device, device
+from minispore import device
+from minispore.device import cuda as cuda_device
 from minispore.common.initializer import initializer
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn
-from minispore.common import device
+from minispore import device
 
 TOL = dict(rtol=1e-4, atol=1e-5)
 STEPS = 3

@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.dataset import config

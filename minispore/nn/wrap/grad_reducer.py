@@ -5,7 +5,7 @@ import logging
 import numpy as np
 
 from minispore import communication as comm
-from minispore.common import device
+from minispore import device
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.tensor import Tensor
 from minispore.communication.collectives import all_reduce, broadcast, iallreduce

@@ -1,7 +1,7 @@
 """Backward kernels exposed as (internal, non-differentiable) operators for the math bprops."""
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import broadcast_shape, contiguous, middle_view, reduce_axes

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter

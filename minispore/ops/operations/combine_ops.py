@@ -3,7 +3,7 @@
 All three move data with the strided-copy kernel of array_ops (no arithmetic), so float16
 travels as its bit pattern like every other data-movement operator.
 """
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
 from minispore.ops.operations._base import (check_same_dtype, check_tensor, dims_equal,

@@ -15,7 +15,7 @@ output must reach the loss on every rank of its group (or on none).
 """
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.communication import collectives as _coll

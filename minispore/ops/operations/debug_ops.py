@@ -2,7 +2,7 @@
 compiled graph, not once at trace time)."""
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common import sharding_rules as rules
 from minispore.common.tensor import Tensor

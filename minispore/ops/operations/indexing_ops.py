@@ -1,7 +1,7 @@
 """Indexing operators: strided slices and their gradient, gather / segment sum, one-hot."""
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim

@@ -6,7 +6,7 @@ Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 """
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng

@@ -1,4 +1,4 @@
-"""The CUDA side of minispore/common/device.py: the GPU probe, device allocation and copies.
+"""The CUDA backend of minispore/device: the GPU probe, device allocation and copies.
 
 Imported only once device_target='GPU' is asked for, so importing minispore never imports
 numba.cuda. Every device array made here is C-contiguous; layout changes are copies by the

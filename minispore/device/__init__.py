@@ -1,9 +1,15 @@
 """Device-neutral arrays: allocation, transfer and layout copies on the active device.
 
-On CPU an array is a numpy array; with ``set_context(device_target='GPU')`` it is a Numba CUDA
-device array, made and copied by minispore/common/cuda_device.py (imported only then, so
-importing minispore never imports numba.cuda). Operator impls allocate through `empty`,
-`zeros`, `full` and `asarray` and never ask which device is active.
+The layer between kernels/ and minispore/common: it imports only numpy (and, lazily, its CUDA
+backend), so Tensor can stand on it. On CPU an array is a numpy array; with
+``set_context(device_target='GPU')`` it is a Numba CUDA device array, made and copied by
+minispore/device/cuda.py (imported only then, so importing minispore never imports
+numba.cuda). Operator impls allocate through `empty`, `zeros`, `full` and `asarray` and never
+ask which device is active.
+
+Which device is active is a context setting, and the context lives above this layer:
+`set_target_source` is the registration point minispore/common/context.py fills at its import
+with a function returning its device_target ('CPU' until then).
 
 Device arrays the framework holds are always C-contiguous: where numpy returns a free view
 (`transpose`, `broadcast_to`), the device form is a contiguous copy made by the strided-copy
@@ -11,20 +17,31 @@ kernel, which is what the kernels need anyway.
 """
 import numpy as np
 
-from minispore.common.context import context
-
-_CTX = context()
 CPU, GPU = "CPU", "GPU"
 
 
+def _cpu():
+    return CPU
+
+
+_target = _cpu
+
+
+def set_target_source(target):
+    """Registration point: `target()` returns the active device, 'CPU' or 'GPU'.
+    minispore/common/context.py registers its device_target here when it is imported."""
+    global _target
+    _target = target
+
+
 def _cuda():
-    from minispore.common import cuda_device
-    return cuda_device
+    from minispore.device import cuda
+    return cuda
 
 
 def on_gpu():
     """Whether the active device (set_context's device_target) is the GPU."""
-    return _CTX.device == "cuda"
+    return _target() == GPU
 
 
 def is_device_array(a):

@@ -1,0 +1,75 @@
+"""Tensor's operators and array methods, installed onto minispore.common.Tensor by `install()`
+when minispore.ops is imported (as jax.numpy installs Array's methods): common stays below ops.
+
+Every method dispatches to a functional op, so it is differentiable and traceable like any
+other operator call.
+"""
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops import functional as F
+
+
+class _TensorMethods:
+    """The methods `install` puts on Tensor (written as a class body so they read as methods)."""
+
+    def copy(self):
+        return F.identity(self)
+
+    # -- operators (all differentiable: they go through primitives) --------------------
+    def __add__(self, other): return F.add(self, other)
+    def __radd__(self, other): return F.add(other, self)
+    def __sub__(self, other): return F.sub(self, other)
+    def __rsub__(self, other): return F.sub(other, self)
+    def __mul__(self, other): return F.mul(self, other)
+    def __rmul__(self, other): return F.mul(other, self)
+    def __truediv__(self, other): return F.div(self, other)
+    def __rtruediv__(self, other): return F.div(other, self)
+    def __matmul__(self, other): return F.matmul(self, other)
+    def __rmatmul__(self, other): return F.matmul(other, self)
+    def __pow__(self, other): return F.pow(self, other)
+    def __rpow__(self, other): return F.pow(other, self)
+    def __neg__(self): return F.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return F.abs(self)
+    def __eq__(self, other): return F.equal(self, other)
+    def __ne__(self, other): return F.not_equal(self, other)
+    def __lt__(self, other): return F.less(self, other)
+    def __le__(self, other): return F.less_equal(self, other)
+    def __gt__(self, other): return F.greater(self, other)
+    def __ge__(self, other): return F.greater_equal(self, other)
+    def __getitem__(self, index): return F.tensor_getitem(self, index)
+
+    # -- methods ---------------------------------------------------------------------------
+    def astype(self, dtype, copy=True): return F.cast(self, mstype.to_type(dtype))
+    def sum(self, axis=None, keepdims=False): return F.reduce_sum(self, axis, keepdims)
+    def mean(self, axis=None, keep_dims=False): return F.reduce_mean(self, axis, keep_dims)
+    def max(self, axis=None, keepdims=False): return F.reduce_max(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return F.reduce_min(self, axis, keepdims)
+    def argmax(self, axis=None): return F.argmax(self, axis)
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return F.transpose(self, axes or tuple(reversed(range(self.ndim))))
+    @property
+    def T(self): return self.transpose()
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return F.reshape(self, shape)
+    def view(self, *shape): return self.reshape(*shape)
+    def expand_dims(self, axis): return F.expand_dims(self, axis)
+    def squeeze(self, axis=None): return F.squeeze(self, axis)
+    def flatten(self): return F.reshape(self, (-1,))
+    def ravel(self): return F.reshape(self, (-1,))
+    def abs(self): return F.abs(self)
+    def exp(self): return F.exp(self)
+    def log(self): return F.log(self)
+    def sqrt(self): return F.sqrt(self)
+    def square(self): return F.square(self)
+
+
+def install(cls=Tensor):
+    """Set every method of _TensorMethods on `cls` (Tensor; its subclasses inherit them)."""
+    for name, member in vars(_TensorMethods).items():
+        if callable(member) or isinstance(member, property):
+            setattr(cls, name, member)
