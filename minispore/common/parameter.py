@@ -1,8 +1,4 @@
-"""Parameter: a named, trainable Tensor whose buffer optimizers update in place.
-
-`set_trace_error` is the registration point minispore/graph fills at its import with the error
-a Parameter raises when its value is read while tracing (common never imports graph).
-"""
+"""Parameter: a named, trainable Tensor whose buffer optimizers update in place."""
 import numpy as np
 
 from minispore import device
@@ -11,14 +7,11 @@ from minispore.common.context import context
 from minispore.common.tensor import Tensor
 
 _CTX = context()
-_trace_error = RuntimeError
 
 
-def set_trace_error(error_class):
-    """Registration point: the exception class (graph's TraceError) `Parameter.asnumpy` raises
-    under a tracer; minispore/graph/__init__.py sets it when graph is imported."""
-    global _trace_error
-    _trace_error = error_class
+class TraceError(RuntimeError):
+    """A traced program asked for a tensor's value, which does not exist until the graph runs
+    (raised by graph's TracedTensor and by a Parameter read while tracing)."""
 
 
 class Parameter(Tensor):
@@ -65,7 +58,7 @@ class Parameter(Tensor):
         if _CTX.tracer is not None:
             # A value read while tracing would be baked into the graph and go stale as soon
             # as the optimizer updates the parameter.
-            raise _trace_error(f"The value of Parameter '{self.name}' was read (asnumpy, item, "
+            raise TraceError(f"The value of Parameter '{self.name}' was read (asnumpy, item, "
                              f"float, int or bool) while compiling in GRAPH_MODE or under "
                              f"ms.jit; it would be frozen into the graph. Use operators on the "
                              f"Parameter instead, or run this code in PYNATIVE_MODE.")

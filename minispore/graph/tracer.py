@@ -1,17 +1,13 @@
 """The tracing interpreter: primitives called while it is active append Nodes to a Graph."""
-from minispore.common.context import context
-from minispore.common.parameter import Parameter
-from minispore.common.tensor import Tensor
 from contextlib import contextmanager
 
+from minispore.common.context import context
+from minispore.common.parameter import Parameter, TraceError  # noqa: F401 (re-exported)
+from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
 from minispore.graph.program import TracedGradient
 
 _CTX = context()
-
-
-class TraceError(RuntimeError):
-    """A traced program asked for a tensor's value, which does not exist until the graph runs."""
 
 
 class TracedTensor(Tensor):

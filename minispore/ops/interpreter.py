@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from minispore.common import device
+from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
@@ -53,7 +53,7 @@ def _as_array(result, gpu, prim):
     if gpu and not device.is_device_array(result):
         raise RuntimeError(f"For '{prim.name}', the impl returned a host "
                            f"{type(result).__name__} while running on GPU: an impl must "
-                           f"allocate through minispore.common.device (a minispore bug).")
+                           f"allocate through minispore.device (a minispore bug).")
     return result
 
 
