@@ -55,7 +55,6 @@ class Cell:
         self._pipeline_stage = None
         self._recompute = None
         self._recompute_inherited = False
-        self._place = None
         self._annotations = None   # the annotation frame pushed while this cell runs
         self._flags = {}
         if flags:
@@ -354,7 +353,6 @@ class Cell:
         """Run every node traced inside this cell (its sub-cells and functional ops included)
         on worker ``rank_id``: an annotation frame, not a mark on shared primitives."""
         check_place_args(type(self).__name__, role, rank_id)
-        object.__setattr__(self, "_place", (role, rank_id))
         self._set_annotation(ms_role=role, rank_id=rank_id)
         return self
 
