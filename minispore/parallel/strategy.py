@@ -2,7 +2,7 @@
 
 `operator_layouts(prim, args, in_strategy, device_num)` is what the parallel pass calls for an
 operator with a strategy: it checks the strategy against the input shapes (items 1-6 below),
-reads the operator's einsum description (its `sharding_rule`, minispore/common/sharding_rules)
+reads the operator's einsum description (its `sharding_rule`, minispore/ops/sharding)
 to merge cuts of the same logical dim (item 7: "Strategies of relevant dimensions are not
 equal", dims that cannot be cut), builds the device matrix -- one axis per logical dim in order
 of first appearance, higher-rank inputs first, plus a repeated-calculation axis on the RIGHT
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from minispore.common.layout import TensorLayout
-from minispore.common.sharding_rules import tensor_args
+from minispore.ops.sharding import tensor_args
 from minispore.common.symbolic import SymDim
 
 

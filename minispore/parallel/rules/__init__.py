@@ -1,5 +1,5 @@
 """Sharding rules as the parallel pass uses them: the generators (re-exported from
-minispore/common/sharding_rules, where operators can reach them without importing this layer)
+minispore/ops/sharding, beside the operators that declare them)
 plus the functions that apply an operator's rule to a strategy or to its inputs' layouts.
 
 - ``apply_strategy(prim, args, in_strategy, device_num, out_strategy=None)``: a user strategy
@@ -11,8 +11,8 @@ plus the functions that apply an operator's rule to a strategy or to its inputs'
   differently by two inputs follows the first), then the same RuleResult; the pass compares
   `in_layouts` with the required ones and redistributes where they differ.
 """
-from minispore.common.sharding_rules import *  # noqa: F401,F403  (the generators)
-from minispore.common.sharding_rules import Einsum, Rule, replicate_only, tensor_args  # noqa
+from minispore.ops.sharding import *  # noqa: F401,F403  (the generators)
+from minispore.ops.sharding import Einsum, Rule, replicate_only, tensor_args  # noqa
 from minispore.parallel.strategy import (RuleResult, StrategyError, default_strategy,  # noqa
                                          operator_layouts)
 
