@@ -357,14 +357,6 @@ def layout_operator_layouts(prim, args, in_strategy, device_num, out_strategy=No
             raise _layout_fail(prim, scope, in_strategy, shapes,
                                f"input {i}: the layout has {len(lay.tensor_map)} dims but the "
                                f"input has rank {len(shape)}")
-        for d, (size, cut) in enumerate(zip(shape, lay.cuts())):
-            why = _divisible(size, cut) if cut > 1 else None
-            if why is not None:
-                err = _layout_fail(prim, scope, in_strategy, shapes,
-                                   f"input {i}: shape {tuple(shape)} cannot be divisible by "
-                                   f"{cut} (axes {_axes_name(named, lay.dim_axes(d))}) at dim "
-                                   f"{d}" + (f" ({why})" if why else ""))
-                raise SymbolDivisorError(str(err)) if why else err
     outs = prim.infer(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     spec = rule.spec(prim, args, outs)
@@ -398,6 +390,15 @@ def layout_operator_layouts(prim, args, in_strategy, device_num, out_strategy=No
                                        f"the axis {named.alias_name[a]!r} cuts input {j} dim "
                                        f"{e} and input {i} dim {d}, which are different dims "
                                        f"of the operator; an axis may cut one of them only")
+    for i, (lay, shape) in enumerate(zip(layouts, shapes)):
+        for d, (size, cut) in enumerate(zip(shape, lay.cuts())):
+            why = _divisible(size, cut) if cut > 1 else None
+            if why is not None:
+                err = _layout_fail(prim, scope, in_strategy, shapes,
+                                   f"input {i}: shape {tuple(shape)} cannot be divisible by "
+                                   f"{cut} (axes {_axes_name(named, lay.dim_axes(d))}) at dim "
+                                   f"{d}" + (f" ({why})" if why else ""))
+                raise SymbolDivisorError(str(err)) if why else err
     cut_of = {lab: _prod_axes(dev, axes) for lab, axes in axes_of.items()}
     for group in spec.exclusive:
         cut = [lab for lab in group if cut_of.get(lab, 1) > 1]
