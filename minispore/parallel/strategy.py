@@ -471,7 +471,8 @@ def _layout_out_strategy(prim, scope, in_strategy, shapes, o, want, raw, ops, de
     for d in range(len(raw.tensor_map)):
         have, get = raw.dim_axes(d), want_layout.dim_axes(d)
         extra = get[len(have):]
-        if get[:len(have)] != have or any(a not in pending for a in extra):
+        if get[:len(have)] != have or any(a not in pending and raw.dev_matrix[a] > 1
+                                          for a in extra):
             raise _layout_fail(prim, scope, in_strategy, shapes,
                                f"out_strategy for output {o}: dim {d} must be cut over "
                                f"{_axes_name(want, have) or 'None'}, optionally followed by "
@@ -479,14 +480,15 @@ def _layout_out_strategy(prim, scope, in_strategy, shapes, o, want, raw, ops, de
                                f"({[want.alias_name[a] for a in sorted(pending)]}) to "
                                f"ReduceScatter into it, but got "
                                f"{_axes_name(want, get) or 'None'}")
-        if extra and any(ops[len(raw.dev_matrix) - 1 - a] != "sum" for a in extra):
+        extra = [a for a in extra if a in pending]      # size-1 axes cut nothing
+        if any(ops[len(raw.dev_matrix) - 1 - a] != "sum" for a in extra):
             raise _layout_fail(prim, scope, in_strategy, shapes,
                                f"out_strategy for output {o}: only a pending sum can be "
                                f"reduce-scattered")
         if extra and scatter is None:
             scatter = (d, len(raw.dev_matrix) - 1 - extra[0])
-    if scatter is None:         # the derived layout itself: AllReduce completes it
-        return raw, None, ops
+    if scatter is None:         # the derived blocks: AllReduce completes them
+        return TensorLayout(raw.dev_matrix, want_layout.tensor_map, raw.partial), None, ops
     if any(op != "sum" for op in ops.values()):
         raise _layout_fail(prim, scope, in_strategy, shapes,
                            f"out_strategy for output {o}: a ReduceScatter cannot be combined "
