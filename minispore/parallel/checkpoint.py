@@ -2,7 +2,8 @@
 value to a sliced parameter's block, and assembling whole values from per-rank blocks.
 
 A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
-layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}``; parameters never sliced
+layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an
+axis, -1, or a list of axes for a dim cut over several, outermost first); parameters never sliced
 are stored whole by every rank. The file format and the file-level API (save_checkpoint,
 merge_sharded_checkpoints, load_distributed_checkpoint) live in minispore/train/serialization.py;
 this module works on values only, so it sits in the parallel layer under train.
@@ -40,7 +41,9 @@ def layout_record(value):
         return None
     lay, shape = value.layout, tuple(int(d) for d in value.global_shape)
     rank = holder_rank(value)
-    return {"dev_matrix": list(lay.dev_matrix), "tensor_map": list(lay.tensor_map),
+    # A dim cut over several axes (a Layout's tuple entry) is a list of axes, outermost first.
+    tensor_map = [list(m) if isinstance(m, tuple) else m for m in lay.tensor_map]
+    return {"dev_matrix": list(lay.dev_matrix), "tensor_map": tensor_map,
             "global_shape": list(shape), "rank": rank,
             "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
 

@@ -47,9 +47,21 @@ class Layout:
     def __call__(self, *tensor_map):
         used, out = set(), []
         for entry in tensor_map:
+            if isinstance(entry, tuple):
+                if not entry:
+                    raise ValueError(f"For 'Layout', a tuple in the tensor map must name at "
+                                     f"least one alias, but got () in {tensor_map}.")
+                if "None" in entry:
+                    raise ValueError(f"For 'Layout', 'None' cannot be inside a tuple of alias "
+                                     f"names (a dim is either cut over the named axes or "
+                                     f"whole), but got {entry} in {tensor_map}.")
             names = entry if isinstance(entry, tuple) else (entry,)
             idx = []
             for name in names:
+                if not isinstance(name, str):
+                    raise TypeError(f"For 'Layout', each tensor map element must be an alias "
+                                    f"name (str), 'None' or a tuple of alias names, but got "
+                                    f"{name!r} in {tensor_map}.")
                 if name == "None":
                     idx.append(-1)
                     continue
@@ -58,7 +70,8 @@ class Layout:
                                      f"names {self.alias_name}.")
                 if name in used:
                     raise ValueError(f"For 'Layout', the name {name!r} is used twice in "
-                                     f"{tensor_map}.")
+                                     f"{tensor_map}: each device-matrix axis may cut one "
+                                     f"tensor dim only.")
                 used.add(name)
                 idx.append(len(self.alias_name) - 1 - self.alias_name.index(name))
             out.append(tuple(idx) if isinstance(entry, tuple) else idx[0])
@@ -74,34 +87,31 @@ class Layout:
                 "interleaved_parallel": _INTERLEAVED in self.alias_name}
 
     def to_tensor_layout(self, device_num=None):
-        """The TensorLayout of the tensor this layout was called for. A dim cut over several
-        axes needs them adjacent and ordered (major first): they merge into one axis."""
+        """The TensorLayout of the tensor this layout was called for: the same device matrix
+        and tensor map, a tuple entry cutting its dim over those axes (the first outermost).
+
+        Raises:
+            ValueError: the tensor map is not set, or the device matrix does not hold
+                `device_num` devices (the stage's).
+            NotImplementedError: the 'interleaved_parallel' alias (several copies of the
+                operator on one device) is not built in minispore.
+        """
         d = self.to_dict()
+        if d["interleaved_parallel"]:
+            raise NotImplementedError(f"For 'Layout', the alias '{_INTERLEAVED}' (in "
+                                      f"{self.alias_name}) is not supported by minispore.")
         if device_num is not None and _prod(self.device_matrix) != device_num:
             raise ValueError(f"For 'Layout', the product of device_matrix {self.device_matrix} "
                              f"must equal the stage device number {device_num}.")
-        last = len(self.device_matrix) - 1
-        head = {}
-        for entry in d["tensor_map"]:
-            left = [last - e for e in (entry if isinstance(entry, tuple) else (entry,))
-                    if e != -1]
-            if left and left != list(range(left[0], left[0] + len(left))):
-                raise ValueError(f"For 'Layout', a dim cut over axes {entry} needs them "
-                                 f"adjacent and major first to be one TensorLayout axis.")
-            head.update({a: left[0] for a in left})
-        dev, new_of = [], {}
-        for a, size in enumerate(self.device_matrix):
-            if head.get(a, a) == a:
-                new_of[a] = len(dev)
-                dev.append(size)
-            else:
-                new_of[a] = new_of[head[a]]
-                dev[new_of[a]] *= size
-        tmap = []
-        for entry in d["tensor_map"]:
-            first = (entry if isinstance(entry, tuple) else (entry,))[0]
-            tmap.append(-1 if first == -1 else len(dev) - 1 - new_of[last - first])
-        return TensorLayout(tuple(dev), tuple(tmap))
+        return TensorLayout(self.device_matrix, d["tensor_map"])
+
+    def axis_names(self, tensor_layout):
+        """A readable tensor map of `tensor_layout` (on this device matrix) in alias names."""
+        names = []
+        for dim in range(len(tensor_layout.tensor_map)):
+            axes = tuple(self.alias_name[a] for a in tensor_layout.dim_axes(dim))
+            names.append("None" if not axes else axes[0] if len(axes) == 1 else axes)
+        return tuple(names)
 
     def __repr__(self):
         return (f"Layout(device_matrix={self.device_matrix}, alias_name={self.alias_name}, "

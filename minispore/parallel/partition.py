@@ -26,7 +26,7 @@ so the gradients and the update equal the single-device ones.
 from contextlib import contextmanager
 
 from minispore.common.layout import TensorLayout, group_ranks
-from minispore.common.sharding_rules import is_tensor_arg
+from minispore.ops.sharding import is_tensor_arg
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Value
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer

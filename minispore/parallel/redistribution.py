@@ -18,9 +18,11 @@ A Shard moving between axes decomposes into a gather on the old axis and a slice
 alltoall) on the new one. Layouts on different device matrices are first unified onto their
 common refinement (``refine``): an axis of size 8 splits row-major into (2, 4) without moving any
 rank, so a tensor dim cut by it becomes a dim cut by two nested axes, the left one outer. The
-internal state therefore allows several axes on one dim, and every move keeps the blocks
-contiguous: only the innermost (rightmost) cutter of a dim may be gathered, and a new cutter
-may only be added inside the existing ones.
+internal state -- like a Layout whose dim is cut over several axes (``layout(("dp", "sp"))``,
+the first outermost, in any order of the device matrix) -- is therefore, per tensor dim, the
+ordered list of axes that cut it, and every move keeps the blocks contiguous: only the
+innermost cutter of a dim may be gathered, and a new cutter may only be added inside the
+existing ones.
 
 Ordering keeps traffic low: pending sums are reduced first (ReduceScatter straight into the
 target cut when it is legal at once), then slices and alltoalls that bring an axis to its
@@ -137,12 +139,12 @@ def refine(*dev_matrices):
     return tuple(refined), spans
 
 
-def _placements_on(layout, refined, span):
-    out = [Replicate()] * len(refined)
-    for axis, placement in enumerate(layout.placements()):
-        for sub in span[axis]:
-            out[sub] = placement
-    return tuple(out)
+def _state_on(layout, span, ndim):
+    """(per-dim cutter lists, outermost first; partial axes) of `layout` on the refined axes.
+    A refined axis splits row-major, so its sub-axes nest left (outer) to right."""
+    cut = [[sub for a in layout.dim_axes(d) for sub in span[a]] for d in range(ndim)]
+    part = {sub for p in layout.partial for sub in span[layout.axis(p)]}
+    return cut, part
 
 
 # -- planning -----------------------------------------------------------------------------
@@ -153,90 +155,123 @@ def _prod(xs):
     return n
 
 
-def _cutters(placements, dim):
-    return [a for a, p in enumerate(placements) if p == Shard(dim)]
-
-
 def _local_shape(placements, dev_matrix, global_shape):
     out = []
     for dim, size in enumerate(global_shape):
-        cut = _prod(dev_matrix[a] for a in _cutters(placements, dim))
+        cut = _prod(dev_matrix[a] for a, p in enumerate(placements) if p == Shard(dim))
         out.append(size // cut)
     return tuple(out)
 
 
-def _next_cutter(cur, dst, dim):
-    """The axis to add next to dim's cutters, when dim's current cutters are a proper prefix of
-    its target cutters (else None: something must be gathered first, or dim is done)."""
-    have, want = _cutters(cur, dim), _cutters(dst, dim)
-    if len(have) < len(want) and want[:len(have)] == have:
-        return want[len(have)]
-    return None
-
-
 class _Planner:
-    def __init__(self, cur, dst, dev_matrix, ndim, enable_alltoall):
-        self.cur, self.dst, self.dev = list(cur), tuple(dst), tuple(dev_matrix)
-        self.ndim, self.alltoall, self.moves = ndim, enable_alltoall, []
+    """The plan as a walk over states: per tensor dim, the axes that cut it (outermost
+    first, so a rank's block is the mixed-radix number of its coordinates on them), and the
+    axes holding pending sums. A move may only add or remove the innermost cutter of a dim,
+    which keeps every block contiguous."""
 
-    def emit(self, kind, axis, dims, after):
-        self.moves.append(Move(kind, axis, tuple(dims), self.dev, tuple(self.cur)))
-        self.cur[axis] = after
+    def __init__(self, cur, dst, dev_matrix, enable_alltoall):
+        self.cut, self.part = [list(c) for c in cur[0]], set(cur[1])
+        self.want, self.want_part = [list(c) for c in dst[0]], set(dst[1])
+        self.dev, self.ndim = tuple(dev_matrix), len(self.cut)
+        self.alltoall, self.moves = enable_alltoall, []
+
+    def placements(self):
+        out = [Replicate()] * len(self.dev)
+        for dim, axes in enumerate(self.cut):
+            for a in axes:
+                out[a] = Shard(dim)
+        for a in self.part:
+            out[a] = Partial()
+        return tuple(out)
+
+    def emit(self, kind, axis, dims):
+        self.moves.append(Move(kind, axis, tuple(dims), self.dev, self.placements()))
+
+    def cutting(self, axis):
+        """The dim `axis` cuts now, or None."""
+        return next((d for d, axes in enumerate(self.cut) if axis in axes), None)
+
+    def wanted_dim(self, axis):
+        return next((d for d, axes in enumerate(self.want) if axis in axes), None)
+
+    def next_cutter(self, dim):
+        """The axis to add next inside dim's cutters, when they are a proper prefix of its
+        target cutters (else None: something must be gathered first, or dim is done)."""
+        have, want = self.cut[dim], self.want[dim]
+        if len(have) < len(want) and want[:len(have)] == have:
+            return want[len(have)]
+        return None
+
+    def done(self):
+        return self.cut == self.want and self.part == self.want_part
 
     def run(self):
         self.reduce_pending_sums()
-        while tuple(self.cur) != self.dst:
+        while not self.done():
             if not (self.add_cutter() or self.gather_one() or self.mask_one()):
                 raise AssertionError(f"redistribution planner made no progress from "
-                                     f"{self.cur} to {self.dst} on {self.dev}")
+                                     f"{self.cut}/{self.part} to {self.want}/{self.want_part} "
+                                     f"on {self.dev}")
         return self.moves
 
     def reduce_pending_sums(self):
-        for a, p in enumerate(self.cur):
-            target = self.dst[a]
-            if not isinstance(p, Partial) or isinstance(target, Partial):
+        for a in sorted(self.part):
+            if a in self.want_part:
                 continue
-            if isinstance(target, Shard) and _next_cutter(self.cur, self.dst, target.dim) == a:
-                self.emit("reducescatter", a, (target.dim,), target)
+            dim = self.wanted_dim(a)
+            if dim is not None and self.next_cutter(dim) == a:
+                self.emit("reducescatter", a, (dim,))
+                self.cut[dim].append(a)
             else:
-                self.emit("allreduce", a, (), Replicate())
+                self.emit("allreduce", a, ())
+            self.part.discard(a)
 
     def add_cutter(self):
         """Slice or alltoall one axis into its target cut; False when none can go now."""
         for dim in range(self.ndim):
-            a = _next_cutter(self.cur, self.dst, dim)
+            a = self.next_cutter(dim)
             if a is None:
                 continue
-            p = self.cur[a]
-            if p == Replicate():
-                self.emit("slice", a, (dim,), Shard(dim))
+            src = self.cutting(a)
+            if src is None and a not in self.part:
+                self.emit("slice", a, (dim,))
+                self.cut[dim].append(a)
                 return True
-            if isinstance(p, Shard) and _cutters(self.cur, p.dim)[-1] == a:
+            if src is not None and self.cut[src][-1] == a:
                 if self.alltoall:
-                    self.emit("alltoall", a, (p.dim, dim), Shard(dim))
+                    self.emit("alltoall", a, (src, dim))
                 else:
-                    self.emit("allgather", a, (p.dim,), Replicate())
-                    self.emit("slice", a, (dim,), Shard(dim))
+                    self.emit("allgather", a, (src,))
+                    self.cut[src].pop()
+                    self.emit("slice", a, (dim,))
+                    self.cut[dim].append(a)
+                    return True
+                self.cut[src].pop()
+                self.cut[dim].append(a)
                 return True
         return False
 
     def gather_one(self):
-        """Gather the innermost cutter of some dim that is not where the target wants it."""
+        """Gather the innermost cutter of some dim that is not where the target wants it,
+        preferring axes that end unsharded."""
         candidates = []
         for dim in range(self.ndim):
-            have, want = _cutters(self.cur, dim), _cutters(self.dst, dim)
+            have, want = self.cut[dim], self.want[dim]
             if have and want[:len(have)] != have:
-                candidates.append((isinstance(self.dst[have[-1]], Shard), have[-1], dim))
+                a = have[-1]
+                candidates.append((self.wanted_dim(a) is not None, a, dim))
         if not candidates:
             return False
         _, a, dim = min(candidates)
-        self.emit("allgather", a, (dim,), Replicate())
+        self.emit("allgather", a, (dim,))
+        self.cut[dim].pop()
         return True
 
     def mask_one(self):
-        for a, p in enumerate(self.cur):
-            if p == Replicate() and isinstance(self.dst[a], Partial):
-                self.emit("mask", a, (), Partial())
+        for a in sorted(self.want_part - self.part):
+            if self.cutting(a) is None:
+                self.emit("mask", a, ())
+                self.part.add(a)
                 return True
         return False
 
@@ -260,8 +295,9 @@ def plan(src, dst, global_shape, enable_alltoall=False):
                             f"{type(layout).__name__}.")
         layout.local_shape(global_shape)
     dev, (span_src, span_dst) = refine(src.dev_matrix, dst.dev_matrix)
-    cur, want = _placements_on(src, dev, span_src), _placements_on(dst, dev, span_dst)
-    return _Planner(cur, want, dev, len(global_shape), enable_alltoall).run()
+    ndim = len(global_shape)
+    cur, want = _state_on(src, span_src, ndim), _state_on(dst, span_dst, ndim)
+    return _Planner(cur, want, dev, enable_alltoall).run()
 
 
 # -- cost ---------------------------------------------------------------------------------

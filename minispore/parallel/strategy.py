@@ -2,7 +2,7 @@
 
 `operator_layouts(prim, args, in_strategy, device_num)` is what the parallel pass calls for an
 operator with a strategy: it checks the strategy against the input shapes (items 1-6 below),
-reads the operator's einsum description (its `sharding_rule`, minispore/common/sharding_rules)
+reads the operator's einsum description (its `sharding_rule`, minispore/ops/sharding)
 to merge cuts of the same logical dim (item 7: "Strategies of relevant dimensions are not
 equal", dims that cannot be cut), builds the device matrix -- one axis per logical dim in order
 of first appearance, higher-rank inputs first, plus a repeated-calculation axis on the RIGHT
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from minispore.common.layout import TensorLayout
-from minispore.common.sharding_rules import tensor_args
+from minispore.ops.sharding import tensor_args
 from minispore.common.symbolic import SymDim
 
 
@@ -290,3 +290,209 @@ def default_strategy(prim, args, device_num, params=()):
         batch = None
     return tuple(tuple(device_num if lab == batch and lab is not None else 1 for lab in labs)
                  for labs, _ in zip(spec.inputs, ins))
+
+
+# -- Layout strategies (MindSpore r2.3+, §2.8) ----------------------------------------------
+def _layout_fail(prim, scope, layouts, shapes, reason):
+    shown = tuple(getattr(lay, "tensor_map", lay) for lay in layouts)
+    dev = next((lay.device_matrix for lay in layouts if hasattr(lay, "device_matrix")), None)
+    return StrategyError(f"{_prefix(prim, scope)}, the Layout strategy with tensor maps {shown} "
+                         f"on device_matrix {dev} is invalid for inputs of shape "
+                         f"{tuple(tuple(s) for s in shapes)}: {reason}.")
+
+
+def _tensor_layouts(prim, scope, layouts, shapes, device_num, what):
+    """TensorLayouts of `what` (in_strategy / out_strategy): all Layouts on one device matrix
+    and alias names, holding the stage's devices."""
+    if not all(hasattr(lay, "to_tensor_layout") for lay in layouts):
+        raise _layout_fail(prim, scope, layouts, shapes,
+                           f"the {what} mixes Layouts and tuples; give every tensor a Layout "
+                           f"or every tensor a tuple")
+    first = layouts[0]
+    for lay in layouts[1:]:
+        if (lay.device_matrix, lay.alias_name) != (first.device_matrix, first.alias_name):
+            raise _layout_fail(prim, scope, layouts, shapes,
+                               f"every Layout of one operator must share its device_matrix "
+                               f"and alias_name, but got {first.device_matrix}/"
+                               f"{first.alias_name} and {lay.device_matrix}/{lay.alias_name}")
+    try:
+        return [lay.to_tensor_layout(device_num) for lay in layouts]
+    except ValueError as e:
+        raise _layout_fail(prim, scope, layouts, shapes, str(e)) from None
+
+
+def _axes_name(layout, axes):
+    names = tuple(layout.alias_name[a] for a in axes)
+    return names[0] if len(names) == 1 else names
+
+
+def layout_operator_layouts(prim, args, in_strategy, device_num, out_strategy=None,
+                            scope=None):
+    """The RuleResult of `prim` under a strategy of Layouts (one per tensor input, all on one
+    device matrix whose product is the stage's device count). A dim may be cut over several
+    axes (first outermost); the layouts fix the device matrix and every rank's block as they
+    are, so the inputs' required layouts are exactly the given ones.
+
+    Each logical dim of the operator's einsum (a label) must be cut over the same axes, in the
+    same order, wherever it appears; an axis may cut one label only; dims that cannot be cut
+    (broadcast, fixed) must stay whole. An output carries its labels' axes; a label missing
+    from it leaves every axis of its cut pending (partial). `out_strategy` (Layouts) may append
+    pending-sum axes to the inside of an output dim's axes: those sums become ReduceScatters.
+    """
+    rule = getattr(prim, "sharding_rule", None)
+    if rule is None:
+        raise StrategyError(f"{_prefix(prim, scope)}, the operator declares no sharding_rule, "
+                            f"so no strategy can be applied to it.")
+    ins = tensor_args(args)
+    shapes = [tuple(a.shape) for a in ins]
+    in_strategy = tuple(in_strategy)
+    if len(in_strategy) != len(shapes):
+        raise _layout_fail(prim, scope, in_strategy, shapes,
+                           f"strategy size {len(in_strategy)} is not equal to inputs size "
+                           f"{len(shapes)}")
+    layouts = _tensor_layouts(prim, scope, in_strategy, shapes, device_num, "in_strategy")
+    named = in_strategy[0]
+    for i, (lay, shape) in enumerate(zip(layouts, shapes)):
+        if len(lay.tensor_map) != len(shape):
+            raise _layout_fail(prim, scope, in_strategy, shapes,
+                               f"input {i}: the layout has {len(lay.tensor_map)} dims but the "
+                               f"input has rank {len(shape)}")
+    outs = prim.infer(*args)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    spec = rule.spec(prim, args, outs)
+    dev = layouts[0].dev_matrix
+    axes_of, where, label_of_axis = {}, {}, {}
+    for i, (labs, lay) in enumerate(zip(spec.inputs, layouts)):
+        for d, lab in enumerate(labs):
+            axes = lay.dim_axes(d)
+            cut = lay.cuts()[d]
+            if lab is None or lab in spec.fixed:
+                if cut > 1:
+                    why = spec.fixed.get(lab, "it is broadcast (size 1) or whole by "
+                                              "definition")
+                    raise _layout_fail(prim, scope, in_strategy, shapes,
+                                       f"input {i} dim {d} cannot be split ({why}), but the "
+                                       f"layout cuts it over {_axes_name(named, axes)}")
+                continue
+            if lab in axes_of and axes_of[lab] != axes:
+                j, e = where[lab]
+                raise _layout_fail(prim, scope, in_strategy, shapes,
+                                   f"Strategies of relevant dimensions are not equal: input {j} "
+                                   f"dim {e} is cut over "
+                                   f"{_axes_name(named, axes_of[lab]) or 'None'} but input {i} "
+                                   f"dim {d} over {_axes_name(named, axes) or 'None'}")
+            axes_of[lab], where[lab] = axes, (i, d)
+            for a in axes:
+                other = label_of_axis.setdefault(a, lab)
+                if other != lab:
+                    j, e = where[other]
+                    raise _layout_fail(prim, scope, in_strategy, shapes,
+                                       f"the axis {named.alias_name[a]!r} cuts input {j} dim "
+                                       f"{e} and input {i} dim {d}, which are different dims "
+                                       f"of the operator; an axis may cut one of them only")
+    for i, (lay, shape) in enumerate(zip(layouts, shapes)):
+        for d, (size, cut) in enumerate(zip(shape, lay.cuts())):
+            why = _divisible(size, cut) if cut > 1 else None
+            if why is not None:
+                err = _layout_fail(prim, scope, in_strategy, shapes,
+                                   f"input {i}: shape {tuple(shape)} cannot be divisible by "
+                                   f"{cut} (axes {_axes_name(named, lay.dim_axes(d))}) at dim "
+                                   f"{d}" + (f" ({why})" if why else ""))
+                raise SymbolDivisorError(str(err)) if why else err
+    cut_of = {lab: _prod_axes(dev, axes) for lab, axes in axes_of.items()}
+    for group in spec.exclusive:
+        cut = [lab for lab in group if cut_of.get(lab, 1) > 1]
+        if len(cut) > 1:
+            dims = ", ".join(f"input {where[lab][0]} dim {where[lab][1]}" for lab in cut)
+            raise _layout_fail(prim, scope, in_strategy, shapes,
+                               f"{dims} cannot be cut together (at most one of them may be "
+                               f"split)")
+    n = len(dev)
+
+    def tmap(labs):
+        out = []
+        for lab in labs:
+            axes = axes_of.get(lab, ()) if lab is not None else ()
+            right = tuple(n - 1 - a for a in axes)
+            out.append(-1 if not right else right[0] if len(right) == 1 else right)
+        return tuple(out)
+
+    used = {a for axes in axes_of.values() for a in axes}
+    repeat = _prod_axes(dev, [a for a in range(n) if a not in used])
+    out_layouts, partial_ops, scales, scatters = [], [], [], []
+    for o, labs in enumerate(spec.outputs):
+        ops = {}
+        for lab, axes in axes_of.items():
+            if lab not in labs:
+                ops.update({n - 1 - a: spec.partial_op.get(lab, "sum") for a in axes
+                            if dev[a] > 1})
+        scale = 1.0
+        for lab in (spec.mean[o] if o < len(spec.mean) else ()):
+            scale /= cut_of.get(lab, 1)
+        layout = TensorLayout(dev, tmap(labs), tuple(ops))
+        scatter = None
+        if out_strategy is not None and o < len(out_strategy):
+            layout, scatter, ops = _layout_out_strategy(prim, scope, in_strategy, shapes, o,
+                                                        out_strategy[o], layout, ops,
+                                                        device_num)
+        out_layouts.append(layout)
+        partial_ops.append(ops)
+        scales.append(scale)
+        scatters.append(scatter)
+    notes = tuple((lab, spec.notes[lab]) for lab in axes_of
+                  if lab in spec.notes and cut_of[lab] > 1)
+    return RuleResult(in_strategy, dev, repeat, tuple(layouts), tuple(out_layouts),
+                      tuple(partial_ops), tuple(scales), tuple(scatters), notes)
+
+
+def _prod_axes(dev, axes):
+    p = 1
+    for a in axes:
+        p *= dev[a]
+    return p
+
+
+def _layout_out_strategy(prim, scope, in_strategy, shapes, o, want, raw, ops, device_num):
+    """out_strategy Layout for output o: the derived layout `raw` with some pending-sum axes
+    appended inside output dims' axes (each a ReduceScatter); the other pending axes are
+    AllReduced. Returns (the final layout, (dim, right axis) of the first scatter, {})."""
+    want_layout, = _tensor_layouts(prim, scope, (want,), shapes, device_num, "out_strategy")
+    if want_layout.dev_matrix != raw.dev_matrix or want.alias_name != in_strategy[0].alias_name:
+        raise _layout_fail(prim, scope, in_strategy, shapes,
+                           f"out_strategy for output {o} must use the in_strategy's "
+                           f"device_matrix and alias names, but got {want.device_matrix}/"
+                           f"{want.alias_name}")
+    if len(want_layout.tensor_map) != len(raw.tensor_map):
+        raise _layout_fail(prim, scope, in_strategy, shapes,
+                           f"out_strategy for output {o} has {len(want_layout.tensor_map)} "
+                           f"dims but the output has rank {len(raw.tensor_map)}")
+    pending = {raw.axis(p) for p in raw.partial}
+    scatter = None
+    for d in range(len(raw.tensor_map)):
+        have, get = raw.dim_axes(d), want_layout.dim_axes(d)
+        extra = get[len(have):]
+        if get[:len(have)] != have or any(a not in pending and raw.dev_matrix[a] > 1
+                                          for a in extra):
+            raise _layout_fail(prim, scope, in_strategy, shapes,
+                               f"out_strategy for output {o}: dim {d} must be cut over "
+                               f"{_axes_name(want, have) or 'None'}, optionally followed by "
+                               f"axes of a pending sum "
+                               f"({[want.alias_name[a] for a in sorted(pending)]}) to "
+                               f"ReduceScatter into it, but got "
+                               f"{_axes_name(want, get) or 'None'}")
+        extra = [a for a in extra if a in pending]      # size-1 axes cut nothing
+        if any(ops[len(raw.dev_matrix) - 1 - a] != "sum" for a in extra):
+            raise _layout_fail(prim, scope, in_strategy, shapes,
+                               f"out_strategy for output {o}: only a pending sum can be "
+                               f"reduce-scattered")
+        if extra and scatter is None:
+            scatter = (d, len(raw.dev_matrix) - 1 - extra[0])
+    if scatter is None:         # the derived blocks: AllReduce completes them
+        return TensorLayout(raw.dev_matrix, want_layout.tensor_map, raw.partial), None, ops
+    if any(op != "sum" for op in ops.values()):
+        raise _layout_fail(prim, scope, in_strategy, shapes,
+                           f"out_strategy for output {o}: a ReduceScatter cannot be combined "
+                           f"with pending max/min reductions {ops}")
+    # The remaining pending sums are AllReduced by the same redistribution (partial ->
+    # replicate), so the final layout has none.
+    return want_layout, scatter, {}

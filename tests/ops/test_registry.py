@@ -64,7 +64,7 @@ def test_operator_has_sharding_rule_or_is_replicate_only(name):
     cls = OPERATORS[name]
     assert sharding_status(cls) != "MISSING", (
         f"{name} ({cls.__module__}) declares no sharding_rule; add one from "
-        f"minispore.common.sharding_rules or `rules.replicate_only(reason)`")
+        f"minispore.ops.sharding or `rules.replicate_only(reason)`")
     if sharding_status(cls) == "repl":
         assert cls.sharding_rule.reason
 

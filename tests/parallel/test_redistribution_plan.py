@@ -18,26 +18,23 @@ from minispore.parallel.redistribution import cost, expected_comm_stats, plan, r
 
 
 # -- helpers shared with the MPI tests ----------------------------------------------------
-def all_layouts(dev_matrix, ndim, partial=True):
+def all_layouts(dev_matrix, ndim, partial=True, multi=False):
     """Every TensorLayout of an ndim tensor on dev_matrix (each axis: replicate, partial or one
-    tensor dim, each dim cut by at most one axis)."""
+    tensor dim; each dim cut by at most one axis, or with `multi` by several in every order, as
+    a Layout's ``layout(("dp", "sp"))`` cuts it)."""
     n = len(dev_matrix)
     choices = ["R", "P"] if partial else ["R"]
     choices += list(range(ndim))
     out = []
     for assign in itertools.product(choices, repeat=n):
         dims = [c for c in assign if c not in ("R", "P")]
-        if len(dims) != len(set(dims)):
+        if len(dims) != len(set(dims)) and not multi:
             continue
-        tensor_map = [-1] * ndim
-        partial_axes = []
-        for axis, c in enumerate(assign):
-            right = n - 1 - axis
-            if c == "P":
-                partial_axes.append(right)
-            elif c != "R":
-                tensor_map[c] = right
-        out.append(TensorLayout(dev_matrix, tensor_map, partial_axes))
+        partial_axes = [n - 1 - a for a, c in enumerate(assign) if c == "P"]
+        cutters = [[n - 1 - a for a, c in enumerate(assign) if c == d] for d in range(ndim)]
+        for orders in itertools.product(*(itertools.permutations(c) for c in cutters)):
+            tensor_map = [o if o else -1 for o in orders]
+            out.append(TensorLayout(dev_matrix, tensor_map, partial_axes))
     return out
 
 
@@ -239,6 +236,17 @@ def test_plan_all_pairs_on_eight_devices(dev_matrix):
             check_plan(src, dst, (16, 16), alltoall)
 
 
+def test_plan_all_pairs_of_multi_axis_layouts_on_2x2x2():
+    """Every layout of a 2-d tensor on (2, 2, 2) whose dims may be cut over several axes in any
+    order, to every non-partial one of them and to the 8-way and (4, 2) layouts."""
+    src_all = all_layouts((2, 2, 2), 2, multi=True)
+    dsts = all_layouts((2, 2, 2), 2, partial=False, multi=True) + all_layouts((8,), 2) + \
+        all_layouts((4, 2), 2, partial=False)
+    assert any(isinstance(m, tuple) for lay in src_all for m in lay.tensor_map)
+    for src, dst in itertools.product(src_all, dsts):
+        check_plan(src, dst, (8, 8), src.tensor_map[0] != dst.tensor_map[1])
+
+
 def _factorizations(n):
     if n == 1:
         return [()]
@@ -259,7 +267,7 @@ def layout_pairs(draw):
         dev = list(draw(st.sampled_from(_factorizations(n))))
         if draw(st.booleans()):
             dev.insert(draw(st.integers(0, len(dev))), 1)
-        pair.append(draw(st.sampled_from(all_layouts(tuple(dev), ndim))))
+        pair.append(draw(st.sampled_from(all_layouts(tuple(dev), ndim, multi=True))))
     return pair[0], pair[1], shape, draw(st.booleans())
 
 

@@ -124,7 +124,10 @@ def test_shard_accepts_layout_objects_and_they_drive_the_rule():
     layout = ms.Layout((2, 4, 1), ("dp", "mp", "x"))
     mm = ops.MatMul().shard((layout("dp", "mp"), layout("mp", "x")))
     res = apply_strategy(mm, (aval(8, 16), aval(16, 4)), mm.attrs["in_strategy"], 8)
-    assert res.strategy == ((2, 4), (4, 1)) and res.out_layouts[0].partial == (1,)
+    # The strategy recorded is the Layouts as given; the device matrix and blocks are theirs.
+    assert res.strategy == mm.attrs["in_strategy"] and res.dev_matrix == (2, 4, 1)
+    assert [lay.cuts() for lay in res.in_layouts] == [(2, 4), (4, 1)]
+    assert res.out_layouts[0].partial == (1,)
     with pytest.raises(TypeError):
         ops.MatMul().shard(([2, 1], (1, 1)))
 
@@ -164,12 +167,15 @@ def test_layout_call_builds_tensor_map():
 def test_layout_to_tensor_layout():
     layout = ms.Layout((2, 2, 2), ("dp", "sp", "mp"))
     tl = layout(("dp", "sp"), "mp").to_tensor_layout(8)
-    assert tl.dev_matrix == (4, 2) and tl.tensor_map == (1, 0)
+    assert tl.dev_matrix == (2, 2, 2) and tl.tensor_map == ((2, 1), 0)
     data = np.arange(8 * 6).reshape(8, 6)
     # rank 3 = (dp 0, sp 1, mp 1): rows block 1 of 4, columns block 1 of 2.
     assert tl.block_index(3) == (1, 1) and data[tl.local_slices((8, 6), 3)].shape == (2, 3)
     assert layout("mp", "None").to_tensor_layout().tensor_map == (0, -1)
     with pytest.raises(ValueError, match="stage device number 4"):
         layout("dp", "mp").to_tensor_layout(4)
-    with pytest.raises(ValueError, match="adjacent"):
-        layout(("dp", "mp"), "None").to_tensor_layout()
+    # Axes need not be adjacent nor major first: ("mp", "dp") puts mp outermost.
+    tl = layout(("mp", "dp"), "None").to_tensor_layout()
+    assert [tl.block_index(r)[0] for r in range(8)] == [0, 2, 0, 2, 1, 3, 1, 3]
+    with pytest.raises(NotImplementedError, match="interleaved_parallel"):
+        ms.Layout((2, 2), ("dp", "interleaved_parallel"))("dp", "None").to_tensor_layout()

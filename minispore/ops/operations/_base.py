@@ -4,10 +4,10 @@ import numbers
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim, prod, unify
 from minispore.common.tensor import Tensor
+from minispore.ops import sharding as rules
 from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.primitive import Aval, Primitive

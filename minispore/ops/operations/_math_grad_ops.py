@@ -2,7 +2,7 @@
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import broadcast_shape, contiguous, middle_view, reduce_axes
 from minispore.ops.primitive import Aval, Primitive

@@ -8,7 +8,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.common import sharding_rules as rules
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (FLOATS, cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,

@@ -5,10 +5,10 @@ import numbers
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (broadcast_shape, check_tensor,
                                             contiguous, dims_equal, normalize_axis, shape_size,

@@ -4,8 +4,8 @@ All three move data with the strided-copy kernel of array_ops (no arithmetic), s
 travels as its bit pattern like every other data-movement operator.
 """
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common.symbolic import SymDim
+from minispore.ops import sharding as rules
 from minispore.ops.operations._base import (check_same_dtype, check_tensor, dims_equal,
                                             normalize_axis)
 from minispore.ops.operations.array_ops import (c_strides, check_int_tuple, is_int,

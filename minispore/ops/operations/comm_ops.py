@@ -16,10 +16,10 @@ output must reach the loss on every rank of its group (or on none).
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.communication import collectives as _coll
 from minispore.communication._comm import WORLD_NAMES, communicator
+from minispore.ops import sharding as rules
 from minispore.ops.operations._base import check_tensor
 from minispore.ops.primitive import Aval, Primitive
 

@@ -4,8 +4,8 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.common import sharding_rules as rules
 from minispore.common.tensor import Tensor
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations.array_ops import movable
 from minispore.ops.primitive import Aval, Primitive

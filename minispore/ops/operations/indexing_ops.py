@@ -2,10 +2,10 @@
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_dtype, check_tensor, contiguous,
                                             normalize_axis, shape_size, shapes_equal)

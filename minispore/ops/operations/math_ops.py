@@ -4,9 +4,9 @@ import numbers
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
+from minispore.ops import sharding as rules
 from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (BinaryElementwise, broadcast_shape, check_dtype,

@@ -7,9 +7,9 @@ Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,

@@ -10,9 +10,9 @@ import numbers
 import numpy as np
 
 from minispore import device
-from minispore.common import sharding_rules as rules
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_dtype, contiguous, is_tensor, shape_size,
                                             shapes_equal)

@@ -1,8 +1,9 @@
 """Sharding rules as the parallel pass uses them: the generators (re-exported from
-minispore/common/sharding_rules, where operators can reach them without importing this layer)
+minispore/ops/sharding, beside the operators that declare them)
 plus the functions that apply an operator's rule to a strategy or to its inputs' layouts.
 
 - ``apply_strategy(prim, args, in_strategy, device_num, out_strategy=None)``: a user strategy
+  (tuples of cuts, or MindSpore Layouts whose dims may be cut over several device axes)
   -> required input layouts, output layouts (partial axes, ReduceScatter), a RuleResult.
 - ``apply_default(prim, args, device_num, params=())``: an unannotated operator under
   semi-auto parallel: the data-parallel strategy (batch dim over all devices).
@@ -11,10 +12,10 @@ plus the functions that apply an operator's rule to a strategy or to its inputs'
   differently by two inputs follows the first), then the same RuleResult; the pass compares
   `in_layouts` with the required ones and redistributes where they differ.
 """
-from minispore.common.sharding_rules import *  # noqa: F401,F403  (the generators)
-from minispore.common.sharding_rules import Einsum, Rule, replicate_only, tensor_args  # noqa
+from minispore.ops.sharding import *  # noqa: F401,F403  (the generators)
+from minispore.ops.sharding import Einsum, Rule, replicate_only, tensor_args  # noqa
 from minispore.parallel.strategy import (RuleResult, StrategyError, default_strategy,  # noqa
-                                         operator_layouts)
+                                         layout_operator_layouts, operator_layouts)
 
 
 def rule_of(prim):
@@ -25,17 +26,25 @@ def rule_of(prim):
     return rule
 
 
-def as_int_strategy(strategy):
-    """A strategy whose elements may be Layout objects (§2.8) as tuples of cuts."""
-    if strategy is None:
-        return None
-    return tuple(s.to_tensor_layout().cuts() if hasattr(s, "to_tensor_layout") else s
-                 for s in strategy)
+def _is_layout(s):
+    return hasattr(s, "to_tensor_layout")
 
 
 def apply_strategy(prim, args, in_strategy, device_num, out_strategy=None, scope=None):
+    """A strategy of tuples of cuts, or of Layouts (§2.8: the device matrix and every rank's
+    block as the layouts say, a dim possibly cut over several axes)."""
     rule_of(prim)
-    in_strategy, out_strategy = as_int_strategy(in_strategy), as_int_strategy(out_strategy)
+    if any(_is_layout(s) for s in in_strategy):
+        if out_strategy is not None and not all(_is_layout(s) for s in out_strategy):
+            raise StrategyError(f"For '{prim.name}', the in_strategy is given as Layouts, so "
+                                f"the out_strategy must be Layouts too, but got "
+                                f"{out_strategy}.")
+        return layout_operator_layouts(prim, args, in_strategy, device_num, out_strategy,
+                                       scope)
+    if out_strategy is not None and any(_is_layout(s) for s in out_strategy):
+        raise StrategyError(f"For '{prim.name}', an out_strategy of Layouts needs an "
+                            f"in_strategy of Layouts (on the same device matrix), but got "
+                            f"{in_strategy}.")
     return operator_layouts(prim, args, in_strategy, device_num, out_strategy, scope)
 
 

@@ -1,12 +1,13 @@
-"""Sharding-rule generators: each operator's call described as an einsum over labelled dims.
+"""Operator sharding rules: each operator's call described as an einsum over labelled dims.
 
-Why here and not in minispore/parallel: operators declare their rule as a one-line class
-attribute (``sharding_rule = rules.elementwise``), and minispore/ops must not import the
-parallel pass (tests/test_import_layers.py). So the *description* of an operator -- which dims
-of which inputs are the same logical dim, which are contracted, which cannot be cut and why --
-is plain data built here from the layout vocabulary's layer (minispore/common), and the
-*machinery* that turns a strategy or input layouts into device matrices, TensorLayouts, partial
-outputs and errors lives in minispore/parallel/strategy.py and minispore/parallel/rules/.
+They live beside the operators (DESIGN.md "One operator, one definition"): an operator declares
+its rule as a one-line class attribute (``sharding_rule = rules.elementwise``). A rule is plain
+data -- which dims of which inputs are the same logical dim, which are contracted, which cannot
+be cut and why -- so operators speak it without importing the parallel pass. The layout
+vocabulary the rules are read against (TensorLayout, device matrices) is in
+minispore/common/layout.py; the *machinery* that turns a strategy or input layouts into device
+matrices, TensorLayouts, partial outputs and errors lives in minispore/parallel/strategy.py and
+minispore/parallel/rules/.
 
 A rule is an object with ``spec(prim, args, outs) -> Einsum``: `args` are the call's
 arguments with tensors given as anything with ``.shape`` (Aval, Tensor, ndarray) and
