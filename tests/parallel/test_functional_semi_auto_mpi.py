@@ -164,3 +164,28 @@ def test_ffn_full_batch_on_every_world_size_equals_single_device(world):
     ref = train_functional(FFN, xs, ys, parallel=False)
     got = train_functional(FFN, xs, ys, parallel=True, rank=rank, n=n, full_batch=True)
     _assert_same(got, ref)
+
+
+def _layout_strategies(layout):
+    """Multi-axis cuts: matmul1 rows over (dp, sp), matmul2's contracted dim over (mp, dp)."""
+    return ((layout(("dp", "sp"), "None"), layout("None", "mp")),
+            (layout(("sp", "dp"), "mp"),),
+            (layout("sp", ("mp", "dp")), layout(("mp", "dp"), "None")),
+            (layout(("mp", "sp"), "dp"),))
+
+
+def test_functional_with_multi_axis_layout_equals_single_device(world):
+    rank, n = world
+    if n not in (2, 8):
+        pytest.skip("layouts written for 2 and 8 ranks")
+    layout = ms.Layout((1, 1, 2) if n == 2 else (2, 2, 2), ("dp", "sp", "mp"))
+    xs, ys = batches(3, 32, SMALL)
+    ref = train_functional(lambda: TutorialNet((None,) * 4, SMALL), xs, ys, parallel=False)
+    got = train_functional(lambda: TutorialNet(_layout_strategies(layout), SMALL), xs, ys,
+                           parallel=True, rank=rank, n=n)
+    _assert_same(got, ref)
+
+
+@pytest.mark.mpi8
+def test_functional_with_multi_axis_layout_on_8_ranks(world):
+    test_functional_with_multi_axis_layout_equals_single_device(world)
