@@ -70,6 +70,7 @@ def set_auto_parallel_context(**kwargs):
     _check_global_rank(kwargs)
     for key, value in kwargs.items():
         _refuse_unbuilt(key, value)
+    _refuse_unbuilt_search(kwargs)
     if "auto_parallel_search_mode" in kwargs:
         logger.warning("'auto_parallel_search_mode' is deprecated; use 'search_mode'.")
         kwargs = dict(kwargs, search_mode=kwargs["auto_parallel_search_mode"])
@@ -82,11 +83,7 @@ def set_auto_parallel_context(**kwargs):
 # naming itself and what works instead, never a silent no-op. Their issues replace the entries.
 def _refuse_unbuilt(key, value):
     what = None
-    if key == "parallel_mode" and value == ParallelMode.AUTO_PARALLEL:
-        what = ("parallel_mode='auto_parallel' (strategy search and sharding propagation)",
-                "use parallel_mode='semi_auto_parallel' with Primitive.shard strategies "
-                "(unsharded operators take the data-parallel default)")
-    elif key == "pipeline_stages" and value > 1:
+    if key == "pipeline_stages" and value > 1:
         what = (f"pipeline_stages={value} (pipeline parallel)",
                 "use pipeline_stages=1; operator and data parallel work across all devices")
     elif key == "enable_parallel_optimizer" and value:
@@ -110,6 +107,27 @@ def _refuse_unbuilt(key, value):
     if what is not None:
         raise NotImplementedError(f"For 'set_auto_parallel_context', {what[0]} is not "
                                   f"implemented in minispore yet; {what[1]}.")
+
+
+def _refuse_unbuilt_search(kwargs):
+    """auto_parallel is built for search_mode='sharding_propagation' in GRAPH_MODE only."""
+    mode = kwargs.get("parallel_mode", _settings["parallel_mode"])
+    if mode != ParallelMode.AUTO_PARALLEL:
+        return
+    search = kwargs.get("search_mode", kwargs.get("auto_parallel_search_mode",
+                                                  _settings["search_mode"]))
+    from minispore.common.context import PYNATIVE_MODE, context
+    if context().get("mode") == PYNATIVE_MODE:
+        raise NotImplementedError(
+            "For 'set_auto_parallel_context', parallel_mode='auto_parallel' in PYNATIVE_MODE "
+            "(eager shard regions) is not implemented in minispore yet; use GRAPH_MODE with "
+            "search_mode='sharding_propagation', or parallel_mode='data_parallel'.")
+    if search != "sharding_propagation":
+        raise NotImplementedError(
+            f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' with "
+            f"search_mode={search!r} (strategy search) is not implemented in minispore yet; "
+            f"use search_mode='sharding_propagation' (strategies propagate from the "
+            f"operators you shard), or parallel_mode='semi_auto_parallel'.")
 
 
 def _check_global_rank(kwargs):

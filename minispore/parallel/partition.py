@@ -1,8 +1,10 @@
 """The operator-parallel passes: the traced program (logical shapes) -> this rank's program.
 
 `step_parallel_begin` fixes the strategy of every FORWARD node -- the user's ``shard`` or,
-without one, the data-parallel default -- and the layouts its rule derives (RuleResults;
-errors are StrategyErrors naming the operator's scope). `partition` then re-traces the forward
+without one, the data-parallel default (under auto_parallel with sharding_propagation, a
+strategy propagated from the configured operators: minispore/parallel/propagation.py) -- and
+the layouts its rule derives (RuleResults; errors are StrategyErrors naming the operator's
+scope). `partition` then re-traces the forward
 graph node by node on local blocks (DESIGN.md "Parallel (SPMD) model"):
 
 1. graph inputs take the dataset layout (settings.input_layout); parameters are sliced to the
@@ -32,6 +34,7 @@ from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.primitive import Aval
 from minispore.parallel.param_slicing import slice_parameter
+from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.redistribution import group_name
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
@@ -91,10 +94,17 @@ def step_parallel_begin(program, ctx):
     plan = _Plan(settings)
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
+    propagated = None
+    if settings.search_mode == "sharding_propagation":
+        propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
     for node in graph.nodes:
         if node.phase != FORWARD:
             continue
-        result = _rule_result(node, settings)
+        if propagated is not None:
+            result, origin = propagated[id(node)]
+            node.annotations["strategy_from"] = origin
+        else:
+            result = _rule_result(node, settings)
         plan.results[id(node)] = result
         node.annotations["strategy"] = result.strategy
         node.annotations["dev_matrix"] = result.dev_matrix

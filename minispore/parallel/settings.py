@@ -31,6 +31,7 @@ class ParallelSettings:
     gradients_mean: bool
     loss_repeated_mean: bool = True
     mesh: DeviceMesh = None
+    search_mode: str = None           # "sharding_propagation" under auto_parallel, else None
 
     def world_group(self, positions):
         """The world ranks of a group given as mesh positions."""
@@ -114,7 +115,11 @@ def operator_parallel_settings(mesh=None):
     strategy = get_auto_parallel_context("dataset_strategy")
     if get_auto_parallel_context("full_batch"):
         strategy = "full_batch"
+    search = None
+    if get_auto_parallel_context("parallel_mode") == ParallelMode.AUTO_PARALLEL:
+        search = get_auto_parallel_context("search_mode")
     return ParallelSettings(device_num, mesh.position(STATE.world.rank), strategy,
                             bool(get_auto_parallel_context("enable_alltoall")),
                             bool(get_auto_parallel_context("gradients_mean")),
-                            bool(get_auto_parallel_context("loss_repeated_mean")), mesh)
+                            bool(get_auto_parallel_context("loss_repeated_mean")), mesh,
+                            search)

@@ -28,8 +28,8 @@ def clean_context():
 # -- settings refused at the call that sets them ----------------------------------------------
 @pytest.mark.parametrize("kwargs, named", [
     ({"parallel_mode": ms.ParallelMode.AUTO_PARALLEL}, "parallel_mode='auto_parallel'"),
-    ({"parallel_mode": "auto_parallel", "search_mode": "sharding_propagation"},
-     "parallel_mode='auto_parallel'"),
+    ({"parallel_mode": "auto_parallel", "search_mode": "dynamic_programming"},
+     "search_mode='dynamic_programming'"),
     ({"pipeline_stages": 2}, "pipeline_stages=2"),
     ({"enable_parallel_optimizer": True}, "enable_parallel_optimizer=True"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
@@ -46,6 +46,19 @@ def test_unbuilt_settings_are_refused(kwargs, named):
     assert named in str(info.value)
     # Nothing was stored: the refused setting does not linger.
     assert {key: ms.get_auto_parallel_context(key) for key in kwargs} == before
+
+
+def test_auto_parallel_is_built_for_sharding_propagation_in_graph_mode_only():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="sharding_propagation")
+    with pytest.raises(NotImplementedError, match="search_mode='recursive_programming'"):
+        ms.set_auto_parallel_context(search_mode="recursive_programming")
+    assert ms.get_auto_parallel_context("search_mode") == "sharding_propagation"
+    ms.reset_auto_parallel_context()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(NotImplementedError, match="in PYNATIVE_MODE"):
+        ms.set_auto_parallel_context(parallel_mode="auto_parallel",
+                                     search_mode="sharding_propagation")
 
 
 def test_what_is_built_is_still_accepted():
@@ -164,7 +177,6 @@ def test_graph_refuses_each_unbuilt_annotation():
 
 # -- MindSpore's samples end with the clear error -------------------------------------------------
 REFUSED_SAMPLES = {
-    "sharding_propagation/train.py": "parallel_mode='auto_parallel'",
     "shard_function_parallel/shard_function_example.py": "parallel_mode='auto_parallel'",
     "parameter_server/train.py": "parallel_mode='auto_parallel'",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",

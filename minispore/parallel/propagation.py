@@ -1,0 +1,183 @@
+"""Sharding propagation (``parallel_mode=AUTO_PARALLEL, search_mode="sharding_propagation"``):
+the strategies of the few operators the user configured spread to every other forward
+operator (mindspore_semantics.md §5.1).
+
+1. Every configured operator keeps its strategy (``Primitive.shard``, Layouts included).
+2. Breadth-first from them, along producer and consumer edges, each unconfigured operator
+   takes the candidate strategy with the least redistribution against its already-fixed
+   neighbours: the bytes per device each edge then moves (the planner of redistribution.py
+   prices it). Ties go to the candidate whose own collectives (the AllReduce completing a
+   partial output) move fewer bytes, then to fewer cuts, then to the first enumerated, so
+   every rank picks the same plan. Candidates are every power-of-two cut of the operator's
+   dims whose product divides the devices.
+3. Operators no configured one reaches keep MindSpore's data-parallel default.
+
+A candidate costing more than nothing is chosen with a warning naming the operator (MindSpore
+warns too): the user's strategies then force a redistribution somewhere.
+"""
+import itertools
+import logging
+from collections import deque
+
+from minispore.common.symbolic import is_symbolic
+from minispore.graph.ir import FORWARD, Value
+from minispore.parallel.redistribution import cost, plan
+from minispore.parallel.rules import StrategyError, apply_default, apply_strategy, rule_of
+from minispore.parallel.strategy import operator_layouts
+
+__all__ = ["propagate_strategies"]
+
+logger = logging.getLogger("minispore")
+
+
+def propagate_strategies(graph, settings, arg_avals, tensor_positions):
+    """{id(node): (RuleResult, origin)} for every FORWARD node of `graph`; origin is "user",
+    "propagated" or "data-parallel default". `arg_avals(node)` / `tensor_positions(node)`
+    read a node's call arguments as the rules see them."""
+    nodes = [n for n in graph.nodes if n.phase == FORWARD]
+    _refuse_dynamic(graph)
+    consumers = {}
+    for node in nodes:
+        for pos, x in enumerate(node.inputs):
+            if isinstance(x, Value):
+                consumers.setdefault(id(x), []).append((node, pos))
+    input_layouts = {id(v): settings.input_layout(i, len(v.shape))
+                     for i, v in enumerate(graph.inputs)}
+    fixed = {}
+    queue = deque()
+    for node in nodes:
+        strategy = node.annotations.get("in_strategy")
+        if strategy is not None:
+            fixed[id(node)] = (apply_strategy(node.prim, arg_avals(node), strategy,
+                                              settings.device_num,
+                                              node.annotations.get("out_strategy"),
+                                              scope=node.scope), "user")
+            queue.append(node)
+    by_id = {id(n): n for n in nodes}
+    while queue:
+        node = queue.popleft()
+        for neighbour in _neighbours(node, consumers, by_id):
+            if id(neighbour) in fixed:
+                continue
+            fixed[id(neighbour)] = (_best(neighbour, fixed, consumers, input_layouts, settings,
+                                          arg_avals, tensor_positions), "propagated")
+            queue.append(neighbour)
+    for node in nodes:
+        if id(node) not in fixed:
+            args = arg_avals(node)
+            tensors = [node.inputs[i] for i in tensor_positions(node)]
+            params = tuple(k for k, x in enumerate(tensors)
+                           if isinstance(x, Value) and x.param is not None)
+            fixed[id(node)] = (apply_default(node.prim, args, settings.device_num, params,
+                                             scope=node.scope), "data-parallel default")
+    return fixed
+
+
+def _refuse_dynamic(graph):
+    for v in graph.inputs:
+        if any(is_symbolic(d) for d in v.shape):
+            raise NotImplementedError(
+                f"search_mode='sharding_propagation' does not support dynamic shapes (input "
+                f"%{v.name} has shape {tuple(v.shape)}), as in MindSpore; use "
+                f"parallel_mode='semi_auto_parallel' with Symbol(divisor=...) dims.")
+
+
+def _neighbours(node, consumers, by_id):
+    """The forward nodes that produce node's inputs or consume its outputs, in graph order."""
+    found = []
+    for x in node.input_values():
+        if x.producer is not None and id(x.producer) in by_id:
+            found.append(x.producer)
+    for v in node.outputs:
+        found.extend(c for c, _ in consumers.get(id(v), ()))
+    return found
+
+
+def candidate_strategies(prim, args, device_num):
+    """Every strategy of power-of-two cuts of the operator's labelled dims whose product
+    divides `device_num`, fewest cuts first."""
+    outs = prim.infer(*args)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    spec = rule_of(prim).spec(prim, args, outs)
+    labels = []
+    for labs in spec.inputs:
+        for lab in labs:
+            if lab is not None and lab not in spec.fixed and lab not in labels:
+                labels.append(lab)
+    powers = [1 << k for k in range(device_num.bit_length()) if (1 << k) <= device_num]
+    found = []
+    for cuts in itertools.product(powers, repeat=len(labels)):
+        total = 1
+        for c in cuts:
+            total *= c
+        if device_num % total:
+            continue
+        chosen = dict(zip(labels, cuts))
+        strategy = tuple(tuple(chosen.get(lab, 1) if lab is not None else 1 for lab in labs)
+                         for labs in spec.inputs)
+        found.append((total, strategy))
+    found.sort(key=lambda item: item[0])
+    return [s for _, s in found]
+
+
+def _best(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_positions):
+    args = arg_avals(node)
+    best = None
+    for strategy in candidate_strategies(node.prim, args, settings.device_num):
+        try:
+            result = operator_layouts(node.prim, args, strategy, settings.device_num,
+                                      scope=node.scope)
+        except (StrategyError, ValueError):
+            continue
+        price = _price(node, result, fixed, consumers, input_layouts, settings,
+                       tensor_positions)
+        if best is None or price < best[0]:
+            best = (price, result)
+    if best is None:
+        raise StrategyError(f"For '{node.prim.name}' (in {node.scope}), sharding propagation "
+                            f"found no valid strategy on {settings.device_num} devices.")
+    if best[0][0] > 0:
+        logger.warning("Sharding propagation: '%s' (in %s) takes strategy %s, which needs "
+                       "%d bytes of redistribution per device against its neighbours' "
+                       "strategies.", node.prim.name, node.scope, best[1].strategy,
+                       best[0][0])
+    return best[1]
+
+
+def _edge_bytes(src, dst, value, settings):
+    shape = tuple(value.shape)
+    moves = plan(src, dst, shape, settings.enable_alltoall)
+    return cost(moves, shape, value.dtype.np_dtype.itemsize)
+
+
+def _completed(layout):
+    from minispore.common.layout import TensorLayout
+    return TensorLayout(layout.dev_matrix, layout.tensor_map)
+
+
+def _price(node, result, fixed, consumers, input_layouts, settings, tensor_positions):
+    """(redistribution bytes per device against the fixed neighbours, bytes per device of
+    the node's own completing collectives)."""
+    total = own = 0
+    for k, i in enumerate(tensor_positions(node)):
+        x = node.inputs[i]
+        if not isinstance(x, Value):
+            continue
+        if x.producer is not None and id(x.producer) in fixed:
+            producer = fixed[id(x.producer)][0]
+            have = _completed(producer.out_layouts[x.index])
+        elif id(x) in input_layouts:
+            have = input_layouts[id(x)]
+        else:
+            continue        # a parameter: sliced to whatever its first consumer needs
+        total += _edge_bytes(have, result.in_layouts[k], x, settings)
+    for o, v in enumerate(node.outputs):
+        out = result.out_layouts[o]
+        if out.partial:
+            own += _edge_bytes(out, _completed(out), v, settings)
+        for consumer, pos in consumers.get(id(v), ()):
+            if id(consumer) not in fixed:
+                continue
+            want = fixed[id(consumer)][0].in_layouts[tensor_positions(consumer).index(pos)]
+            total += _edge_bytes(_completed(out), want, v, settings)
+    return total, own
