@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT.parent / "shared" / "samples"
 MPIRUN = Path(sys.executable).parent / "mpirun"
 RANKS = 8
+# The samples print `loss is <Tensor>` at step 0 of each epoch.
+TENSOR_LOSS = (r"epoch: \d+, step: 0, loss is Tensor\(shape=\[\], dtype=Float32, "
+               r"value=\s*([-\d.e]+)\)")
 
 pytestmark = [
     pytest.mark.skipif(not SAMPLES.is_dir(), reason="MindSpore's samples (../shared/samples) "
@@ -70,8 +73,7 @@ def test_distributed_data_parallel_sample_trains(mnist):
     out = run_sample("distributed_data_parallel/distributed_data_parallel.py", mnist)
     # 1024 images over 8 ranks: 4 batches of 32 per rank and epoch, 10 epochs; the sample
     # logs step 0 of each epoch on every rank (its own batch's loss).
-    losses = losses_by_rank(out, r"epoch: \d+, step: 0, loss is Tensor\(shape=\[\], dtype=Float32, "
-                                 r"value=\s*([-\d.e]+)\)")
+    losses = losses_by_rank(out, TENSOR_LOSS)
     assert all(len(values) == 10 for values in losses.values()), losses
     # The sample's SGD(1e-2) on weights drawn with sigma 0.01 barely leaves ln(10) in 40 steps
     # (a single process does the same in 320), so this run can only show it trains sanely.
@@ -88,3 +90,19 @@ def test_parallel_support_dynamic_shape_sample_trains(mnist):
         np.testing.assert_allclose(values, losses[0], rtol=1e-6)
     first, last = losses[0][:32], losses[0][-32:]      # 32 steps per epoch, 5 epochs
     assert len(losses[0]) == 160 and sum(last) < sum(first) - 0.5, losses[0]
+
+
+def test_sharding_propagation_sample_trains_with_propagated_strategies(mnist):
+    out = run_sample("sharding_propagation/train.py", mnist)
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    assert all(len(values) == 10 for values in losses.values()), losses
+    for values in losses.values():
+        np.testing.assert_allclose(values, losses[0], rtol=1e-6)
+    assert np.isfinite(losses[0]).all()
+    # The feature acted: its save_graphs=2 dump shows strategies propagated from
+    # dense1.matmul ((2, 1), (1, 4)) to the ReLU and the second Dense.
+    begin = sorted((mnist.parent / "rank_0").glob("*/*_step_parallel_begin.ir"))[0].read_text()
+    assert re.search(r"scope=\S*dense1\.matmul .*strategy_from=user", begin)
+    for scope, want in (("relu", "((2, 4),)"), ("dense2.matmul", "((2, 4), (4, 1))")):
+        line = re.search(rf"scope=\S*\.{re.escape(scope)} .*", begin).group(0)
+        assert "strategy_from=propagated" in line and f"strategy={want}" in line, line
