@@ -1,9 +1,11 @@
-"""Scalar bodies shared by the CPU and CUDA kernels, written once for both devices.
+"""Scalar bodies shared by the CPU and CUDA kernels and the fused kernels, written once.
 
-kernels/cpu/elementwise.py compiles each elementwise body into a dtype-exact numpy ufunc and
-kernels/cuda/elementwise.py into a broadcasting device kernel; the half-precision bit
-conversions at the end back kernels/{cpu,cuda}/half.py. So the math cannot drift between
-CPU and GPU. Bodies keep the input dtype: constants are built with `type(x)(c)`, since
+`ELEMENTWISE` lists every elementwise body: kernels/cpu/elementwise.py compiles each into a
+dtype-exact numpy ufunc, kernels/cuda/elementwise.py into a broadcasting device kernel, and the
+GRAPH-mode fusion pass (minispore/graph/fusion.py) calls the same functions, inlined, in the
+kernels it generates for fused chains. The half-precision bit conversions back
+kernels/{cpu,cuda}/half.py and the optimizer updates kernels/{cpu,cuda}/optim.py. So the math of
+`exp` (or of GeLU's gradient) lives here once and cannot drift between CPU, GPU and fusion. Bodies keep the input dtype: constants are built with `type(x)(c)`, since
 a Python float literal would promote float32 math to float64; numba's math.exp/log/sqrt keep
 float32 for float32 (on both targets).
 """
@@ -152,6 +154,91 @@ def greater_equal(x, y):
 
 def select(cond, x, y):
     return x if cond else y
+
+
+# -- activations and their gradients (y = the activation's output, x = its input) --------------
+_C_TANH = math.sqrt(2.0 / math.pi)       # GeLU's tanh approximation: sqrt(2/pi)
+_R_SQRT2 = 1.0 / math.sqrt(2.0)
+_R_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def relu(x):
+    """max(x, 0); NaN propagates."""
+    zero = type(x)(0)
+    return zero if x < zero else x
+
+
+def relu_grad(dy, y):
+    """dy where y > 0, else 0."""
+    return dy if y > type(y)(0) else type(dy)(0)
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)), through exp(-|x|) so it never overflows."""
+    one = type(x)(1)
+    if x >= 0:
+        return one / (one + math.exp(-x))
+    e = math.exp(x)
+    return e / (one + e)
+
+
+def sigmoid_grad(y, dy):
+    """dy * y * (1 - y)."""
+    return dy * y * (type(y)(1) - y)
+
+
+def tanh(x):
+    return math.tanh(x)
+
+
+def tanh_grad(y, dy):
+    """dy * (1 - y^2)."""
+    return dy * (type(y)(1) - y * y)
+
+
+def gelu_tanh(x):
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (MindSpore's GeLU primitive)."""
+    t = type(x)
+    return t(0.5) * x * (t(1) + math.tanh(t(_C_TANH) * (x + t(0.044715) * x * x * x)))
+
+
+def gelu_tanh_grad(dy, x):
+    """dy * (0.5 (1 + th) + 0.5 x (1 - th^2) c (1 + 3a x^2)), th = tanh(c (x + a x^3))."""
+    t = type(x)
+    half, one, c, a = t(0.5), t(1), t(_C_TANH), t(0.044715)
+    th = math.tanh(c * (x + a * x * x * x))
+    return dy * (half * (one + th) + half * x * (one - th * th) * c * (one + t(3) * a * x * x))
+
+
+def gelu_erf(x):
+    """0.5 x (1 + erf(x / sqrt(2))) (the exact GeLU, ops.gelu's default)."""
+    t = type(x)
+    return t(0.5) * x * (t(1) + math.erf(x * t(_R_SQRT2)))
+
+
+def gelu_erf_grad(dy, x):
+    """dy * (0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi))."""
+    t = type(x)
+    half = t(0.5)
+    return dy * (half * (t(1) + math.erf(x * t(_R_SQRT2)))
+                 + x * math.exp(-half * x * x) * t(_R_SQRT2PI))
+
+
+# Every elementwise body above -> the dtype of its result: "bool" for predicates, None for the
+# dtype of its last operand (callers put the operand whose dtype the result takes last). Each
+# device's kernel table and the fusion pass are generated from this table.
+ELEMENTWISE = {
+    "add": None, "sub": None, "mul": None, "realdiv": None, "neg": None,
+    "maximum": None, "minimum": None, "maximum_grad": None, "minimum_grad": None,
+    "pow": None, "pow_grad_x": None, "pow_grad_y": None,
+    "exp": None, "log": None, "sqrt": None, "rsqrt": None, "square": None, "abs": None,
+    "sqrt_grad": None, "rsqrt_grad": None, "square_grad": None, "abs_grad": None,
+    "equal": "bool", "not_equal": "bool", "less": "bool", "less_equal": "bool",
+    "greater": "bool", "greater_equal": "bool", "select": None,
+    "relu": None, "relu_grad": None, "sigmoid": None, "sigmoid_grad": None,
+    "tanh": None, "tanh_grad": None, "gelu_tanh": None, "gelu_tanh_grad": None,
+    "gelu_erf": None, "gelu_erf_grad": None,
+}
 
 
 # -- IEEE binary16 <-> float on bit patterns (Numba has no CPU float16) ----------------------

@@ -152,33 +152,7 @@ def ufunc(out_dtype=None):
     return wrap
 
 
-# -- the kernels: one per scalar body in kernels/scalar.py ---------------------------------
-add = ufunc()(scalar.add)
-sub = ufunc()(scalar.sub)
-mul = ufunc()(scalar.mul)
-realdiv = ufunc()(scalar.realdiv)
-neg = ufunc()(scalar.neg)
-maximum = ufunc()(scalar.maximum)
-minimum = ufunc()(scalar.minimum)
-maximum_grad = ufunc()(scalar.maximum_grad)
-minimum_grad = ufunc()(scalar.minimum_grad)
-pow = ufunc()(scalar.pow)
-pow_grad_x = ufunc()(scalar.pow_grad_x)
-pow_grad_y = ufunc()(scalar.pow_grad_y)
-exp = ufunc()(scalar.exp)
-log = ufunc()(scalar.log)
-sqrt = ufunc()(scalar.sqrt)
-rsqrt = ufunc()(scalar.rsqrt)
-square = ufunc()(scalar.square)
-abs = ufunc()(scalar.abs)
-sqrt_grad = ufunc()(scalar.sqrt_grad)
-rsqrt_grad = ufunc()(scalar.rsqrt_grad)
-square_grad = ufunc()(scalar.square_grad)
-abs_grad = ufunc()(scalar.abs_grad)
-equal = ufunc(np.bool_)(scalar.equal)
-not_equal = ufunc(np.bool_)(scalar.not_equal)
-less = ufunc(np.bool_)(scalar.less)
-less_equal = ufunc(np.bool_)(scalar.less_equal)
-greater = ufunc(np.bool_)(scalar.greater)
-greater_equal = ufunc(np.bool_)(scalar.greater_equal)
-select = ufunc()(scalar.select)
+# -- the kernels: one per body of kernels/scalar.py's ELEMENTWISE table --------------------
+for _name, _out in scalar.ELEMENTWISE.items():
+    globals()[_name] = ufunc(np.bool_ if _out == "bool" else None)(getattr(scalar, _name))
+del _name, _out

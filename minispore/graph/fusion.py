@@ -1,8 +1,8 @@
 """The elementwise-fusion pass: chains of elementwise nodes become one generated Numba kernel.
 
-Each fusable operator class has a declarative scalar expression (`SCALAR_EXPR`): a template over
-its operands ``{0}, {1}, …`` and ``{T}``, the numpy type of its first tensor operand (constants
-are written ``{T}(0.5)`` so float32 math stays float32). The pass grows groups backwards from
+Each fusable operator is a scalar body of kernels/scalar.py (`SCALAR_BODIES`: the generated
+kernel calls the same function the unfused kernels compile, inlined), or a template over its
+operands ``{0}, {1}, …`` for data movement and bias adds. The pass grows groups backwards from
 a root node through producers whose output is read only inside the group, then emits one kernel
 that loops once over the output and evaluates the composed scalar bodies per element; values
 that are the same for every element (size-1 inputs, ``Fill``, reshapes/broadcasts of those) are
@@ -12,7 +12,6 @@ Numba on-disk cache serves them to later processes.
 Fusion runs after `differentiate` and the optimizer update, so backward chains fuse too.
 ``MINISPORE_FUSION=0`` in the environment turns the pass off (for A/B measurements).
 """
-import math
 import os
 
 from minispore import device
@@ -25,77 +24,33 @@ from minispore.ops.operations import math_ops as M
 from minispore.ops.operations import activation_ops as Act
 from minispore.ops.primitive import Primitive
 
-_SQRT_2_OVER_PI = repr(math.sqrt(2.0 / math.pi))
-_INV_SQRT_2 = repr(1.0 / math.sqrt(2.0))
-_INV_SQRT_2PI = repr(1.0 / math.sqrt(2.0 * math.pi))
+# The fused operators whose math is a body of kernels/scalar.py (named by the primitive's
+# `kernel_name`, e.g. "exp", "gelu_tanh_grad"): the generated kernel calls that very function,
+# inlined (fused_kernels), so fused and unfused results are the same by construction. Keyed by
+# exact class: a subclass with other semantics must not inherit fusability.
+SCALAR_BODIES = frozenset((
+    M.Add, M.Sub, M.Mul, M.RealDiv, M.Neg, M.Maximum, M.Minimum, M.Pow, M.Exp, M.Log, M.Sqrt,
+    M.Rsqrt, M.Square, M.Abs, M.Equal, M.NotEqual, M.Less, M.LessEqual, M.Greater,
+    M.GreaterEqual, M.Select,
+    Act.ReLU, Act.ReluGrad, Act.Sigmoid, Act.SigmoidGrad, Act.Tanh, Act.TanhGrad, Act.GeLU,
+    Act.GeLUGrad,
+    G.MaximumGrad, G.MinimumGrad, G.PowGradX, G.PowGradY, G.SqrtGrad, G.RsqrtGrad,
+    G.SquareGrad, G.AbsGrad,
+))
 
-# A template is an expression, or a tuple of statements then the expression; statements bind
-# locals named ``{L}name`` ({L} is a prefix unique to the node). The expressions mirror the
-# unfused kernels (kernels/cpu/elementwise.py, activation.py) term by term, so results match.
-_GELU = {
-    "tanh": "{T}(0.5) * {0} * ({T}(1) + math.tanh({T}(%s) * ({0} + {T}(0.044715) * {0} * {0} "
-            "* {0})))" % _SQRT_2_OVER_PI,
-    "none": "{T}(0.5) * {0} * ({T}(1) + math.erf({0} * {T}(%s)))" % _INV_SQRT_2,
-}
-_GELU_GRAD = {
-    "tanh": ("{L}th = math.tanh({T}(%s) * ({1} + {T}(0.044715) * {1} * {1} * {1}))"
-             % _SQRT_2_OVER_PI,
-             "{0} * ({T}(0.5) * ({T}(1) + {L}th) + {T}(0.5) * {1} * ({T}(1) - {L}th * {L}th) "
-             "* {T}(%s) * ({T}(1) + {T}(3) * {T}(0.044715) * {1} * {1}))" % _SQRT_2_OVER_PI),
-    "none": "{0} * ({T}(0.5) * ({T}(1) + math.erf({1} * {T}(%s))) + {1} * math.exp(-{T}(0.5) "
-            "* {1} * {1}) * {T}(%s))" % (_INV_SQRT_2, _INV_SQRT_2PI),
-}
-_EXTREMUM_GRAD = ("({2} if ({0} %s {1} or {0} != {0}) else ({2} * {T}(0.5) if {0} == {1} "
-                  "else {T}(0)))")
+# Templates over the operands ``{0}, {1}, …`` for the fusable operators that are not a scalar
+# body: data movement (Cast is the store into the output dtype, Fill the same value everywhere)
+# and the bias adds, elementwise only on (N, C) inputs, where the bias broadcasts along rows.
+DATA_MOVEMENT = {A.Cast: "{0}", A.Fill: "{2}"}
+_ROW_BIAS = {Act.BiasAdd: fused_kernels.call("add", "{0}", "{1}"),
+             Act.BiasAddReLU: fused_kernels.call("relu", fused_kernels.call("add", "{0}", "{1}"))}
 
-# Operator class -> scalar template (or a function of the primitive for attribute-dependent
-# ones). Keyed by exact class: a subclass with other semantics must not inherit an entry.
-SCALAR_EXPR = {
-    M.Add: "{0} + {1}",
-    M.Sub: "{0} - {1}",
-    M.Mul: "{0} * {1}",
-    M.RealDiv: "{0} / {1}",
-    M.Neg: "-{0}",
-    M.Maximum: "({0} if ({0} >= {1} or {0} != {0}) else {1})",
-    M.Minimum: "({0} if ({0} <= {1} or {0} != {0}) else {1})",
-    M.Pow: "{0} ** {1}",
-    M.Exp: "math.exp({0})",
-    M.Log: "math.log({0})",
-    M.Sqrt: "math.sqrt({0})",
-    M.Rsqrt: "{T}(1) / math.sqrt({0})",
-    M.Square: "{0} * {0}",
-    M.Abs: "(-{0} if {0} < 0 else {0})",
-    M.Equal: "{0} == {1}",
-    M.NotEqual: "{0} != {1}",
-    M.Less: "{0} < {1}",
-    M.LessEqual: "{0} <= {1}",
-    M.Greater: "{0} > {1}",
-    M.GreaterEqual: "{0} >= {1}",
-    M.Select: "({1} if {0} else {2})",
-    Act.ReLU: "({T}(0) if {0} < {T}(0) else {0})",
-    Act.ReluGrad: "({0} if {1} > {T}(0) else {T}(0))",
-    Act.Sigmoid: "({T}(1) / ({T}(1) + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / "
-               "({T}(1) + math.exp({0})))",
-    Act.SigmoidGrad: "{1} * {0} * ({T}(1) - {0})",
-    Act.Tanh: "math.tanh({0})",
-    Act.TanhGrad: "{1} * ({T}(1) - {0} * {0})",
-    Act.GeLU: lambda prim: _GELU[prim.approximate],
-    Act.GeLUGrad: lambda prim: _GELU_GRAD[prim.attrs["approximate"]],
-    G.MaximumGrad: _EXTREMUM_GRAD % ">",
-    G.MinimumGrad: _EXTREMUM_GRAD % "<",
-    G.PowGradX: "{2} * {1} * {0} ** ({1} - {T}(1))",
-    G.PowGradY: "({T}(0) if {0} == 0 else {2} * {1} * math.log({0}))",
-    G.SqrtGrad: "{1} / ({0} + {0})",
-    G.RsqrtGrad: "{1} * ({0} * {0} * {0}) * {T}(-0.5)",
-    G.SquareGrad: "{1} * ({0} + {0})",
-    G.AbsGrad: "({1} if {0} > 0 else (-{1} if {0} < 0 else {T}(0)))",
-    A.Cast: "{0}",              # the conversion is the store into the output dtype
-    A.Fill: "{2}",              # Fill(dtype, shape, value): the same value everywhere
-}
 
-# Bias adds are elementwise only on (N, C) inputs, where the bias broadcasts along the rows.
-_ROW_BIAS = {Act.BiasAdd: "{0} + {1}", Act.BiasAddReLU: ("{L}s = {0} + {1}",
-                                                     "({T}(0) if {L}s < {T}(0) else {L}s)")}
+def scalar_template(prim):
+    """The call of the primitive's scalar body on its operands, in argument order."""
+    name = prim.kernel_name
+    return fused_kernels.call(name, *(f"{{{k}}}" for k in range(fused_kernels.arity(name))))
+
 
 # Shape-only operators (data in argument 0): fusable where their input holds one value
 # repeated (the backward of a mean broadcasts 1/n this way), as they then change nothing.
@@ -161,15 +116,19 @@ def _template(node):
     values = node.outputs + [x for x in node.inputs if isinstance(x, (Value, Tensor))]
     if any(str(v.dtype.np_dtype) not in _DTYPES for v in values):
         return None
-    entry = SCALAR_EXPR.get(type(prim))
-    if entry is None and type(prim) in _ROW_BIAS and len(node.inputs[0].shape) == 2:
-        entry = _ROW_BIAS[type(prim)]
-    if entry is None:
+    cls = type(prim)
+    if cls in SCALAR_BODIES:
+        entry = scalar_template(prim)
+    elif cls in DATA_MOVEMENT:
+        entry = DATA_MOVEMENT[cls]
+    elif cls in _ROW_BIAS and len(node.inputs[0].shape) == 2:
+        entry = _ROW_BIAS[cls]
+    else:
         return None
     if any(isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in x)
            for x in node.inputs):
         return None
-    return entry(prim) if callable(entry) else entry
+    return entry
 
 
 def _is_layout_only(node):

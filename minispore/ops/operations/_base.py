@@ -240,13 +240,6 @@ def check_same_shape(prim, names, a, b):
                          f"{tuple(a.shape)} and {tuple(b.shape)}.")
 
 
-def run_like_first(family, name, *arrays):
-    """out = kernel(*contiguous arrays, out) with out shaped and typed like the first array."""
-    out = device.empty(arrays[0].shape, arrays[0].dtype)
-    kernel(family, name)(*[contiguous(a) for a in arrays], out)
-    return out
-
-
 _instances = {}
 
 

@@ -12,7 +12,7 @@ from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (FLOATS, cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
-                                            contiguous, dims_equal, run_like_first)
+                                            contiguous, dims_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad", "BiasAdd", "BiasAddReLU", "BiasAddGrad"]
@@ -24,7 +24,8 @@ def _F():
 
 
 class _Activation(Primitive):
-    """y = f(x) elementwise on float32/float64; `kernel_name` names the activation kernel."""
+    """y = f(x) elementwise on float32/float64; `kernel_name` names its body in
+    kernels/scalar.py (run by the elementwise kernels, and inlined by GRAPH-mode fusion)."""
     sharding_rule = rules.elementwise
     kernel_name = None
     valid_dtypes = FLOATS
@@ -35,7 +36,7 @@ class _Activation(Primitive):
         return Aval(x.shape, x.dtype)
 
     def impl(self, x):
-        return run_like_first("activation", self.kernel_name, x)
+        return kernel("elementwise", self.kernel_name)(contiguous(x))
 
 
 class _ActivationGrad(Primitive):
@@ -53,7 +54,7 @@ class _ActivationGrad(Primitive):
         return Aval(a.shape, a.dtype)
 
     def impl(self, a, b):
-        return run_like_first("activation", self.kernel_name, a, b)
+        return kernel("elementwise", self.kernel_name)(contiguous(a), contiguous(b))
 
 
 class ReLU(_Activation):

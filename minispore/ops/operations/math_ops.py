@@ -242,6 +242,7 @@ class Select(Primitive):
     to x and by not-cond to y, each summed back to its input's shape; none for cond.
     """
     sharding_rule = rules.elementwise
+    kernel_name = "select"
 
     def __call__(self, cond, x, y):
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
@@ -259,7 +260,7 @@ class Select(Primitive):
         return Aval(broadcast_shape(self, cond.shape, shape, ("cond", "x/y")), x.dtype)
 
     def impl(self, cond, x, y):
-        return kernel("elementwise", "select")(cond, x, y)
+        return kernel("elementwise", self.kernel_name)(cond, x, y)
 
     def bprop(self, inputs, out, dout):
         cond, x, y = inputs
