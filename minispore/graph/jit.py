@@ -103,7 +103,7 @@ class CompileCache:
         if dynamic is not None:
             key = (dynamic.signature_of(placeholders), extra_key, ctx,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
-            bound = _logical_args(args, ctx) if sharded else args
+            bound = logical_args(args, ctx) if sharded else args
             bindings = dynamic.bind_and_check(placeholders, bound, self.name)
         else:
             key = (extra_key, ctx) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
@@ -114,7 +114,7 @@ class CompileCache:
             if dynamic is not None:
                 avals = dynamic.input_avals(placeholders)
             elif sharded:
-                avals = [Aval(a.shape, a.dtype) for a in _logical_args(args, ctx)]
+                avals = [Aval(a.shape, a.dtype) for a in logical_args(args, ctx)]
             else:
                 avals = None
             executable = self._compile(fn, args, avals, prepare, ctx)
@@ -142,7 +142,7 @@ class CompileCache:
         return executable
 
 
-def _logical_args(args, ctx):
+def logical_args(args, ctx):
     """Under operator parallelism each rank passes its blocks of the network's inputs; the
     graph is traced (and placeholders are checked) at the logical shapes they are blocks of
     (minispore/parallel/settings.py)."""
