@@ -95,12 +95,6 @@ def _refuse_unbuilt(key, value):
                 "use grad_accumulation_step=1")
     elif key == "pipeline_config" and value:
         what = ("pipeline_config (pipeline parallel)", "leave it unset")
-    elif key in ("strategy_ckpt_load_file", "strategy_ckpt_save_file") and value or \
-            key == "strategy_ckpt_config" and (value.get("load_file") or value.get("save_file")):
-        what = (f"{key} (saving or loading parallel strategies)",
-                "strategies come from Primitive.shard in the script; sharded checkpoints "
-                "record their layouts (save_checkpoint) and merge with "
-                "minispore.train.merge_sharded_checkpoints")
     elif key == "comm_fusion" and any(k in value for k in ("allgather", "reducescatter")):
         what = ("comm_fusion for 'allgather'/'reducescatter'",
                 "only the 'allreduce' fusion of data-parallel gradients is built")
@@ -262,6 +256,23 @@ def _check_parallel_optimizer_config(value):
 _STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_params": bool}
 
 
+def _check_path(key):
+    def check(value):
+        if not isinstance(value, str):
+            raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
+                            f"str, but got the type : {type(value).__name__}.")
+    return check
+
+
+def strategy_ckpt_files():
+    """(load_file, save_file, only_trainable_params): from strategy_ckpt_config, else the
+    legacy strategy_ckpt_load_file / strategy_ckpt_save_file ('' when unset)."""
+    config = _settings["strategy_ckpt_config"]
+    return (config.get("load_file") or _settings["strategy_ckpt_load_file"],
+            config.get("save_file") or _settings["strategy_ckpt_save_file"],
+            config.get("only_trainable_params", True))
+
+
 def _check_strategy_ckpt_config(value):
     if not isinstance(value, dict):
         raise TypeError(f"For 'set_auto_parallel_context', 'strategy_ckpt_config' must be a "
@@ -284,6 +295,8 @@ _CHECKS = {
     "enable_parallel_optimizer": _check_bool("enable_parallel_optimizer"),
     "parallel_optimizer_config": _check_parallel_optimizer_config,
     "strategy_ckpt_config": _check_strategy_ckpt_config,
+    "strategy_ckpt_load_file": _check_path("strategy_ckpt_load_file"),
+    "strategy_ckpt_save_file": _check_path("strategy_ckpt_save_file"),
     "dataset_strategy": _check_dataset_strategy,
     "full_batch": _check_bool("full_batch"),
     "enable_alltoall": _check_bool("enable_alltoall"),

@@ -25,6 +25,7 @@ The gradient's seed is divided by the number of ranks that hold the same block o
 replicated loss is computed on every rank, and the collectives' bprops add those copies up),
 so the gradients and the update equal the single-device ones.
 """
+import logging
 from contextlib import contextmanager
 
 from minispore.common.layout import TensorLayout, group_ranks
@@ -38,8 +39,11 @@ from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.redistribution import group_name
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
+from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
 
 __all__ = ["step_parallel_begin", "partition", "LocalContext"]
+
+logger = logging.getLogger("minispore")
 
 # Annotations of the cells a node was traced in, kept by the local nodes made from it (the
 # collectives inserted for it included) for the passes after partition (recompute …).
@@ -84,6 +88,30 @@ def _rule_result(node, settings):
     return apply_default(node.prim, args, settings.device_num, params, scope=node.scope)
 
 
+def _pin_loaded_strategies(graph, settings):
+    """Give the operators named by the strategy checkpoint's load_file their saved strategy
+    (as if the script had set it); returns the ids of the pinned nodes."""
+    if not settings.strategy_load_file:
+        return set()
+    saved = load_strategies(settings.strategy_load_file, settings.device_num)
+    pinned = set()
+    keys = operator_keys(graph)
+    for node in graph.nodes:
+        key = keys.get(id(node))
+        if key not in saved:
+            continue
+        mine = node.annotations.get("in_strategy")
+        if mine is not None and tuple(tuple(s) for s in mine) != saved[key]:
+            logger.warning("The strategy checkpoint %s sets %s for '%s' (in %s), which the "
+                           "script shards as %s; the checkpoint's strategy is used.",
+                           settings.strategy_load_file, saved[key], node.prim.name,
+                           node.scope, mine)
+        node.annotations["in_strategy"] = saved[key]
+        node.annotations["out_strategy"] = None
+        pinned.add(id(node))
+    return pinned
+
+
 def step_parallel_begin(program, ctx):
     """Fix each forward operator's strategy and layouts (annotated on the nodes and Values, so
     the dump shows them); a no-op unless ctx.parallel says operators are sharded."""
@@ -94,20 +122,29 @@ def step_parallel_begin(program, ctx):
     plan = _Plan(settings)
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
+    loaded = _pin_loaded_strategies(graph, settings)
     propagated = None
     if settings.search_mode == "sharding_propagation":
         propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+    origins = {}
     for node in graph.nodes:
         if node.phase != FORWARD:
             continue
         if propagated is not None:
             result, origin = propagated[id(node)]
-            node.annotations["strategy_from"] = origin
         else:
             result = _rule_result(node, settings)
+            origin = "user" if node.annotations.get("in_strategy") else \
+                "data-parallel default"
+        origins[id(node)] = "loaded" if id(node) in loaded else origin
+        node.annotations["strategy_from"] = origins[id(node)]
         plan.results[id(node)] = result
         node.annotations["strategy"] = result.strategy
         node.annotations["dev_matrix"] = result.dev_matrix
+    if settings.strategy_save_file and settings.rank == 0:
+        save_strategies(settings.strategy_save_file, graph, plan.results, origins,
+                        settings.device_num, _tensor_positions,
+                        settings.strategy_trainable_only)
         for v, layout in zip(node.outputs, result.out_layouts):
             v.layout = layout
     program.parallel_plan = plan

@@ -10,7 +10,8 @@ rank feeds its block.
 """
 from dataclasses import dataclass
 
-from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
+from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
+                                                    strategy_ckpt_files)
 from minispore.common.layout import TensorLayout
 from minispore.common.mesh import DeviceMesh
 
@@ -32,6 +33,9 @@ class ParallelSettings:
     loss_repeated_mean: bool = True
     mesh: DeviceMesh = None
     search_mode: str = None           # "sharding_propagation" under auto_parallel, else None
+    strategy_load_file: str = ""      # strategy checkpoints (minispore/parallel/strategy_ckpt.py)
+    strategy_save_file: str = ""
+    strategy_trainable_only: bool = True
 
     def world_group(self, positions):
         """The world ranks of a group given as mesh positions."""
@@ -122,4 +126,4 @@ def operator_parallel_settings(mesh=None):
                             bool(get_auto_parallel_context("enable_alltoall")),
                             bool(get_auto_parallel_context("gradients_mean")),
                             bool(get_auto_parallel_context("loss_repeated_mean")), mesh,
-                            search)
+                            search, *strategy_ckpt_files())

@@ -55,16 +55,19 @@ class FFN(nn.Cell):
         return self.dense2(self.relu(self.dense1(self.flatten(x))))
 
 
-def train(parallel, n, strategy, steps=4, batch=16, dump=None):
+def train(parallel, n, strategy, steps=4, batch=16, dump=None, propagate=True, **context):
+    """The sample's training loop; in parallel under sharding propagation from `strategy` on
+    dense1.matmul, or (propagate=False) under semi-auto with no shard call at all."""
     ms.set_context(mode=ms.GRAPH_MODE, save_graphs=bool(dump), save_graphs_path=dump or ".")
     ms.reset_auto_parallel_context()
     if parallel:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL,
-                                     search_mode="sharding_propagation", device_num=n,
-                                     full_batch=True)
+        mode = dict(parallel_mode=ms.ParallelMode.AUTO_PARALLEL,
+                    search_mode="sharding_propagation") if propagate else \
+            dict(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+        ms.set_auto_parallel_context(device_num=n, full_batch=True, **mode, **context)
     ms.set_seed(1)
     net = FFN()
-    if parallel:
+    if parallel and propagate:
         net.dense1.matmul.shard(strategy)
     optimizer = nn.Momentum(net.trainable_params(), 0.05, 0.9)
     loss_fn = nn.CrossEntropyLoss()
@@ -125,3 +128,30 @@ def test_strategies_propagate_from_one_matmul_and_training_equals_single_device(
 def test_propagation_on_8_ranks(world, shared_dir):
     test_strategies_propagate_from_one_matmul_and_training_equals_single_device(world,
                                                                                shared_dir)
+
+
+def test_strategy_checkpoint_pins_a_later_compile(world, shared_dir):
+    """save_file records the propagated plan; a later run under plain semi-auto parallel, with
+    no shard call at all, loads it and compiles and trains the same."""
+    import json
+    rank, n = world
+    if n not in PLANS:
+        pytest.skip("plans written for 2 and 8 ranks")
+    strategy, _ = PLANS[n]
+    path = os.path.join(shared_dir, "strategy.json")
+    saved_run = train(True, n, strategy, strategy_ckpt_config={"save_file": path})
+    from minispore.communication import _comm
+    _comm.STATE.world.comm.Barrier()      # rank 0 wrote the file
+    data = json.load(open(path))
+    assert data["format"] == "minispore-strategy/1" and data["device_num"] == n
+    entries = {k.split(".", 1)[1]: v for k, v in data["operators"].items() if "." in k}
+    assert entries["dense1.matmul"]["strategy"] == [list(s) for s in strategy]
+    assert entries["dense1.matmul"]["from"] == "user"
+    assert entries["dense1.add"]["from"] == "propagated"
+    assert data["parameters"]["dense1.weight"]["global_shape"] == [IN, HIDDEN]
+    losses, weights, net = train(True, n, None, propagate=False,
+                                 strategy_ckpt_config={"load_file": path})
+    np.testing.assert_allclose(losses, saved_run[0], rtol=1e-6)
+    for name, value in saved_run[1].items():
+        np.testing.assert_allclose(weights[name], value, rtol=1e-6, atol=1e-8, err_msg=name)
+    assert net.dense1.weight.shape == (IN, HIDDEN // strategy[1][1])
