@@ -130,8 +130,8 @@ def describe_plan(net_or_step, *inputs):
 
 
 def _compile_target(target):
-    from minispore.nn.cell import Cell
-    if isinstance(target, Cell):
+    # A Cell says what its GRAPH-mode compile traces (parallel sits below nn: no import).
+    if hasattr(target, "_compile_target"):
         fn, prepare = target._compile_target()
         return fn, prepare, type(target).__name__
     function = getattr(target, "__wrapped__", target)
