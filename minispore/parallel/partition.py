@@ -141,12 +141,12 @@ def step_parallel_begin(program, ctx):
         plan.results[id(node)] = result
         node.annotations["strategy"] = result.strategy
         node.annotations["dev_matrix"] = result.dev_matrix
+        for v, layout in zip(node.outputs, result.out_layouts):
+            v.layout = layout
     if settings.strategy_save_file and settings.rank == 0:
         save_strategies(settings.strategy_save_file, graph, plan.results, origins,
                         settings.device_num, _tensor_positions,
                         settings.strategy_trainable_only)
-        for v, layout in zip(node.outputs, result.out_layouts):
-            v.layout = layout
     program.parallel_plan = plan
     return program
 
