@@ -363,12 +363,14 @@ def bench_parallel(quick=False):
 
     import bench_comm
     import bench_dp
+    import bench_propagation
     import bench_semi_auto
     sizes = (4 << 10, 1 << 20) if quick else bench_comm.SIZES
     latency = bench_comm.collective_latency_tables(n=2, sizes=sizes)
     print(latency, flush=True)
     return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table(),
-            bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table()]
+            bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table(),
+            bench_propagation.propagation_table()]
 
 
 def main():
