@@ -11,6 +11,7 @@ from minispore.train.model import Model
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
                                            load_distributed_checkpoint, load_param_into_net,
                                            merge_sharded_checkpoints, save_checkpoint)
+from minispore.train.transform import transform_checkpoints
 from minispore.parallel.checkpoint import merge_sliced_parameter
 
 __all__ = ["Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
@@ -20,4 +21,4 @@ __all__ = ["Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoi
            "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
-           "load_distributed_checkpoint"]
+           "load_distributed_checkpoint", "transform_checkpoints"]
