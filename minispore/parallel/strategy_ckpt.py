@@ -22,9 +22,11 @@ import logging
 import os
 import tempfile
 
+from minispore.common.layout import TensorLayout
 from minispore.graph.ir import FORWARD, Value
 
-__all__ = ["operator_keys", "load_strategies", "save_strategies", "FORMAT"]
+__all__ = ["operator_keys", "read_strategy_file", "parameter_layouts", "load_strategies",
+           "save_strategies", "FORMAT"]
 
 FORMAT = "minispore-strategy/1"
 logger = logging.getLogger("minispore")
@@ -42,6 +44,36 @@ def operator_keys(graph):
     return keys
 
 
+def read_strategy_file(path):
+    """The parsed strategy checkpoint at `path`.
+
+    Raises:
+        ValueError: the file is missing, not JSON (MindSpore's protobuf), or not of FORMAT.
+    """
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"The strategy checkpoint {path!r} does not exist.") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"The strategy checkpoint {path!r} is not minispore's JSON strategy "
+                         f"format ({e}); MindSpore's protobuf files cannot be read.") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"The strategy checkpoint {path!r} has format "
+                         f"{data.get('format') if isinstance(data, dict) else None!r}, "
+                         f"expected {FORMAT!r}.")
+    return data
+
+
+def parameter_layouts(data):
+    """{parameter name: (TensorLayout, global shape)} of a parsed strategy checkpoint."""
+    layouts = {}
+    for name, entry in data["parameters"].items():
+        tmap = tuple(tuple(m) if isinstance(m, list) else m for m in entry["tensor_map"])
+        layouts[name] = (TensorLayout(entry["dev_matrix"], tmap), tuple(entry["global_shape"]))
+    return layouts
+
+
 def load_strategies(path, device_num):
     """{operator key: strategy (tuples)} from a strategy checkpoint written for `device_num`
     devices.
@@ -50,18 +82,7 @@ def load_strategies(path, device_num):
         ValueError: the file is not a minispore strategy checkpoint, or was written for
             another number of devices.
     """
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"The strategy checkpoint load_file {path!r} does not exist.") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"The strategy checkpoint {path!r} is not minispore's JSON strategy "
-                         f"format ({e}); MindSpore's protobuf files cannot be read.") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"The strategy checkpoint {path!r} has format "
-                         f"{data.get('format') if isinstance(data, dict) else None!r}, "
-                         f"expected {FORMAT!r}.")
+    data = read_strategy_file(path)
     if data["device_num"] != device_num:
         raise ValueError(f"The strategy checkpoint {path!r} was saved for "
                          f"{data['device_num']} devices, but this compile has {device_num}.")

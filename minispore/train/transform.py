@@ -11,13 +11,11 @@ destination file holds rank r's blocks with their layout records, and parameters
 does not slice whole.
 """
 import glob
-import json
 import os
 
-from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 from minispore.parallel.param_slicing import slice_parameter
-from minispore.parallel.strategy_ckpt import FORMAT
+from minispore.parallel.strategy_ckpt import parameter_layouts, read_strategy_file
 from minispore.train.serialization import merge_sharded_checkpoints, save_checkpoint
 
 __all__ = ["transform_checkpoints"]
@@ -25,20 +23,10 @@ __all__ = ["transform_checkpoints"]
 
 def _strategy(path, arg):
     try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"For 'transform_checkpoints', '{arg}' {path!r} is not a readable "
-                         f"minispore strategy checkpoint ({e}).") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"For 'transform_checkpoints', '{arg}' {path!r} is not a minispore "
-                         f"strategy checkpoint (format {FORMAT!r}); MindSpore's protobuf "
-                         f"strategy files cannot be read.")
-    layouts = {}
-    for name, entry in data["parameters"].items():
-        tmap = tuple(tuple(m) if isinstance(m, list) else m for m in entry["tensor_map"])
-        layouts[name] = (TensorLayout(entry["dev_matrix"], tmap), tuple(entry["global_shape"]))
-    return data["device_num"], layouts
+        data = read_strategy_file(path)
+    except ValueError as e:
+        raise ValueError(f"For 'transform_checkpoints', '{arg}': {e}") from None
+    return data["device_num"], parameter_layouts(data)
 
 
 def transform_checkpoints(src_checkpoints_dir, dst_checkpoints_dir, ckpt_prefix,

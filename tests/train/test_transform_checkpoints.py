@@ -70,7 +70,7 @@ def test_errors(tmp_path):
                                  dst_strategy_file=bad_shape)
     proto = tmp_path / "strategy.ckpt"
     proto.write_bytes(b"\x08\x01")
-    with pytest.raises(ValueError, match="not a readable minispore strategy checkpoint"):
+    with pytest.raises(ValueError, match="dst_strategy_file.*protobuf files cannot be read"):
         ms.transform_checkpoints(str(tmp_path / "src"), str(tmp_path / "dst"), "x",
                                  dst_strategy_file=str(proto))
     head = _strategy_file(tmp_path / "head.json", {"head.weight": DST["head.weight"]},
