@@ -21,6 +21,11 @@ MPI_TESTS ?= tests
 MPI_TIMEOUT ?= 900
 MPI_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n $(1) -m pytest --with-mpi \
 	-p no:cacheprovider $(2) $(MPI_TESTS)
+# The GPU tests under MPI run on Numba's CUDA simulator in their own job, retried once when they
+# fail: about one run in ten gives garbage values in a staged device collective (a known,
+# unresolved flake, reproduced on older commits too); a failure in both runs fails the suite.
+MPI_GPU_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n 2 -m pytest --with-mpi \
+	-p no:cacheprovider -m mpi tests/gpu
 
 .PHONY: install test warm bench bench-gpu demo clean
 
@@ -37,7 +42,9 @@ warm: $(STAMP)
 
 test: warm
 	$(PY) -m pytest $(PYTEST_ARGS)
-	$(call MPI_PYTEST,2,-m mpi)
+	$(call MPI_PYTEST,2,-m mpi --ignore=tests/gpu)
+	$(MPI_GPU_PYTEST) || { echo "make test: retrying the GPU-simulator MPI tests once (known flake)"; \
+		$(MPI_GPU_PYTEST); }
 	$(call MPI_PYTEST,4,-m "mpi and mpi4")
 	$(call MPI_PYTEST,8,-m "mpi and mpi8")
 
