@@ -181,15 +181,19 @@ def _merge_axes(dev_matrix, tensor_map, partial, left):
     return merged, tuple(remap(m) for m in tensor_map), tuple(remap(p) for p in partial)
 
 
-def operator_layouts(prim, args, in_strategy, device_num, out_strategy=None, scope=None):
-    """The RuleResult of `prim` called on `args` (tensors as Avals) under `in_strategy` on a
-    stage of `device_num` devices. Raises StrategyError for any check of the module doc."""
+def _rule_and_shapes(prim, args, scope):
+    """The operator's sharding rule (a missing one is an error) and its tensor inputs' shapes."""
     rule = getattr(prim, "sharding_rule", None)
     if rule is None:
         raise StrategyError(f"{_prefix(prim, scope)}, the operator declares no sharding_rule, "
                             f"so no strategy can be applied to it.")
-    ins = tensor_args(args)
-    shapes = [tuple(a.shape) for a in ins]
+    return rule, [tuple(a.shape) for a in tensor_args(args)]
+
+
+def operator_layouts(prim, args, in_strategy, device_num, out_strategy=None, scope=None):
+    """The RuleResult of `prim` called on `args` (tensors as Avals) under `in_strategy` on a
+    stage of `device_num` devices. Raises StrategyError for any check of the module doc."""
+    rule, shapes = _rule_and_shapes(prim, args, scope)
     in_strategy = tuple(tuple(s) for s in in_strategy)
     check_strategy(prim, in_strategy, shapes, device_num, scope)
     outs = prim.infer(*args)
@@ -339,12 +343,7 @@ def layout_operator_layouts(prim, args, in_strategy, device_num, out_strategy=No
     from it leaves every axis of its cut pending (partial). `out_strategy` (Layouts) may append
     pending-sum axes to the inside of an output dim's axes: those sums become ReduceScatters.
     """
-    rule = getattr(prim, "sharding_rule", None)
-    if rule is None:
-        raise StrategyError(f"{_prefix(prim, scope)}, the operator declares no sharding_rule, "
-                            f"so no strategy can be applied to it.")
-    ins = tensor_args(args)
-    shapes = [tuple(a.shape) for a in ins]
+    rule, shapes = _rule_and_shapes(prim, args, scope)
     in_strategy = tuple(in_strategy)
     if len(in_strategy) != len(shapes):
         raise _layout_fail(prim, scope, in_strategy, shapes,

@@ -67,15 +67,20 @@ def train_reference(batches, sens=1.0):
     return losses, {p.name: p.asnumpy().copy() for p in net.trainable_params()}
 
 
-def train_data_parallel(batches, rank, size, gradients_mean=True, comm_fusion=None):
-    """Each rank trains on its contiguous slice of every global batch; returns (global mean
-    losses, {name: final value}, the net)."""
+def build_data_parallel(gradients_mean=True, comm_fusion=None):
+    """build() under DATA_PARALLEL (with `comm_fusion` when given): (net, step)."""
     ms.reset_auto_parallel_context()
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=gradients_mean)
     if comm_fusion is not None:
         ms.set_auto_parallel_context(comm_fusion=comm_fusion)
-    net, step = build()
+    return build()
+
+
+def train_data_parallel(batches, rank, size, gradients_mean=True, comm_fusion=None):
+    """Each rank trains on its contiguous slice of every global batch; returns (global mean
+    losses, {name: final value}, the net)."""
+    net, step = build_data_parallel(gradients_mean, comm_fusion)
     losses = []
     rows = slice(rank * LOCAL_BATCH, (rank + 1) * LOCAL_BATCH)
     for x, y in batches:
@@ -242,12 +247,7 @@ def test_graph_and_pynative_reduce_the_same_buckets_bitwise(world, fusion, bucke
     for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
         ms.set_context(mode=mode)
         try:
-            ms.reset_auto_parallel_context()
-            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
-                                         gradients_mean=True)
-            if fusion is not None:
-                ms.set_auto_parallel_context(comm_fusion=fusion)
-            net, step = build()
+            net, step = build_data_parallel(comm_fusion=fusion)
             assert len(step.grad_reducer.bucket_sizes) == buckets
             for x, y in batches:
                 reset_comm_stats()
@@ -256,6 +256,7 @@ def test_graph_and_pynative_reduce_the_same_buckets_bitwise(world, fusion, bucke
             results[mode] = {p.name: p.asnumpy().copy() for p in net.trainable_params()}
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
+            ms.reset_auto_parallel_context()
     assert counts[ms.GRAPH_MODE] == buckets
     for name, value in results[ms.GRAPH_MODE].items():
         np.testing.assert_array_equal(value, results[ms.PYNATIVE_MODE][name], err_msg=name)
