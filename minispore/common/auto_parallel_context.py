@@ -43,6 +43,7 @@ class ParallelMode:
 _PARALLEL_MODES = tuple(ParallelMode.MODE_LIST)
 
 _settings = dict(_DEFAULTS)
+_user_set = set()       # keys the script set (ms.shard defaults full_batch only when unset)
 
 
 def set_auto_parallel_context(**kwargs):
@@ -77,6 +78,12 @@ def set_auto_parallel_context(**kwargs):
     if "search_mode" in kwargs:
         kwargs = dict(kwargs, auto_parallel_search_mode=kwargs["search_mode"])
     _settings.update(kwargs)
+    _user_set.update(kwargs)
+
+
+def user_set(key):
+    """Whether the script set `key` since the last reset (MindSpore's shard reads this)."""
+    return key in _user_set
 
 
 # Settings minispore validates but does not implement yet: each raises NotImplementedError
@@ -111,11 +118,13 @@ def _refuse_unbuilt_search(kwargs):
     search = kwargs.get("search_mode", kwargs.get("auto_parallel_search_mode",
                                                   _settings["search_mode"]))
     from minispore.common.context import PYNATIVE_MODE, context
-    if context().get("mode") == PYNATIVE_MODE:
+    if context().get("mode") == PYNATIVE_MODE and search != "sharding_propagation":
+        # In PYNATIVE only shard regions act, and they propagate (mindspore_semantics.md §6.2).
         raise NotImplementedError(
-            "For 'set_auto_parallel_context', parallel_mode='auto_parallel' in PYNATIVE_MODE "
-            "(eager shard regions) is not implemented in minispore yet; use GRAPH_MODE with "
-            "search_mode='sharding_propagation', or parallel_mode='data_parallel'.")
+            f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' in PYNATIVE_MODE "
+            f"with search_mode={search!r} is not implemented in minispore: eager code runs "
+            f"sharded only inside ms.shard / Cell.shard regions, which need "
+            f"search_mode='sharding_propagation'.")
     if search != "sharding_propagation":
         raise NotImplementedError(
             f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' with "
@@ -318,3 +327,4 @@ def get_auto_parallel_context(key):
 def reset_auto_parallel_context():
     _settings.clear()
     _settings.update(_DEFAULTS)
+    _user_set.clear()

@@ -4,6 +4,7 @@ Registers its device_target with minispore/device (`set_target_source`) at impor
 device layer below reads the setting from here without importing common.
 """
 import logging
+import os
 import threading
 
 from minispore import device
@@ -38,6 +39,15 @@ _COMPAT_KEYS = {
 }
 
 
+def _env_save_graphs():
+    """MS_DEV_SAVE_GRAPHS (an int in [0, 3], as save_graphs takes) or 0."""
+    value = os.environ.get("MS_DEV_SAVE_GRAPHS", "0")
+    if value not in ("0", "1", "2", "3"):
+        raise ValueError(f"The environment variable MS_DEV_SAVE_GRAPHS must be 0, 1, 2 or 3, "
+                         f"but got {value!r}.")
+    return int(value)
+
+
 class _ThreadState(threading.local):
     tracer = None        # the innermost graph tracer on this thread (None: not tracing)
     interpreter = None   # the top of the interpreter stack (None: the eager interpreter)
@@ -49,8 +59,9 @@ class _Context:
             "mode": PYNATIVE_MODE,
             "device_target": "CPU",
             "device_id": 0,
-            "save_graphs": 0,
-            "save_graphs_path": ".",
+            # MindSpore's environment variables set the defaults (a script need not change)
+            "save_graphs": _env_save_graphs(),
+            "save_graphs_path": os.environ.get("MS_DEV_SAVE_GRAPHS_PATH", "."),
             "runtime_num_threads": 0,
         }
         self._settings.update(_COMPAT_KEYS)

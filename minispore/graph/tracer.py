@@ -56,6 +56,8 @@ class Tracer:
     (``Cell.recompute``, ``place``, ``pipeline_stage`` …), functional ops included.
     """
 
+    taped_inside = False    # the tapes record the traced call itself (interpreter.py)
+
     def __init__(self, graph):
         self.graph = graph
         self._params = {}

@@ -7,7 +7,6 @@ from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
 from minispore.ops.primitive import Primitive, check_place_args
-from minispore.parallel.shard import check_shard_args
 
 logger = logging.getLogger("minispore")
 
@@ -65,6 +64,9 @@ class Cell:
         if "_params" not in self.__dict__:
             raise AttributeError(f"'{type(self).__name__}': call super().__init__() before "
                                  f"assigning attribute {name!r}.")
+        if name in self._cells and value is not None and not isinstance(value, Cell):
+            raise TypeError(f"For 'Cell', the type of {name} should be cell, but got "
+                            f"{'function' if callable(value) else type(value).__name__}.")
         self._unregister(name)
         if isinstance(value, (Parameter, Cell, ParameterTuple)) and name in self.__dict__:
             object.__delattr__(self, name)
@@ -230,6 +232,9 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct().")
 
     def __call__(self, *args, **kwargs):
+        region = self.__dict__.get("_shard_fn")
+        if region is not None:
+            return region(*args, **kwargs)
         if _CTX.mode == GRAPH_MODE and _CTX.tracer is None:
             return self._graph_call(args, kwargs)
         return self._run_construct(*args, **kwargs)
@@ -322,16 +327,16 @@ class Cell:
     # -- parallel annotations ------------------------------------------------------------------
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
               level=0):
-        """MindSpore's functional sharding of a cell (r2.3/2.4 signature): the arguments are
-        validated as MindSpore does, then NotImplementedError: eager and graph `shard`
-        regions are not built yet, and running the cell unsharded would be a silent
-        fallback."""
-        check_shard_args(f"{type(self).__name__}.shard", in_strategy, out_strategy,
-                         parameter_plan, device, level)
-        raise NotImplementedError(
-            f"{type(self).__name__}.shard (functional operator sharding) is not implemented in "
-            f"minispore yet; shard the primitives inside the cell with Primitive.shard under "
-            f"parallel_mode='semi_auto_parallel' in GRAPH_MODE instead.")
+        """MindSpore's functional sharding of this cell (minispore/parallel/shard.py): returns
+        the sharded callable (r2.3/2.4) and also marks the cell, so calling the cell itself
+        runs sharded (r2.5+)."""
+        from minispore.parallel.shard import shard
+        region = shard(self, in_strategy, out_strategy, parameter_plan, device, level)
+        if self.__dict__.get("_shard_fn") is not None:
+            logger.warning("'Shard' has been configured more than once for %s; the last "
+                           "configuration is used.", type(self).__name__)
+        object.__setattr__(self, "_shard_fn", region)
+        return region
 
     def set_param_ps(self, recurse=True, init_in_server=False):
         """MindSpore's parameter-server placement of this cell's parameters: not built yet."""

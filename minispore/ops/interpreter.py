@@ -17,9 +17,15 @@ _THREAD = _CTX._local
 
 def apply_primitive(prim, args):
     """Hand `prim(*args)` to the top interpreter (eager when none is pushed), then let the
-    active tapes record it."""
+    active tapes record it -- unless that interpreter is ``taped_inside``: it ran the call as
+    other operators on the interpreter below (an eager shard region), which the tapes saw."""
     interpreter = _THREAD.interpreter
-    outs = eager_apply(prim, args) if interpreter is None else interpreter.apply(prim, args)
+    if interpreter is None:
+        outs = eager_apply(prim, args)
+    else:
+        outs = interpreter.apply(prim, args)
+        if interpreter.taped_inside:    # it ran operators the tapes recorded already
+            return outs
     tapes = _CTX.tapes
     if tapes and prim.differentiable:
         for tape in tapes:

@@ -17,7 +17,8 @@ import numpy as np
 from minispore import device
 from minispore.common.layout import TensorLayout
 
-__all__ = ["slice_parameter", "gather_parameter", "global_shape_of", "is_sliced"]
+__all__ = ["slice_parameter", "gather_parameter", "global_shape_of", "is_sliced",
+           "fixed_layout"]
 
 
 def global_shape_of(param):
@@ -27,6 +28,19 @@ def global_shape_of(param):
 
 def is_sliced(param):
     return param.layout is not None
+
+
+def fixed_layout(param, device_num):
+    """The layout `param` must have whatever its consumers want: the one it is sliced with,
+    or the one a shard ``parameter_plan`` gave it (``param.planned_cuts``); None when the
+    parallel pass may choose."""
+    if param.layout is not None:
+        return param.layout
+    cuts = getattr(param, "planned_cuts", None)
+    if cuts is None:
+        return None
+    from minispore.parallel.settings import layout_of_cuts
+    return layout_of_cuts(cuts, device_num)
 
 
 def _block(array, layout, rank):

@@ -34,14 +34,15 @@ from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Value
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.primitive import Aval
-from minispore.parallel.param_slicing import slice_parameter
+from minispore.parallel.param_slicing import fixed_layout, slice_parameter
 from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.redistribution import group_name
+from minispore.parallel.region_boundary import SHARD_REGION
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
 from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
 
-__all__ = ["step_parallel_begin", "partition", "LocalContext"]
+__all__ = ["step_parallel_begin", "partition", "LocalContext", "annotate_strategy"]
 
 logger = logging.getLogger("minispore")
 
@@ -112,6 +113,15 @@ def _pin_loaded_strategies(graph, settings):
     return pinned
 
 
+def annotate_strategy(node, result, origin):
+    """Show a node's decided strategy (and its outputs' layouts) in the IR dumps."""
+    node.annotations["strategy_from"] = origin
+    node.annotations["strategy"] = result.strategy
+    node.annotations["dev_matrix"] = result.dev_matrix
+    for v, layout in zip(node.outputs, result.out_layouts):
+        v.layout = layout
+
+
 def step_parallel_begin(program, ctx):
     """Fix each forward operator's strategy and layouts (annotated on the nodes and Values, so
     the dump shows them); a no-op unless ctx.parallel says operators are sharded."""
@@ -126,6 +136,10 @@ def step_parallel_begin(program, ctx):
     propagated = None
     if settings.search_mode == "sharding_propagation":
         propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+    elif any(SHARD_REGION in n.annotations for n in graph.nodes):
+        # semi-auto: strategies propagate inside ms.shard / Cell.shard regions only
+        propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions,
+                                          within=lambda n: SHARD_REGION in n.annotations)
     origins = {}
     for node in graph.nodes:
         if node.phase != FORWARD:
@@ -137,12 +151,8 @@ def step_parallel_begin(program, ctx):
             origin = "user" if node.annotations.get("in_strategy") else \
                 "data-parallel default"
         origins[id(node)] = "loaded" if id(node) in loaded else origin
-        node.annotations["strategy_from"] = origins[id(node)]
         plan.results[id(node)] = result
-        node.annotations["strategy"] = result.strategy
-        node.annotations["dev_matrix"] = result.dev_matrix
-        for v, layout in zip(node.outputs, result.out_layouts):
-            v.layout = layout
+        annotate_strategy(node, result, origins[id(node)])
     if settings.strategy_save_file and settings.rank == 0:
         save_strategies(settings.strategy_save_file, graph, plan.results, origins,
                         settings.device_num, _tensor_positions,
@@ -169,7 +179,8 @@ class _Partitioner:
         """The local read of parameter `value`, sliced to `want` on its first use."""
         param = value.param
         if param.layout is None:
-            layout = TensorLayout(want.dev_matrix, want.tensor_map)
+            layout = fixed_layout(param, self.settings.device_num) or \
+                TensorLayout(want.dev_matrix, want.tensor_map)
             slice_parameter(param, layout, self.rank, self.settings.mesh)
         layout = param.layout
         value_local = self.tracer.param_value(param)

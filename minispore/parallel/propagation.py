@@ -21,6 +21,7 @@ from collections import deque
 
 from minispore.common.symbolic import is_symbolic
 from minispore.graph.ir import FORWARD, Value
+from minispore.parallel.param_slicing import fixed_layout
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy, rule_of
 from minispore.parallel.strategy import operator_layouts
@@ -30,10 +31,11 @@ __all__ = ["propagate_strategies"]
 logger = logging.getLogger("minispore")
 
 
-def propagate_strategies(graph, settings, arg_avals, tensor_positions):
+def propagate_strategies(graph, settings, arg_avals, tensor_positions, within=None):
     """{id(node): (RuleResult, origin)} for every FORWARD node of `graph`; origin is "user",
     "propagated" or "data-parallel default". `arg_avals(node)` / `tensor_positions(node)`
-    read a node's call arguments as the rules see them."""
+    read a node's call arguments as the rules see them. With `within` (a predicate on nodes),
+    only the nodes it accepts take propagated strategies (semi-auto's shard regions)."""
     nodes = [n for n in graph.nodes if n.phase == FORWARD]
     _refuse_dynamic(graph)
     consumers = {}
@@ -57,7 +59,7 @@ def propagate_strategies(graph, settings, arg_avals, tensor_positions):
     while queue:
         node = queue.popleft()
         for neighbour in _neighbours(node, consumers, by_id):
-            if id(neighbour) in fixed:
+            if id(neighbour) in fixed or (within is not None and not within(neighbour)):
                 continue
             fixed[id(neighbour)] = (_best(neighbour, fixed, consumers, input_layouts, settings,
                                           arg_avals, tensor_positions), "propagated")
@@ -168,6 +170,8 @@ def _price(node, result, fixed, consumers, input_layouts, settings, tensor_posit
             have = _completed(producer.out_layouts[x.index])
         elif id(x) in input_layouts:
             have = input_layouts[id(x)]
+        elif x.param is not None and fixed_layout(x.param, settings.device_num) is not None:
+            have = fixed_layout(x.param, settings.device_num)
         else:
             continue        # a parameter: sliced to whatever its first consumer needs
         total += _edge_bytes(have, result.in_layouts[k], x, settings)

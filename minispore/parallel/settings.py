@@ -15,7 +15,7 @@ from minispore.common.auto_parallel_context import (ParallelMode, get_auto_paral
 from minispore.common.layout import TensorLayout
 from minispore.common.mesh import DeviceMesh
 
-__all__ = ["ParallelSettings", "operator_parallel_settings"]
+__all__ = ["ParallelSettings", "layout_of_cuts", "operator_parallel_settings"]
 
 _OPERATOR_PARALLEL = (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
 
@@ -58,32 +58,40 @@ class ParallelSettings:
         return cuts
 
     def input_layout(self, index, ndim):
-        """The layout of graph input `index`: its cut dims on device-matrix axes in dim order
-        (outermost first), then a repeat axis for devices the cuts do not use."""
+        """The layout of graph input `index` (see `layout_of_cuts`)."""
         cuts = self.input_cuts(index, ndim)
-        used = 1
-        for c in cuts:
-            used *= c
-        if used > self.device_num or self.device_num % used:
-            raise ValueError(f"dataset_strategy for input {index} cuts it {cuts} ways "
-                             f"({used} blocks), which does not divide device_num "
-                             f"{self.device_num}.")
-        dev = [c for c in cuts if c > 1]
-        if self.device_num // used > 1:
-            dev.append(self.device_num // used)
-        dev = tuple(dev) or (self.device_num,)
-        tmap, axis = [], 0
-        for c in cuts:
-            if c > 1:
-                tmap.append(len(dev) - 1 - axis)
-                axis += 1
-            else:
-                tmap.append(-1)
-        return TensorLayout(dev, tuple(tmap))
+        try:
+            return layout_of_cuts(cuts, self.device_num)
+        except ValueError as e:
+            raise ValueError(f"dataset_strategy for input {index}: {e}") from None
 
     def logical_shape(self, index, local_shape):
         """The logical shape of input `index` whose block on this rank has `local_shape`."""
         return tuple(d * c for d, c in zip(local_shape, self.input_cuts(index, len(local_shape))))
+
+
+def layout_of_cuts(cuts, device_num):
+    """The layout of a tensor whose dim d is cut ``cuts[d]`` ways over `device_num` devices:
+    its cut dims on device-matrix axes in dim order (outermost first), then a repeat axis for
+    the devices the cuts do not use."""
+    used = 1
+    for c in cuts:
+        used *= c
+    if used > device_num or device_num % used:
+        raise ValueError(f"the cuts {tuple(cuts)} make {used} blocks, which does not divide "
+                         f"device_num {device_num}.")
+    dev = [c for c in cuts if c > 1]
+    if device_num // used > 1:
+        dev.append(device_num // used)
+    dev = tuple(dev) or (device_num,)
+    tmap, axis = [], 0
+    for c in cuts:
+        if c > 1:
+            tmap.append(len(dev) - 1 - axis)
+            axis += 1
+        else:
+            tmap.append(-1)
+    return TensorLayout(dev, tuple(tmap))
 
 
 def operator_parallel_settings(mesh=None):

@@ -46,17 +46,20 @@ def test_unbuilt_settings_are_refused(kwargs, named):
     assert {key: ms.get_auto_parallel_context(key) for key in kwargs} == before
 
 
-def test_auto_parallel_is_built_for_sharding_propagation_in_graph_mode_only():
+def test_auto_parallel_is_built_for_sharding_propagation_only():
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="sharding_propagation")
     with pytest.raises(NotImplementedError, match="search_mode='recursive_programming'"):
         ms.set_auto_parallel_context(search_mode="recursive_programming")
     assert ms.get_auto_parallel_context("search_mode") == "sharding_propagation"
     ms.reset_auto_parallel_context()
+    # PYNATIVE: only shard regions act, and they propagate.
     ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="sharding_propagation")
+    ms.reset_auto_parallel_context()
     with pytest.raises(NotImplementedError, match="in PYNATIVE_MODE"):
         ms.set_auto_parallel_context(parallel_mode="auto_parallel",
-                                     search_mode="sharding_propagation")
+                                     search_mode="dynamic_programming")
 
 
 def test_what_is_built_is_still_accepted():
@@ -67,18 +70,6 @@ def test_what_is_built_is_still_accepted():
                                  strategy_ckpt_config={"only_trainable_params": True})
     assert ms.get_auto_parallel_context("comm_fusion") == \
         {"allreduce": {"mode": "size", "config": 32}}
-
-
-def test_cell_shard_and_ms_shard_are_refused_after_validation():
-    net = nn.Dense(4, 4)
-    with pytest.raises(NotImplementedError, match=r"Dense.shard .*Primitive.shard"):
-        net.shard(in_strategy=((1, 8),), parameter_plan={"weight": (8, 1)})
-    with pytest.raises(TypeError, match="'in_strategy' must be a tuple"):
-        net.shard(in_strategy=[(1, 8)])
-    with pytest.raises(NotImplementedError, match=r"ms.shard"):
-        ms.shard(net, in_strategy=((1, 8),))
-    with pytest.raises(TypeError, match="'level' must be an int"):
-        ms.shard(net, in_strategy=((1, 8),), level="0")
 
 
 def test_set_comm_fusion_is_refused():
@@ -176,7 +167,6 @@ def test_graph_refuses_each_unbuilt_annotation():
 
 # -- MindSpore's samples end with the clear error -------------------------------------------------
 REFUSED_SAMPLES = {
-    "shard_function_parallel/shard_function_example.py": "parallel_mode='auto_parallel'",
     "parameter_server/train.py": "parallel_mode='auto_parallel'",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
     "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
