@@ -169,13 +169,13 @@ def test_recompute_checks():
         Net().recompute(foo=True)
 
 
-def test_shard_validates_then_refuses():
-    # Functional sharding is not built: refusing beats running the cell unsharded.
+def test_shard_checks_its_arguments_then_the_parallel_mode():
+    # (tests/parallel/test_shard_api.py and test_shard_region_mpi.py cover the regions)
     net = Net()
-    with pytest.raises(NotImplementedError, match="Net.shard"):
-        net.shard(((2, 1),))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="'in_strategy' must be a tuple"):
         net.shard([(2, 1)])
+    with pytest.raises(AssertionError, match="'auto_parallel' or 'semi_auto_parallel'"):
+        net.shard(((2, 1),))
 
 
 def test_to_float_casts_inputs():
