@@ -93,10 +93,6 @@ def _refuse_unbuilt(key, value):
     if key == "pipeline_stages" and value > 1:
         what = (f"pipeline_stages={value} (pipeline parallel)",
                 "use pipeline_stages=1; operator and data parallel work across all devices")
-    elif key == "enable_parallel_optimizer" and value:
-        what = ("enable_parallel_optimizer=True (optimizer parallel)",
-                "leave it False: parameters and optimizer state are then kept per operator "
-                "strategy")
     elif key == "grad_accumulation_step" and value != 1:
         what = (f"grad_accumulation_step={value} (gradient accumulation)",
                 "use grad_accumulation_step=1")
@@ -260,6 +256,36 @@ def _check_parallel_optimizer_config(value):
         raise ValueError(f"For 'set_auto_parallel_context', 'parallel_optimizer_config' has "
                          f"unknown config: {unknown}; the valid keys are "
                          f"{list(_OPTIMIZER_CONFIG_KEYS)}.")
+    where = "For 'set_auto_parallel_context', parallel_optimizer_config"
+    for key, want in (("gradient_accumulation_shard", bool), ("parallel_optimizer_threshold", int),
+                      ("optimizer_weight_shard_size", int), ("optimizer_level", str)):
+        if key in value and (not isinstance(value[key], want)
+                             or (want is int and isinstance(value[key], bool))):
+            raise TypeError(f"{where}[{key!r}] must be {want.__name__}, but got the type : "
+                            f"{type(value[key]).__name__}.")
+    if value.get("parallel_optimizer_threshold", 0) < 0:
+        raise ValueError(f"{where}['parallel_optimizer_threshold'] must be >= 0 (KB), but got "
+                         f"{value['parallel_optimizer_threshold']}.")
+    size = value.get("optimizer_weight_shard_size", -1)
+    if size != -1 and size <= 0:
+        raise ValueError(f"{where}['optimizer_weight_shard_size'] must be -1 or a positive "
+                         f"int, but got {size}.")
+    if value.get("gradient_accumulation_shard"):
+        raise NotImplementedError(f"{where}['gradient_accumulation_shard']=True (sharded "
+                                  f"accumulated gradients) is not implemented in minispore "
+                                  f"yet; leave it False.")
+    if value.get("optimizer_level", "level1") != "level1":
+        raise NotImplementedError(f"{where}['optimizer_level']={value['optimizer_level']!r} is "
+                                  f"not implemented in minispore; 'level1' (weights and "
+                                  f"optimizer state sharded, gradients reduce-scattered) is.")
+
+
+def optimizer_shard_settings():
+    """(enabled, threshold in KB, optimizer_weight_shard_size) of optimizer parallel."""
+    config = _settings["parallel_optimizer_config"]
+    return (bool(_settings["enable_parallel_optimizer"]),
+            config.get("parallel_optimizer_threshold", 64),
+            config.get("optimizer_weight_shard_size", -1))
 
 
 _STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_params": bool}

@@ -18,24 +18,24 @@ MindSpore compiles a shard region as a graph; minispore runs it eagerly (DESIGN.
 
 Gradient conventions at the boundary (see minispore/parallel/region_boundary.py): inputs enter
 through a `_MirrorOperator` over every device (full_batch: the eager code's whole gradient is
-the sum of the region's partial ones) or a ``_ScaleGrad(n)`` (data parallel: each rank's rows
+the sum of the region's partial ones) or a ``ScaleGrad(n)`` (data parallel: each rank's rows
 are its own; the global loss is the mean of the ranks' losses); outputs leave through a
-``_ScaleGrad(1/n)``, which turns the eager code's gradient into that convention.
+``ScaleGrad(1/n)``, which turns the eager code's gradient into that convention.
 """
 from minispore.common.context import context
-from minispore.common.layout import TensorLayout, group_ranks
+from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import FORWARD
 from minispore.graph.tracer import trace
 from minispore.ops.operations.comm_ops import _MirrorOperator
 from minispore.ops.primitive import Aval
-from minispore.parallel.param_slicing import fixed_layout, slice_parameter
+from minispore.parallel.parameter_placement import parameter_read_ops, place_parameter
 from minispore.graph.dump import dump_dir_for, write_ir
 from minispore.parallel.partition import _arg_avals, _tensor_positions, annotate_strategy
 from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.redistribution import group_name
-from minispore.parallel.region_boundary import _ScaleGrad
+from minispore.parallel.region_boundary import ScaleGrad
 from minispore.parallel.sharded_apply import sharded_apply
 
 __all__ = ["RegionPlan", "plan_region", "EagerSpmdInterpreter", "run_eager_region"]
@@ -96,22 +96,15 @@ class EagerSpmdInterpreter:
         return TensorLayout(like.dev_matrix, (-1,) * ndim)
 
     def _param(self, param, want):
-        """This rank's read of `param` (sliced on first use), through a mirror when it is
-        replicated over several devices."""
-        if id(param) in self.params:
-            return self.params[id(param)]
-        settings = self.settings
-        if param.layout is None:
-            layout = fixed_layout(param, settings.device_num) or \
-                TensorLayout(want.dev_matrix, want.tensor_map)
-            slice_parameter(param, layout, settings.rank, settings.mesh)
-        layout = param.layout
-        t = param
-        replicas = group_ranks(layout.dev_matrix, settings.rank, layout.replica_axes())
-        if param.requires_grad and len(replicas) > 1:
-            t = _MirrorOperator(group_name(settings.world_group(replicas)), len(replicas))(t)
-        self.params[id(param)] = (t, layout)
-        return t, layout
+        """This rank's read of `param` (sliced on its first use; see
+        minispore/parallel/parameter_placement.py)."""
+        if id(param) not in self.params:
+            layout = place_parameter(param, want, self.settings)
+            t = param
+            for op in parameter_read_ops(param, self.settings):
+                t = op(t)
+            self.params[id(param)] = (t, layout)
+        return self.params[id(param)]
 
     def _argument(self, arg, value, want, scope):
         """(block, layout) of the tensor argument `arg` the trace recorded as `value`."""
@@ -180,7 +173,7 @@ def _entry_conversion(settings):
     n = settings.device_num
     if settings.dataset_strategy == "full_batch":
         return _MirrorOperator(group_name(settings.world_group(tuple(range(n)))), n)
-    return _ScaleGrad(n)
+    return ScaleGrad(n)
 
 
 def _map_tensors(obj, fn):
@@ -214,5 +207,5 @@ def run_eager_region(region, settings, args):
             f"The shard region '{region.name}' ran {interpreter.position} of the "
             f"{len(plan.nodes)} operators its trace has: the operators a region runs must not "
             f"depend on tensor values.")
-    leave = _ScaleGrad(1.0 / settings.device_num)
+    leave = ScaleGrad(1.0 / settings.device_num)
     return _map_tensors(out, leave)

@@ -28,15 +28,14 @@ so the gradients and the update equal the single-device ones.
 import logging
 from contextlib import contextmanager
 
-from minispore.common.layout import TensorLayout, group_ranks
+from minispore.common.layout import TensorLayout
 from minispore.ops.sharding import is_tensor_arg
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Value
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.primitive import Aval
-from minispore.parallel.param_slicing import fixed_layout, slice_parameter
+from minispore.parallel.parameter_placement import parameter_read_ops, place_parameter
 from minispore.parallel.propagation import propagate_strategies
-from minispore.parallel.redistribution import group_name
 from minispore.parallel.region_boundary import SHARD_REGION
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
@@ -176,23 +175,15 @@ class _Partitioner:
 
     # -- values ------------------------------------------------------------------------------
     def _param(self, value, want):
-        """The local read of parameter `value`, sliced to `want` on its first use."""
+        """The local read of parameter `value` (sliced on its first use)."""
         param = value.param
-        if param.layout is None:
-            layout = fixed_layout(param, self.settings.device_num) or \
-                TensorLayout(want.dev_matrix, want.tensor_map)
-            slice_parameter(param, layout, self.rank, self.settings.mesh)
-        layout = param.layout
+        layout = place_parameter(param, want, self.settings)
         value_local = self.tracer.param_value(param)
         value_local.layout = layout
         t = self.tracer.from_graph(value_local)
-        replicas = group_ranks(layout.dev_matrix, self.rank, layout.replica_axes())
-        if param.requires_grad and len(replicas) > 1:
-            from minispore.ops.operations.comm_ops import _MirrorOperator
-            mirror = _MirrorOperator(group_name(self.settings.world_group(replicas)),
-                                     len(replicas), self.settings.gradients_mean)
-            with self.tracer, self._scope(f"{param.name}.mirror"):
-                t = mirror(t)
+        with self.tracer, self._scope(f"{param.name}.mirror"):
+            for op in parameter_read_ops(param, self.settings):
+                t = op(t)
         self.env[id(value)] = (t, layout)
         return t, layout
 

@@ -17,13 +17,13 @@ those nodes take propagated strategies.
 In PYNATIVE the code around the region runs eagerly with each rank's own copy of every tensor,
 so its gradients are *true* ones (each rank holds the whole gradient), while inside a region,
 as in every partitioned graph, a cotangent of a replicated tensor is *partial* (the ranks'
-copies add up to it; see minispore/ops/operations/comm_ops.py). `_ScaleGrad` and
+copies add up to it; see minispore/ops/operations/comm_ops.py). `ScaleGrad` and
 `_MirrorOperator` convert at the boundary (minispore/parallel/eager_region.py).
 """
 from minispore.ops.operations._base import check_tensor
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["SHARD_REGION", "entry_identity", "exit_identities", "exit_cuts"]
+__all__ = ["SHARD_REGION", "entry_identity", "exit_identities", "exit_cuts", "ScaleGrad"]
 
 SHARD_REGION = "shard_region"
 
@@ -60,7 +60,7 @@ def exit_identities(out_strategy, index, cuts):
     return prims
 
 
-class _ScaleGrad(Primitive):
+class ScaleGrad(Primitive):
     """Forward the identity; backward the cotangent times `scale` (a gradient-convention
     change at a PYNATIVE region's boundary)."""
 

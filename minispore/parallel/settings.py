@@ -11,6 +11,7 @@ rank feeds its block.
 from dataclasses import dataclass
 
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
+                                                    optimizer_shard_settings,
                                                     strategy_ckpt_files)
 from minispore.common.layout import TensorLayout
 from minispore.common.mesh import DeviceMesh
@@ -36,6 +37,9 @@ class ParallelSettings:
     strategy_load_file: str = ""      # strategy checkpoints (minispore/parallel/strategy_ckpt.py)
     strategy_save_file: str = ""
     strategy_trainable_only: bool = True
+    optimizer_shard: bool = False     # optimizer parallel (parameter_placement.py)
+    optimizer_threshold_kb: int = 64
+    optimizer_shard_size: int = -1
 
     def world_group(self, positions):
         """The world ranks of a group given as mesh positions."""
@@ -134,4 +138,4 @@ def operator_parallel_settings(mesh=None):
                             bool(get_auto_parallel_context("enable_alltoall")),
                             bool(get_auto_parallel_context("gradients_mean")),
                             bool(get_auto_parallel_context("loss_repeated_mean")), mesh,
-                            search, *strategy_ckpt_files())
+                            search, *strategy_ckpt_files(), *optimizer_shard_settings())

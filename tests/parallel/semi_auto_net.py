@@ -52,7 +52,7 @@ def batches(steps, batch, dims, seed=0):
 
 def setup_training(make_net, parallel, n=1, lr=0.05, optimizer="sgd", **context):
     """GRAPH mode, the auto-parallel context (semi-auto on `n` devices when `parallel`), then
-    make_net() after ms.set_seed(1), the mean sparse cross-entropy, and SGD or Momentum:
+    make_net() after ms.set_seed(1), the mean sparse cross-entropy, and SGD, Momentum or Adam:
     (net, loss_fn, trainable params, optimizer)."""
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.reset_auto_parallel_context()
@@ -63,7 +63,8 @@ def setup_training(make_net, parallel, n=1, lr=0.05, optimizer="sgd", **context)
     net = make_net()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     params = net.trainable_params()
-    opt = nn.Momentum(params, lr, 0.9) if optimizer == "momentum" else nn.SGD(params, lr)
+    opt = {"momentum": lambda: nn.Momentum(params, lr, 0.9), "adam": lambda: nn.Adam(params, lr),
+           "sgd": lambda: nn.SGD(params, lr)}[optimizer]()
     return net, loss_fn, params, opt
 
 

@@ -31,7 +31,8 @@ def clean_context():
     ({"parallel_mode": "auto_parallel", "search_mode": "dynamic_programming"},
      "search_mode='dynamic_programming'"),
     ({"pipeline_stages": 2}, "pipeline_stages=2"),
-    ({"enable_parallel_optimizer": True}, "enable_parallel_optimizer=True"),
+    ({"parallel_optimizer_config": {"gradient_accumulation_shard": True}},
+     "gradient_accumulation_shard"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
     ({"pipeline_config": {"pipeline_scheduler": "1f1b"}}, "pipeline_config"),
     ({"comm_fusion": {"allgather": {"mode": "size", "config": 32}}}, "allgather"),
@@ -170,7 +171,7 @@ REFUSED_SAMPLES = {
     "parameter_server/train.py": "parallel_mode='auto_parallel'",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
     "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
-        "enable_parallel_optimizer=True",
+        "set_comm_fusion",
     "distributed_comm_fusion/fusion_example_cell.py": "set_comm_fusion",
 }
 
