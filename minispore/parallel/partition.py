@@ -172,6 +172,7 @@ class _Partitioner:
         self.tracer.local_shapes = True
         self.env = {}          # id(logical Value) -> (local TracedTensor, its layout)
         self.final = {}        # id(logical output Value) -> (as returned, its layout)
+        self.moved = {}        # (id(logical Value), layout) -> its redistributed TracedTensor
 
     # -- values ------------------------------------------------------------------------------
     def _param(self, value, want):
@@ -201,6 +202,20 @@ class _Partitioner:
                 f"themselves may be read after value_and_grad/grad in a compiled step.")
         raise RuntimeError(f"partition: %{value.name} is read before it is defined.")
 
+    def _redistributed(self, value, want, where):
+        """`value` in layout `want`: redistributed once, and shared by every consumer that
+        wants that layout (one collective forward; backward, one whose input cotangent
+        sums theirs)."""
+        t, have = self._local(value, want)
+        if have == want:
+            return t, have
+        key = (id(value), want)
+        if key not in self.moved:
+            with self.tracer:
+                self.moved[key] = move(t, have, want, tuple(value.shape), self.settings, where,
+                                       self._scope)
+        return self.moved[key], want
+
     def _moved(self, x, want, global_shape, where):
         """x (a Value or a constant Tensor) as a TracedTensor with layout `want`."""
         if isinstance(x, Value):
@@ -224,10 +239,11 @@ class _Partitioner:
         result = self.plan.results[id(node)]
         args = list(node.inputs)
         layouts = {}
-        for i, want in zip(_tensor_positions(node), result.in_layouts):
+        for k, (i, want) in enumerate(zip(_tensor_positions(node), result.in_layouts)):
             x = node.inputs[i]
             if isinstance(x, Value):
-                args[i], layouts[i] = self._local(x, want)
+                args[i], layouts[i] = self._redistributed(x, want,
+                                                          f"{node.scope}.redistribution{k}")
             else:       # a constant: every rank holds the whole tensor
                 layouts[i] = TensorLayout(want.dev_matrix, (-1,) * len(x.shape))
         global_out = tuple(tuple(v.shape) for v in node.outputs)

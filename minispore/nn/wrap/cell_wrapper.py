@@ -79,15 +79,33 @@ class TrainOneStepCell(Cell):
 
     def forward_and_grads(self, *inputs):
         """(loss, gradients of sens * loss w.r.t. self.weights)."""
+        from minispore.nn.wrap.micro_batch import GradAccumulationCell
+        if isinstance(self.network, GradAccumulationCell):
+            return self._accumulated(self.network, inputs)
+        return self._forward_and_grads(self.network, inputs, self.reducer_flag)
+
+    def _accumulated(self, accumulation, inputs):
+        """Each micro-batch's forward and backward in turn, gradients added up (only one
+        micro-batch's activations alive at a time); the reducer runs once, on the sums."""
+        loss = grads = None
+        for i in range(accumulation.micro_size):
+            micro_loss, micro_grads = self._forward_and_grads(
+                accumulation.network, accumulation.micro_inputs(i, inputs), False)
+            loss = micro_loss if loss is None else loss + micro_loss
+            grads = micro_grads if grads is None else tuple(
+                F.add(a, b) for a, b in zip(grads, micro_grads))
+        return loss, grads
+
+    def _forward_and_grads(self, network, inputs, overlap_reduction):
         with Tape() as tape:
             for w in self.weights:
                 tape.watch(w)
-            loss = self.network(*inputs)
+            loss = network(*inputs)
         sens = F.fill(loss.dtype, loss.shape, self.sens)
         # Data parallel: each gradient bucket starts its all-reduce once the backward is done
         # with it (see DistributedGradReducer).
         cot = tape.backward((loss,), (sens,),
-                            self.grad_reducer.ready_hooks() if self.reducer_flag else None)
+                            self.grad_reducer.ready_hooks() if overlap_reduction else None)
         grads = tuple(cot[id(w)] if id(w) in cot else F.zeros_like(w) for w in self.weights)
         return loss, grads
 

@@ -13,7 +13,8 @@ from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, chec
                                                 movable, strided_copy)
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["StridedSlice", "StridedSliceGrad", "Gather", "UnsortedSegmentSum", "OneHot"]
+__all__ = ["StridedSlice", "StridedSliceGrad", "MicroBatchSlice", "Gather", "UnsortedSegmentSum",
+           "OneHot"]
 
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -179,6 +180,39 @@ class StridedSlice(_SliceBase):
         x, begin, end, strides = inputs
         return (_F().strided_slice_grad(dout, tuple(x.shape), begin, end, strides,
                                         *self.masks), None, None, None)
+
+
+class MicroBatchSlice(StridedSlice):
+    """Micro-batch `index` of `count` along dim 0: rows index, index + count, index + 2 *
+    count, ... of x (``x[index::count]``); MicroBatchSlice(index, count)(x).
+
+    Strided rather than contiguous rows (MindSpore slices contiguous ones) so that under data
+    parallel every rank's micro-batch is taken from its own rows: a block of b rows (b a
+    multiple of `count`) holds exactly its rows of the logical micro-batch, so dim 0 may be
+    cut like an elementwise operator's. Summed losses of mean-reduced micro-batches do not
+    depend on which rows form a micro-batch.
+    """
+    sharding_rule = rules.elementwise
+
+    def __init__(self, index, count):
+        super().__init__(end_mask=1)
+        for name, value in (("index", index), ("count", count)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"For 'MicroBatchSlice', '{name}' must be an int, but got "
+                                f"{type(value).__name__}.")
+        if not 0 <= index < count:
+            raise ValueError(f"For 'MicroBatchSlice', 'index' must be in [0, count={count}), "
+                             f"but got {index}.")
+        self.index, self.count = index, count
+        self.add_prim_attr("index", index)
+        self.add_prim_attr("count", count)
+
+    def __call__(self, x):
+        rows = x.shape[0] if len(x.shape) else None
+        if rows is None or (isinstance(rows, int) and rows % self.count):
+            raise self.error(f"the batch dim of the input (shape {tuple(x.shape)}) must be "
+                             f"divisible by the micro-batch count {self.count}.")
+        return StridedSlice.__call__(self, x, (self.index,), (0,), (self.count,))
 
 
 class StridedSliceGrad(_SliceBase):
