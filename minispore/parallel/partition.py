@@ -314,22 +314,12 @@ class _Partitioner:
         outputs = self._outputs(old.outputs, batch)
         self.graph.outputs = self.tracer.to_graph(outputs)
 
-    def _output_layout(self, v, batch):
-        """Returned tensors come back as the user would feed them: under data_parallel a
-        tensor with the logical batch as dim 0 is this rank's rows, anything else whole."""
-        n = self.settings.device_num
-        ndim = len(v.shape)
-        if (self.settings.dataset_strategy == "data_parallel" and ndim and batch is not None
-                and v.shape[0] == batch):
-            return TensorLayout((n,), (0,) + (-1,) * (ndim - 1))
-        return TensorLayout((n,), (-1,) * ndim)
-
     def _outputs(self, obj, batch):
         if isinstance(obj, Value):
             if obj.param is not None:
                 return obj.param
             if id(obj) not in self.final:
-                want = self._output_layout(obj, batch)
+                want = self.settings.output_layout(tuple(obj.shape), batch)
                 t = self._moved(obj, want, tuple(obj.shape), "output")
                 self.final[id(obj)] = (t, want)
             return self.final[id(obj)][0]
