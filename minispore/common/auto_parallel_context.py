@@ -104,24 +104,16 @@ def _refuse_unbuilt(key, value):
 
 
 def _refuse_unbuilt_search(kwargs):
-    """auto_parallel is built for search_mode='sharding_propagation' in GRAPH_MODE only."""
+    """auto_parallel is built in GRAPH_MODE only (every search_mode)."""
     mode = kwargs.get("parallel_mode", _settings["parallel_mode"])
     if mode != ParallelMode.AUTO_PARALLEL:
         return
-    search = kwargs.get("search_mode", kwargs.get("auto_parallel_search_mode",
-                                                  _settings["search_mode"]))
     from minispore.common.context import PYNATIVE_MODE, context
     if context().get("mode") == PYNATIVE_MODE:
         raise NotImplementedError(
             "For 'set_auto_parallel_context', parallel_mode='auto_parallel' in PYNATIVE_MODE "
             "(eager shard regions) is not implemented in minispore yet; use GRAPH_MODE with "
             "search_mode='sharding_propagation', or parallel_mode='data_parallel'.")
-    if search != "sharding_propagation":
-        raise NotImplementedError(
-            f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' with "
-            f"search_mode={search!r} (strategy search) is not implemented in minispore yet; "
-            f"use search_mode='sharding_propagation' (strategies propagate from the "
-            f"operators you shard), or parallel_mode='semi_auto_parallel'.")
 
 
 def _check_global_rank(kwargs):

@@ -1,9 +1,10 @@
 """The operator-parallel passes: the traced program (logical shapes) -> this rank's program.
 
 `step_parallel_begin` fixes the strategy of every FORWARD node -- the user's ``shard`` or,
-without one, the data-parallel default (under auto_parallel with sharding_propagation, a
-strategy propagated from the configured operators: minispore/parallel/propagation.py) -- and
-the layouts its rule derives (RuleResults; errors are StrategyErrors naming the operator's
+without one, the data-parallel default; under auto_parallel, a strategy propagated from the
+configured operators (sharding_propagation: minispore/parallel/propagation.py) or searched
+(dynamic_programming, recursive_programming: minispore/parallel/search.py) -- and the layouts
+its rule derives (RuleResults; errors are StrategyErrors naming the operator's
 scope). `partition` then re-traces the forward
 graph node by node on local blocks (DESIGN.md "Parallel (SPMD) model"):
 
@@ -37,6 +38,7 @@ from minispore.ops.primitive import Aval
 from minispore.parallel.param_slicing import slice_parameter
 from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.redistribution import group_name
+from minispore.parallel.search import SEARCH_MODES, search_strategies
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
 from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
@@ -123,15 +125,17 @@ def step_parallel_begin(program, ctx):
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
     loaded = _pin_loaded_strategies(graph, settings)
-    propagated = None
+    decided = None
     if settings.search_mode == "sharding_propagation":
-        propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+        decided = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+    elif settings.search_mode in SEARCH_MODES:
+        decided = search_strategies(graph, settings, _arg_avals, _tensor_positions, loaded)
     origins = {}
     for node in graph.nodes:
         if node.phase != FORWARD:
             continue
-        if propagated is not None:
-            result, origin = propagated[id(node)]
+        if decided is not None:
+            result, origin = decided[id(node)]
         else:
             result = _rule_result(node, settings)
             origin = "user" if node.annotations.get("in_strategy") else \

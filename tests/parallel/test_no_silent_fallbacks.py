@@ -27,9 +27,6 @@ def clean_context():
 
 # -- settings refused at the call that sets them ----------------------------------------------
 @pytest.mark.parametrize("kwargs, named", [
-    ({"parallel_mode": ms.ParallelMode.AUTO_PARALLEL}, "parallel_mode='auto_parallel'"),
-    ({"parallel_mode": "auto_parallel", "search_mode": "dynamic_programming"},
-     "search_mode='dynamic_programming'"),
     ({"pipeline_stages": 2}, "pipeline_stages=2"),
     ({"enable_parallel_optimizer": True}, "enable_parallel_optimizer=True"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
@@ -46,12 +43,12 @@ def test_unbuilt_settings_are_refused(kwargs, named):
     assert {key: ms.get_auto_parallel_context(key) for key in kwargs} == before
 
 
-def test_auto_parallel_is_built_for_sharding_propagation_in_graph_mode_only():
+def test_auto_parallel_is_built_for_every_search_mode_in_graph_mode_only():
     ms.set_context(mode=ms.GRAPH_MODE)
-    ms.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="sharding_propagation")
-    with pytest.raises(NotImplementedError, match="search_mode='recursive_programming'"):
-        ms.set_auto_parallel_context(search_mode="recursive_programming")
-    assert ms.get_auto_parallel_context("search_mode") == "sharding_propagation"
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel")     # recursive_programming
+    for mode in ("sharding_propagation", "dynamic_programming", "recursive_programming"):
+        ms.set_auto_parallel_context(search_mode=mode)
+        assert ms.get_auto_parallel_context("search_mode") == mode
     ms.reset_auto_parallel_context()
     ms.set_context(mode=ms.PYNATIVE_MODE)
     with pytest.raises(NotImplementedError, match="in PYNATIVE_MODE"):
@@ -177,7 +174,7 @@ def test_graph_refuses_each_unbuilt_annotation():
 # -- MindSpore's samples end with the clear error -------------------------------------------------
 REFUSED_SAMPLES = {
     "shard_function_parallel/shard_function_example.py": "parallel_mode='auto_parallel'",
-    "parameter_server/train.py": "parallel_mode='auto_parallel'",
+    "parameter_server/train.py": "enable_ps=True",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
     "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
         "enable_parallel_optimizer=True",
