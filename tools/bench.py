@@ -358,8 +358,9 @@ def bench_dataset():
 def bench_parallel(quick=False):
     """Multi-process tables, each measured by MPI jobs run as subprocesses: collective latency
     vs raw mpi4py (tools/bench_comm.py), data-parallel throughput (tools/bench_dp.py), the
-    semi-auto-parallel tutorial network (tools/bench_semi_auto.py), sharding propagation
-    (tools/bench_propagation.py) and a PYNATIVE shard region (tools/bench_shard.py)."""
+    semi-auto-parallel tutorial network (tools/bench_semi_auto.py), sharding propagation and
+    the strategy searches (tools/bench_propagation.py) and a PYNATIVE shard region
+    (tools/bench_shard.py)."""
     import types
 
     import bench_comm
@@ -372,7 +373,7 @@ def bench_parallel(quick=False):
     print(latency, flush=True)
     return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table(),
             bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table(),
-            bench_propagation.propagation_table(), bench_shard.shard_table()]
+            *bench_propagation.propagation_tables(), bench_shard.shard_table()]
 
 
 def main():

@@ -107,7 +107,8 @@ def _refuse_unbuilt(key, value):
 
 
 def _refuse_unbuilt_search(kwargs):
-    """auto_parallel is built for search_mode='sharding_propagation' in GRAPH_MODE only."""
+    """auto_parallel is built for every search_mode in GRAPH_MODE, and for shard regions
+    (sharding_propagation) in PYNATIVE_MODE."""
     mode = kwargs.get("parallel_mode", _settings["parallel_mode"])
     if mode != ParallelMode.AUTO_PARALLEL:
         return
@@ -121,12 +122,6 @@ def _refuse_unbuilt_search(kwargs):
             f"with search_mode={search!r} is not implemented in minispore: eager code runs "
             f"sharded only inside ms.shard / Cell.shard regions, which need "
             f"search_mode='sharding_propagation'.")
-    if search != "sharding_propagation":
-        raise NotImplementedError(
-            f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' with "
-            f"search_mode={search!r} (strategy search) is not implemented in minispore yet; "
-            f"use search_mode='sharding_propagation' (strategies propagate from the "
-            f"operators you shard), or parallel_mode='semi_auto_parallel'.")
 
 
 def _check_global_rank(kwargs):

@@ -1,9 +1,10 @@
 """The operator-parallel passes: the traced program (logical shapes) -> this rank's program.
 
 `step_parallel_begin` fixes the strategy of every FORWARD node -- the user's ``shard`` or,
-without one, the data-parallel default (under auto_parallel with sharding_propagation, a
-strategy propagated from the configured operators: minispore/parallel/propagation.py) -- and
-the layouts its rule derives (RuleResults; errors are StrategyErrors naming the operator's
+without one, the data-parallel default; under auto_parallel, a strategy propagated from the
+configured operators (sharding_propagation: minispore/parallel/propagation.py) or searched
+(dynamic_programming, recursive_programming: minispore/parallel/search.py) -- and the layouts
+its rule derives (RuleResults; errors are StrategyErrors naming the operator's
 scope). `partition` then re-traces the forward
 graph node by node on local blocks (DESIGN.md "Parallel (SPMD) model"):
 
@@ -37,6 +38,7 @@ from minispore.ops.primitive import Aval
 from minispore.parallel.parameter_placement import parameter_read_ops, place_parameter
 from minispore.parallel.propagation import propagate_strategies
 from minispore.parallel.region_boundary import SHARD_REGION
+from minispore.parallel.search import SEARCH_MODES, search_strategies
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
 from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
@@ -132,19 +134,21 @@ def step_parallel_begin(program, ctx):
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
     loaded = _pin_loaded_strategies(graph, settings)
-    propagated = None
+    decided = None
     if settings.search_mode == "sharding_propagation":
-        propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+        decided = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
+    elif settings.search_mode in SEARCH_MODES:
+        decided = search_strategies(graph, settings, _arg_avals, _tensor_positions, loaded)
     elif any(SHARD_REGION in n.annotations for n in graph.nodes):
         # semi-auto: strategies propagate inside ms.shard / Cell.shard regions only
-        propagated = propagate_strategies(graph, settings, _arg_avals, _tensor_positions,
-                                          within=lambda n: SHARD_REGION in n.annotations)
+        decided = propagate_strategies(graph, settings, _arg_avals, _tensor_positions,
+                                       within=lambda n: SHARD_REGION in n.annotations)
     origins = {}
     for node in graph.nodes:
         if node.phase != FORWARD:
             continue
-        if propagated is not None:
-            result, origin = propagated[id(node)]
+        if decided is not None:
+            result, origin = decided[id(node)]
         else:
             result = _rule_result(node, settings)
             origin = "user" if node.annotations.get("in_strategy") else \
@@ -332,22 +336,12 @@ class _Partitioner:
         outputs = self._outputs(old.outputs, batch)
         self.graph.outputs = self.tracer.to_graph(outputs)
 
-    def _output_layout(self, v, batch):
-        """Returned tensors come back as the user would feed them: under data_parallel a
-        tensor with the logical batch as dim 0 is this rank's rows, anything else whole."""
-        n = self.settings.device_num
-        ndim = len(v.shape)
-        if (self.settings.dataset_strategy == "data_parallel" and ndim and batch is not None
-                and v.shape[0] == batch):
-            return TensorLayout((n,), (0,) + (-1,) * (ndim - 1))
-        return TensorLayout((n,), (-1,) * ndim)
-
     def _outputs(self, obj, batch):
         if isinstance(obj, Value):
             if obj.param is not None:
                 return obj.param
             if id(obj) not in self.final:
-                want = self._output_layout(obj, batch)
+                want = self.settings.output_layout(tuple(obj.shape), batch)
                 t = self._moved(obj, want, tuple(obj.shape), "output")
                 self.final[id(obj)] = (t, want)
             return self.final[id(obj)][0]

@@ -2,11 +2,11 @@
 
 ``describe_plan(net_or_step, *inputs)`` compiles the step as its first call would (same pass
 list, same PassContext) without running it, and returns a `ShardingPlan`: per forward operator
-its strategy and where it came from (user, propagated, data-parallel default), its device
-matrix and which block of each input every rank holds; then every collective of the compiled
-step (forward, backward and update) with its scope, group and the bytes this rank is predicted
-to send, priced as `comm_stats` prices what it measures. After a step, ``plan.compare(
-comm_stats())`` puts the measured bytes beside the predicted ones.
+its strategy and where it came from (user, propagated, searched, data-parallel default), its
+device matrix and which block of each input every rank holds; then every collective of the
+compiled step (forward, backward and update) with its scope, group and the bytes this rank is
+predicted to send, priced as `comm_stats` prices what it measures. After a step,
+``plan.compare(comm_stats())`` puts the measured bytes beside the predicted ones.
 
 Describing compiles the parallel passes, which slice the network's parameters exactly as the
 first step would (same layouts), so describing and then training is the normal order.
@@ -35,7 +35,8 @@ class OperatorPlan:
     scope: str
     name: str
     strategy: tuple
-    origin: str                 # "user" | "propagated" | "data-parallel default"
+    origin: str                 # "user" | "propagated" | "searched" | "loaded" |
+                                # "data-parallel default"
     dev_matrix: tuple
     inputs: list                # per tensor input: (logical shape, block shape, {ranks: slices})
 
@@ -110,9 +111,8 @@ def describe_plan(net_or_step, *inputs):
     ctx = current_pass_context()
     if ctx.parallel is None:
         raise ValueError("describe_plan describes operator parallelism: set parallel_mode to "
-                         "'semi_auto_parallel' (or 'auto_parallel' with "
-                         "search_mode='sharding_propagation') on more than one device after "
-                         "init().")
+                         "'semi_auto_parallel' or 'auto_parallel' on more than one device "
+                         "after init().")
     fn, prepare, name = _compile_target(net_or_step)
     avals = [Aval(a.shape, a.dtype) for a in logical_args(inputs, ctx)]
     graph, tracer = trace(fn, inputs, name, avals)

@@ -95,9 +95,9 @@ def _neighbours(node, consumers, by_id):
     return found
 
 
-def candidate_strategies(prim, args, device_num):
-    """Every strategy of power-of-two cuts of the operator's labelled dims whose product
-    divides `device_num`, fewest cuts first."""
+def cuttable_labels(prim, args):
+    """The operator's einsum spec and its labelled dims that may be cut, in order of first
+    appearance."""
     outs = prim.infer(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     spec = rule_of(prim).spec(prim, args, outs)
@@ -106,6 +106,19 @@ def candidate_strategies(prim, args, device_num):
         for lab in labs:
             if lab is not None and lab not in spec.fixed and lab not in labels:
                 labels.append(lab)
+    return spec, labels
+
+
+def strategy_of(spec, cuts):
+    """The strategy tuple that cuts each label of `spec` by ``cuts.get(label, 1)``."""
+    return tuple(tuple(cuts.get(lab, 1) if lab is not None else 1 for lab in labs)
+                 for labs in spec.inputs)
+
+
+def candidate_strategies(prim, args, device_num):
+    """Every strategy of power-of-two cuts of the operator's labelled dims whose product
+    divides `device_num`, fewest cuts first."""
+    spec, labels = cuttable_labels(prim, args)
     powers = [1 << k for k in range(device_num.bit_length()) if (1 << k) <= device_num]
     found = []
     for cuts in itertools.product(powers, repeat=len(labels)):
@@ -114,10 +127,7 @@ def candidate_strategies(prim, args, device_num):
             total *= c
         if device_num % total:
             continue
-        chosen = dict(zip(labels, cuts))
-        strategy = tuple(tuple(chosen.get(lab, 1) if lab is not None else 1 for lab in labs)
-                         for labs in spec.inputs)
-        found.append((total, strategy))
+        found.append((total, strategy_of(spec, dict(zip(labels, cuts)))))
     found.sort(key=lambda item: item[0])
     return [s for _, s in found]
 

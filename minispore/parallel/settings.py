@@ -33,7 +33,7 @@ class ParallelSettings:
     gradients_mean: bool
     loss_repeated_mean: bool = True
     mesh: DeviceMesh = None
-    search_mode: str = None           # "sharding_propagation" under auto_parallel, else None
+    search_mode: str = None           # auto_parallel's search_mode, else None
     strategy_load_file: str = ""      # strategy checkpoints (minispore/parallel/strategy_ckpt.py)
     strategy_save_file: str = ""
     strategy_trainable_only: bool = True
@@ -68,6 +68,16 @@ class ParallelSettings:
             return layout_of_cuts(cuts, self.device_num)
         except ValueError as e:
             raise ValueError(f"dataset_strategy for input {index}: {e}") from None
+
+    def output_layout(self, shape, batch):
+        """The layout a returned tensor of logical `shape` comes back in, as the user would
+        feed it: under data_parallel one whose dim 0 is the logical `batch` is this rank's
+        rows, anything else whole."""
+        n, ndim = self.device_num, len(shape)
+        if (self.dataset_strategy == "data_parallel" and ndim and batch is not None
+                and shape[0] == batch):
+            return TensorLayout((n,), (0,) + (-1,) * (ndim - 1))
+        return TensorLayout((n,), (-1,) * ndim)
 
     def logical_shape(self, index, local_shape):
         """The logical shape of input `index` whose block on this rank has `local_shape`."""

@@ -1,5 +1,6 @@
-"""The tutorial's network (MatMul+ReLU+MatMul+ReLU+MatMul) with configurable strategies, and a
-training loop that runs it in semi-auto parallel or on a single device for the equivalence tests.
+"""The tutorial's network (MatMul+ReLU+MatMul+ReLU+MatMul) with configurable strategies, a toy
+LeNet, and a training loop that runs a net in (semi-)auto parallel or on a single device for the
+equivalence tests.
 """
 import numpy as np
 
@@ -41,6 +42,26 @@ class TutorialNet(nn.Cell):
         return self.matmul3(x, self.fc3_weight)
 
 
+class SmallLeNet(nn.Cell):
+    """LeNet's layer sequence at toy size: conv 1->4 (3x3) / pool / conv 4->8 (2x2) / pool /
+    fc 32-16-10."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 3, pad_mode="valid")
+        self.conv2 = nn.Conv2d(4, 8, 2, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(32, 16, activation="relu")
+        self.fc2 = nn.Dense(16, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        return self.fc2(self.fc1(self.flatten(x)))
+
+
 def batches(steps, batch, dims, seed=0):
     rng = np.random.default_rng(seed)
     side = int(round(dims[0] ** 0.5))
@@ -51,14 +72,15 @@ def batches(steps, batch, dims, seed=0):
 
 
 def setup_training(make_net, parallel, n=1, lr=0.05, optimizer="sgd", **context):
-    """GRAPH mode, the auto-parallel context (semi-auto on `n` devices when `parallel`), then
-    make_net() after ms.set_seed(1), the mean sparse cross-entropy, and SGD, Momentum or Adam:
-    (net, loss_fn, trainable params, optimizer)."""
+    """GRAPH mode, the auto-parallel context (semi-auto on `n` devices when `parallel`, unless
+    `context` names another parallel_mode), then make_net() after ms.set_seed(1), the mean
+    sparse cross-entropy, and SGD, Momentum or Adam: (net, loss_fn, trainable params,
+    optimizer)."""
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.reset_auto_parallel_context()
     if parallel:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
-                                     device_num=n, **context)
+        context = {"parallel_mode": ms.ParallelMode.SEMI_AUTO_PARALLEL, **context}
+        ms.set_auto_parallel_context(device_num=n, **context)
     ms.set_seed(1)
     net = make_net()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")

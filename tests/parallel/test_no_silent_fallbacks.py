@@ -27,9 +27,6 @@ def clean_context():
 
 # -- settings refused at the call that sets them ----------------------------------------------
 @pytest.mark.parametrize("kwargs, named", [
-    ({"parallel_mode": ms.ParallelMode.AUTO_PARALLEL}, "parallel_mode='auto_parallel'"),
-    ({"parallel_mode": "auto_parallel", "search_mode": "dynamic_programming"},
-     "search_mode='dynamic_programming'"),
     ({"pipeline_stages": 2}, "pipeline_stages=2"),
     ({"parallel_optimizer_config": {"gradient_accumulation_shard": True}},
      "gradient_accumulation_shard"),
@@ -47,12 +44,12 @@ def test_unbuilt_settings_are_refused(kwargs, named):
     assert {key: ms.get_auto_parallel_context(key) for key in kwargs} == before
 
 
-def test_auto_parallel_is_built_for_sharding_propagation_only():
+def test_auto_parallel_is_built_for_every_search_mode_in_graph_mode_only():
     ms.set_context(mode=ms.GRAPH_MODE)
-    ms.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="sharding_propagation")
-    with pytest.raises(NotImplementedError, match="search_mode='recursive_programming'"):
-        ms.set_auto_parallel_context(search_mode="recursive_programming")
-    assert ms.get_auto_parallel_context("search_mode") == "sharding_propagation"
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel")     # recursive_programming
+    for mode in ("sharding_propagation", "dynamic_programming", "recursive_programming"):
+        ms.set_auto_parallel_context(search_mode=mode)
+        assert ms.get_auto_parallel_context("search_mode") == mode
     ms.reset_auto_parallel_context()
     # PYNATIVE: only shard regions act, and they propagate.
     ms.set_context(mode=ms.PYNATIVE_MODE)
@@ -168,7 +165,7 @@ def test_graph_refuses_each_unbuilt_annotation():
 
 # -- MindSpore's samples end with the clear error -------------------------------------------------
 REFUSED_SAMPLES = {
-    "parameter_server/train.py": "parallel_mode='auto_parallel'",
+    "parameter_server/train.py": "enable_ps=True",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
     "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
         "set_comm_fusion",

@@ -44,6 +44,10 @@ class Net(nn.Cell):
 def test_shard_needs_auto_or_semi_auto_parallel():
     with pytest.raises(AssertionError, match="'auto_parallel' or 'semi_auto_parallel'"):
         ms.shard(lambda x, y: x + y, in_strategy=((2, 1), (2, 1)))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode="auto_parallel", device_num=8)
+    with pytest.raises(AssertionError, match="search_mode must be 'sharding_propagation'"):
+        Block().shard(in_strategy=((1, 8),))
 
 
 @pytest.mark.parametrize("kwargs, match", [
