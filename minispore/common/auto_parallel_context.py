@@ -98,9 +98,6 @@ def _refuse_unbuilt(key, value):
                 "use grad_accumulation_step=1")
     elif key == "pipeline_config" and value:
         what = ("pipeline_config (pipeline parallel)", "leave it unset")
-    elif key == "comm_fusion" and any(k in value for k in ("allgather", "reducescatter")):
-        what = ("comm_fusion for 'allgather'/'reducescatter'",
-                "only the 'allreduce' fusion of data-parallel gradients is built")
     if what is not None:
         raise NotImplementedError(f"For 'set_auto_parallel_context', {what[0]} is not "
                                   f"implemented in minispore yet; {what[1]}.")

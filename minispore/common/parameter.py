@@ -27,6 +27,7 @@ class Parameter(Tensor):
     """
     layout = None
     global_shape = None
+    _comm_fusion = 1
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -53,6 +54,23 @@ class Parameter(Tensor):
     @property
     def data(self):
         return self
+
+    @property
+    def comm_fusion(self):
+        """The fusion id of the collectives of this parameter (its gradient's reduction, its
+        optimizer-parallel gather): the parallel passes fuse those that share an id into one
+        collective; 0 keeps them apart. MindSpore's default is 1."""
+        return self._comm_fusion
+
+    @comm_fusion.setter
+    def comm_fusion(self, value):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"For Parameter '{self.name}', 'comm_fusion' must be an int, but "
+                            f"got {type(value).__name__}.")
+        if value < 0:
+            raise ValueError(f"For Parameter '{self.name}', 'comm_fusion' must be >= 0, but "
+                             f"got {value}.")
+        self._comm_fusion = value
 
     def asnumpy(self):
         if _CTX.tracer is not None:

@@ -346,13 +346,15 @@ class Cell:
             f"semi-auto parallel).")
 
     def set_comm_fusion(self, fusion_type, recurse=True):
-        """MindSpore's per-cell communication fusion ids: not built yet (the 'allreduce'
-        buckets of data parallel follow comm_fusion's size/index config)."""
-        raise NotImplementedError(
-            f"{type(self).__name__}.set_comm_fusion (fusion of collectives by cell) is not "
-            f"implemented in minispore yet; data-parallel gradients are fused by "
-            f"set_auto_parallel_context(comm_fusion={{'allreduce': {{'mode': 'size', "
-            f"'config': MB}}}}).")
+        """Give this cell's parameters (its sub-cells' too when `recurse`) the communication
+        fusion id `fusion_type` (``Parameter.comm_fusion``): their collectives with one id
+        become one collective (minispore/parallel/comm_fusion.py); 0 keeps them apart."""
+        if not isinstance(fusion_type, int) or isinstance(fusion_type, bool):
+            raise TypeError(f"For '{type(self).__name__}.set_comm_fusion', 'fusion_type' must be "
+                            f"an int, but got {type(fusion_type).__name__}.")
+        for param in self.get_parameters(expand=recurse):
+            param.comm_fusion = fusion_type
+        return self
 
     def place(self, role, rank_id):
         """Run every node traced inside this cell (its sub-cells and functional ops included)

@@ -11,6 +11,7 @@ from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
+from minispore.parallel.comm_fusion import fuse_communication
 from minispore.parallel.annotations import assign_pipeline_stages, partition_by_place, recompute
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.settings import operator_parallel_settings
@@ -24,13 +25,6 @@ _SCOPED = threading.local()
 def step_parallel_end(program, ctx):
     """Marker: the program after the parallel passes (this rank's blocks, inserted collectives
     with their groups, every Value's layout), dumped as NN_step_parallel_end.ir."""
-    return program
-
-
-def fuse_communication(program, ctx):
-    """Communication fusion: collectives fused by cell or size bucket are not built yet; the
-    data-parallel gradient buckets (nn.DistributedGradReducer) fuse eagerly. Nothing to do
-    until `comm_fusion` configs are implemented (they are refused when set)."""
     return program
 
 

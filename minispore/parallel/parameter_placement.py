@@ -33,7 +33,7 @@ def optimizer_shard_layout(layout, param, settings):
     """(`layout` with dim 0 also cut over the k devices `param` is replicated on, k), or None
     when optimizer parallel leaves it as it is (off, not trainable, not replicated, under
     parallel_optimizer_threshold, or a dim 0 the replicas do not divide -- logged)."""
-    if not settings.optimizer_shard or not param.requires_grad:
+    if not settings.optimizer_shard or not param.requires_grad or not param.parallel_optimizer:
         return None
     shape = global_shape_of(param)
     axes = layout.replica_axes()

@@ -29,6 +29,7 @@ so the gradients and the update equal the single-device ones.
 import logging
 from contextlib import contextmanager
 
+from minispore.common.context import context
 from minispore.common.layout import TensorLayout
 from minispore.ops.sharding import is_tensor_arg
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Value
@@ -186,7 +187,7 @@ class _Partitioner:
         value_local = self.tracer.param_value(param)
         value_local.layout = layout
         t = self.tracer.from_graph(value_local)
-        with self.tracer, self._scope(f"{param.name}.mirror"):
+        with self.tracer, self._scope(f"{param.name}.mirror"), _param_fusion(param):
             for op in parameter_read_ops(param, self.settings):
                 t = op(t)
         self.env[id(value)] = (t, layout)
@@ -215,7 +216,7 @@ class _Partitioner:
             return t, have
         key = (id(value), want)
         if key not in self.moved:
-            with self.tracer:
+            with self.tracer, _param_fusion(value.param):
                 self.moved[key] = move(t, have, want, tuple(value.shape), self.settings, where,
                                        self._scope)
         return self.moved[key], want
@@ -407,6 +408,21 @@ class _Partitioner:
             self._set_outputs()
 
         program.update = finish
+
+
+@contextmanager
+def _param_fusion(param):
+    """Collectives traced inside (and the backward ones derived from them) carry the
+    parameter's communication fusion id (minispore/parallel/comm_fusion.py)."""
+    if param is None:
+        yield
+        return
+    frames = context().annotation_frames
+    frames.append({"param_fusion": param.comm_fusion})
+    try:
+        yield
+    finally:
+        frames.pop()
 
 
 def _call(prim, args):

@@ -17,6 +17,7 @@ from minispore.graph.jit import current_pass_context, logical_args
 from minispore.graph.tracer import to_program, trace
 from minispore.ops.operations import comm_ops
 from minispore.ops.primitive import Aval
+from minispore.parallel.comm_fusion import FusedCollective
 from minispore.parallel.comm_stats import sent_bytes
 from minispore.parallel.compiler import PASSES
 from minispore.parallel.partition import _arg_avals, _tensor_positions, step_parallel_begin
@@ -176,17 +177,26 @@ def _collective_rows(graph):
     from minispore.communication import _comm
     rows = []
     for node in graph.nodes:
-        kind = _KINDS.get(type(node.prim))
+        fused = isinstance(node.prim, FusedCollective)
+        kind = node.prim.kind if fused else _KINDS.get(type(node.prim))
         if kind is None:
             continue
         ranks = _comm.communicator(node.prim.group, "describe_plan").world_ranks
-        x = node.input_values()[0]
-        nbytes = x.dtype.np_dtype.itemsize
-        for d in x.shape:
-            nbytes *= int(d)
-        rows.append(CollectivePlan(node.scope, kind, tuple(ranks), tuple(x.shape),
+        # a fused collective sends its inputs' flat concatenation
+        xs = node.input_values() if fused else node.input_values()[:1]
+        nbytes = sum(_nbytes(x) for x in xs)
+        shape = (sum(_nbytes(x) // x.dtype.np_dtype.itemsize for x in xs),) if fused \
+            else tuple(xs[0].shape)
+        rows.append(CollectivePlan(node.scope, kind, tuple(ranks), shape,
                                    sent_bytes(kind, nbytes, len(ranks))))
     return rows
+
+
+def _nbytes(x):
+    n = x.dtype.np_dtype.itemsize
+    for d in x.shape:
+        n *= int(d)
+    return n
 
 
 def _ranks(ranks):

@@ -147,3 +147,31 @@ def test_gradient_accumulation_sample_accumulates_micro_batches(mnist):
     assert ir.count("Prim[MicroBatchSlice]") == 8
     # the two Dense weights above the 64 KB threshold: 1/8 per rank, gathered before use
     assert ir.count("Prim[AllGather]") == 2
+
+
+def test_optimizer_parallel_sample_shards_the_weights(mnist):
+    """Semi-auto + enable_parallel_optimizer, layers given fusion ids 0, 1, 2: the two Dense
+    weights above the 64 KB threshold are stored 1/8 per rank, gathered before use and their
+    gradients reduce-scattered, each layer's own collectives kept apart by its id."""
+    out = run_sample("distributed_optimizer_parallel/distributed_optimizer_parallel.py", mnist,
+                     MS_DEV_SAVE_GRAPHS="1")
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    assert all(len(v) == 10 and v[-1] < v[0] for v in losses.values()), losses
+    steps = sorted((mnist.parent / "rank_0").glob("train_step_*/*_validate.ir"))
+    ir = steps[-1].read_text()
+    gathers = re.findall(r"Prim\[AllGather\].*\n.*in=\(<Float32, \[(\d+), (\d+)\]>", ir)
+    assert sorted(gathers) == [("64", "512"), ("64", "784")], gathers   # 512 / 8 rows each
+    assert ir.count("Prim[ReduceScatter]") == 2
+
+
+def test_comm_fusion_sample_fuses_each_layers_gradients(mnist):
+    """Fusion ids 0 (head), 1, 2, 3 (layers): each layer's four gradient AllReduces become
+    one FusedCollective; the head's two stay apart."""
+    out = run_sample("distributed_comm_fusion/fusion_example_cell.py", mnist,
+                     MS_DEV_SAVE_GRAPHS="1")
+    assert "The parameter layer2.input_mapping.weight's fusion id is 2" in out[0]
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    assert all(np.isfinite(v).all() for v in losses.values()), losses
+    ir = sorted((mnist.parent / "rank_0").glob("*/*_validate.ir"))[-1].read_text()
+    fused = re.findall(r"Prim\[FusedCollective\]<kind=AllReduce, group=\S+, count=(\d+)>", ir)
+    assert sorted(fused) == ["4", "4", "4"], fused

@@ -70,11 +70,6 @@ def test_what_is_built_is_still_accepted():
         {"allreduce": {"mode": "size", "config": 32}}
 
 
-def test_set_comm_fusion_is_refused():
-    with pytest.raises(NotImplementedError, match="set_comm_fusion"):
-        nn.Dense(4, 4).set_comm_fusion(1)
-
-
 def test_comm_subgraph_reuse_is_refused_at_compile(monkeypatch):
     monkeypatch.setenv("MS_COMM_COMPILER_OPT", "-1")
     f = ms.jit(lambda x: x + 1.0)
@@ -167,9 +162,6 @@ def test_graph_refuses_each_unbuilt_annotation():
 REFUSED_SAMPLES = {
     "parameter_server/train.py": "enable_ps=True",
     "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
-    "distributed_optimizer_parallel/distributed_optimizer_parallel.py":
-        "set_comm_fusion",
-    "distributed_comm_fusion/fusion_example_cell.py": "set_comm_fusion",
 }
 
 
