@@ -32,7 +32,6 @@ def clean_context():
      "gradient_accumulation_shard"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
     ({"pipeline_config": {"pipeline_scheduler": "1f1b"}}, "pipeline_config"),
-    ({"comm_fusion": {"allgather": {"mode": "size", "config": 32}}}, "allgather"),
 ])
 def test_unbuilt_settings_are_refused(kwargs, named):
     ms.set_context(mode=ms.GRAPH_MODE)
