@@ -157,6 +157,12 @@ def step_parallel_begin(program, ctx):
         origins[id(node)] = "loaded" if id(node) in loaded else origin
         plan.results[id(node)] = result
         annotate_strategy(node, result, origins[id(node)])
+    if settings.search_mode is not None and logger.isEnabledFor(logging.INFO):
+        logger.info("Auto parallel (%s) plan of %s on %d devices:\n%s", settings.search_mode,
+                    graph.name, settings.device_num, "\n".join(
+                        f"  {n.scope} {n.prim.name}: {n.annotations['strategy']} "
+                        f"({n.annotations['strategy_from']})"
+                        for n in graph.nodes if "strategy" in n.annotations))
     if settings.strategy_save_file and settings.rank == 0:
         save_strategies(settings.strategy_save_file, graph, plan.results, origins,
                         settings.device_num, _tensor_positions,

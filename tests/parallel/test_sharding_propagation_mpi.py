@@ -155,3 +155,13 @@ def test_strategy_checkpoint_pins_a_later_compile(world, shared_dir):
     for name, value in saved_run[1].items():
         np.testing.assert_allclose(weights[name], value, rtol=1e-6, atol=1e-8, err_msg=name)
     assert net.dense1.weight.shape == (IN, HIDDEN // strategy[1][1])
+
+
+def test_auto_parallel_logs_its_plan(world, caplog):
+    """Under auto_parallel the compile logs each operator's strategy and its origin (INFO)."""
+    rank, n = world
+    import logging
+    with caplog.at_level(logging.INFO, logger="minispore"):
+        train(True, n, PLANS[n][0], steps=1)
+    assert "Auto parallel (sharding_propagation) plan" in caplog.text
+    assert re.search(r"dense1\.matmul MatMul: \(\(.*\)\) \(user\)", caplog.text), caplog.text
