@@ -23,6 +23,7 @@ to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoin
 renamed over the target, so a crash mid-write leaves the previous file intact.
 """
 import hashlib
+import logging
 import json
 import os
 import struct
@@ -36,6 +37,7 @@ from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
                                           merge_values)
+from minispore.train.reshard_load import load_resharded
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
@@ -44,6 +46,7 @@ _HEADER = struct.Struct("<8sIQ")
 _DIGEST_LEN = 32
 _CHUNK = 1 << 24
 
+logger = logging.getLogger("minispore")
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
 
@@ -122,10 +125,13 @@ def _build_index(items):
             entries.append({"name": name, "kind": "str", "value": value})
             continue
         arr_dtype = value.dtype.newbyteorder("<") if value.dtype.byteorder == ">" else value.dtype
+        # each entry's own digest lets a resharding load read single blocks verified
         entries.append({"name": name, "kind": "tensor", "dtype": arr_dtype.str,
                         "ms_dtype": mstype.to_type(value.dtype).name,
                         "shape": list(value.shape), "offset": offset,
-                        "nbytes": int(value.nbytes), "layout": layout})
+                        "nbytes": int(value.nbytes), "layout": layout,
+                        "sha256": hashlib.sha256(
+                            np.ascontiguousarray(value, arr_dtype).data).hexdigest()})
         offset += value.nbytes + _pad(value.nbytes)
     return {"entries": entries, "data_len": offset}
 
@@ -449,9 +455,11 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
 def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None,
                                 train_strategy_filename=None, strict_load=False, dec_key=None,
                                 dec_mode="AES-GCM"):
-    """Load the per-rank checkpoint files of a parallel run into `network`: the files are
-    merged (``merge_sharded_checkpoints``) and loaded with ``load_param_into_net``, which cuts
-    each value to this rank's block where the network's parameters are already sliced.
+    """Load the per-rank checkpoint files of a parallel run into `network`, whatever plan or
+    world size the network runs under: each rank reads only the blocks its parameters need
+    (its own block of a parameter the net's compile or describe_plan has sliced, the whole
+    value otherwise); see minispore/train/reshard_load.py. ``last_load_stats()`` there says
+    what was read.
 
     The layouts come from the files and the network's parameters, so ``predict_strategy``,
     ``train_strategy_filename`` and ``dec_key`` must be None.
@@ -463,5 +471,17 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         if value is not None:
             raise ValueError(f"For 'load_distributed_checkpoint', '{arg}' is not supported: "
                              f"minispore checkpoints record their layouts; pass None.")
-    merged = merge_sharded_checkpoints(list(checkpoint_filenames))
-    load_param_into_net(network, merged, strict_load)
+    for path in checkpoint_filenames:
+        _wait_async(os.path.abspath(path))
+        if not os.path.isfile(path):
+            raise ValueError(f"For 'load_distributed_checkpoint', the checkpoint file "
+                             f"{path!r} does not exist.")
+    not_loaded = load_resharded(network, list(checkpoint_filenames), strict_load, MAGIC,
+                                FORMAT_VERSION, CheckpointError)
+    if not_loaded:
+        if strict_load:
+            raise RuntimeError(f"For 'load_distributed_checkpoint', the files hold no value for "
+                               f"{not_loaded} (strict_load=True).")
+        logger.warning("For 'load_distributed_checkpoint', %d parameter(s) of the net are not "
+                       "in the checkpoint files and keep their values: %s", len(not_loaded),
+                       not_loaded)
