@@ -162,8 +162,7 @@ class ShardFunction:
                 f"outer function only.")
 
     def _run_fn(self, *args):
-        from minispore.nn.cell import Cell
-        if isinstance(self.fn, Cell):
+        if _is_cell(self.fn):     # its construct: calling the cell would enter this region
             return self.fn._run_construct(*args)
         return self.fn(*args)
 
@@ -199,6 +198,11 @@ class ShardFunction:
         return tuple(done) if isinstance(out, tuple) else done[0]
 
 
+def _is_cell(fn):
+    # (parallel sits below nn: a Cell is known by what the region uses of it)
+    return hasattr(fn, "_run_construct") and hasattr(fn, "trainable_params")
+
+
 def _logical_shape(t):
     """The logical shape of `t`: a traced tensor's own, or, inside an eager region, the shape
     of the tensor its block belongs to."""
@@ -221,14 +225,13 @@ def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascen
     """``ms.shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend",
     level=0)``: `fn` (a Cell or a function) as a sharded region (see the module docstring).
     `device` and `level` are reserved by MindSpore and unused."""
-    from minispore.nn.cell import Cell
     if not callable(fn):
         raise TypeError(f"For 'shard', 'fn' must be a function or a Cell, but got "
                         f"{type(fn).__name__}.")
-    name = f"{type(fn).__name__}.shard" if isinstance(fn, Cell) else "shard"
+    name = f"{type(fn).__name__}.shard" if _is_cell(fn) else "shard"
     check_shard_args(name, in_strategy, out_strategy, parameter_plan, device, level)
     _check_mode(name)
-    if parameter_plan is not None and not isinstance(fn, Cell):
+    if parameter_plan is not None and not _is_cell(fn):
         raise TypeError(f"For '{name}', 'parameter_plan' is only allowed when 'fn' is a Cell, "
                         f"but got {type(fn).__name__}.")
     _default_full_batch(name)
@@ -239,7 +242,7 @@ def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascen
     else:
         region = _CACHE[key] = ShardFunction(fn, in_strategy, out_strategy,
                                              getattr(fn, "__name__", type(fn).__name__))
-    if isinstance(fn, Cell):
+    if _is_cell(fn):
         if parameter_plan:
             _apply_parameter_plan(name, fn, parameter_plan)
         for p in fn.trainable_params():
