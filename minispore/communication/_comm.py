@@ -109,6 +109,8 @@ def start(runtime_num_threads=0):
         limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
     install_abort_hooks()
+    from minispore.communication import watchdog
+    watchdog.start()
     STATE.inited = True
 
 
@@ -137,9 +139,14 @@ def create(name, world_ranks):
     if me in ranks:
         comm = STATE.by_ranks.get(ranks)
         if comm is None:
+            from minispore.communication.watchdog import WATCH
             world = STATE.world.comm
             group = world.Get_group().Incl(list(ranks))
-            comm = world.Create_group(group, tag=_tag_of(ranks))
+            WATCH.enter_group_creation(ranks)
+            try:
+                comm = world.Create_group(group, tag=_tag_of(ranks))
+            finally:
+                WATCH.leave()
             group.Free()
             STATE.by_ranks[ranks] = comm
     STATE.groups[name] = Communicator(name, comm, ranks, me)
@@ -166,6 +173,8 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     sys.stderr.write(f"[rank {rank}] aborting the MPI job (MPI_Abort, error code 1) so that "
                      f"the other ranks do not wait forever in a collective.\n")
     sys.stderr.flush()
+    from minispore.communication import watchdog
+    watchdog.announce_abort()   # the other ranks' watchdogs say where they are
     # The launcher forwards our stderr pipe asynchronously and stops forwarding once the job
     # is torn down; without a pause the traceback was sometimes lost (seen in CI).
     time.sleep(0.5)

@@ -5,8 +5,12 @@ minispore/ops/operations/comm_ops.py validate shapes and call these. Buffers are
 numpy arrays handed to MPI as ``[array, datatype]`` (no pickling, no 2 GB limit). MPI datatypes
 come from numpy's type codes (MPICH has native float16); bool reductions map to logical ops.
 
-Ordering rule: every rank of a group must call the same collectives in the same order; with
-the divergence check on (``set_collective_check``) a mismatch is reported instead of hanging.
+Ordering rule: every rank of a group must call the same collectives in the same order. Every
+MPI call here runs under the watchdog (watchdog.py): its entry and exit are published in the
+arrival table, so a call that waits past MS_COMM_TIMEOUT, or can never complete (a member left,
+called another collective or byte count), aborts the job with a report instead of hanging.
+The full divergence check (``set_collective_check``) also compares shapes, dtypes and
+attributes before each collective.
 
 Device (GPU) arrays stage through host memory: copied to the host, reduced there, and the
 result copied back to the device, since the MPI in use is not assumed CUDA-aware. When the MPI
@@ -20,6 +24,8 @@ import numpy as np
 
 from minispore import device
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
+from minispore.communication.arrivals import IALLREDUCE, RECEIVE, SEND
+from minispore.communication.watchdog import WATCH
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
@@ -81,12 +87,20 @@ def _staged(fn):
     return run
 
 
-def _checked(group, kind, arg, x, api):
-    comm = communicator(group, api)
-    if STATE.check:
-        check_same_call(comm, kind, arg, x)
+def _checked(group, kind, arg, x, api, comm=None):
+    """The Communicator of `group`, once collective `kind` (an index in KINDS) on buffer `x`
+    has entered the watch; the caller runs the MPI call and then ``WATCH.leave()`` in a
+    ``finally``. With the full check on, the ranks' signatures are compared first."""
+    comm = comm or communicator(group, api)
     for fn in _listeners:
         fn(KINDS[kind], x.nbytes, comm.size)
+    WATCH.enter(comm, kind, x.nbytes, x.shape)
+    if STATE.check:
+        try:
+            check_same_call(comm, kind, arg, x)
+        except BaseException:
+            WATCH.leave()
+            raise
     return comm
 
 
@@ -94,15 +108,21 @@ def all_reduce(x, op=SUM, group="hccl_world_group"):
     """out = op over the group's ranks of x (a new array; x is unchanged)."""
     if device.is_device_array(x):
         if _direct(x):
-            comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
             out = device.empty_like(x)
-            comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+            comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
+            try:
+                comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+            finally:
+                WATCH.leave()
             return out
         return device.like(x, all_reduce(x.copy_to_host(), op, group))
     x = _contig(x)
-    comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
     out = np.empty_like(x)
-    comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+    comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
+    try:
+        comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+    finally:
+        WATCH.leave()
     return out
 
 
@@ -112,23 +132,32 @@ def all_reduce_(buf, op=SUM, group="hccl_world_group"):
         buf.copy_to_device(all_reduce_(buf.copy_to_host(), op, group))
         return buf
     comm = _checked(group, 0, _OP_CODE[op], buf, "AllReduce")
-    comm.comm.Allreduce(mpi().IN_PLACE, buf, mpi_op(op, buf.dtype))
+    try:
+        comm.comm.Allreduce(mpi().IN_PLACE, buf, mpi_op(op, buf.dtype))
+    finally:
+        WATCH.leave()
     return buf
 
 
 class CommHandle:
     """A started non-blocking collective; ``wait()`` completes it and returns its buffer."""
 
-    __slots__ = ("request", "buffer", "staged")
+    __slots__ = ("request", "buffer", "staged", "comm", "seq")
 
-    def __init__(self, request, buffer, staged=None):
+    def __init__(self, request, buffer, staged=None, comm=None, seq=0):
         # staged: the host copy MPI reduces when `buffer` is a device array (copied back on
-        # completion).
+        # completion); comm and seq: the group and call number the watchdog shows a wait as.
         self.request, self.buffer, self.staged = request, buffer, staged
+        self.comm, self.seq = comm, seq
 
     def wait(self):
         if self.request is not None:
-            self.request.Wait()
+            target = self.buffer if self.staged is None else self.staged
+            WATCH.resume(self.comm, IALLREDUCE, self.seq, target.nbytes, target.shape)
+            try:
+                self.request.Wait()
+            finally:
+                WATCH.leave()
             self.request = None
         if self.staged is not None:
             self.buffer.copy_to_device(self.staged)
@@ -156,18 +185,30 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
     if device.is_device_array(buf) and not _direct(buf):
         staged = buf.copy_to_host()
     target = buf if staged is None else staged
-    comm = _checked(group, 0, _OP_CODE[op], target, "iallreduce")
-    return CommHandle(comm.comm.Iallreduce(mpi().IN_PLACE, target, mpi_op(op, target.dtype)),
-                      buf, staged)
+    comm = communicator(group, "iallreduce")
+    for fn in _listeners:
+        fn(KINDS[0], target.nbytes, comm.size)
+    seq = WATCH.enter(comm, IALLREDUCE, target.nbytes, target.shape)
+    try:
+        if STATE.check:
+            check_same_call(comm, 0, _OP_CODE[op], target)
+        request = comm.comm.Iallreduce(mpi().IN_PLACE, target, mpi_op(op, target.dtype))
+    finally:
+        WATCH.leave()
+    return CommHandle(request, buf, staged, comm, seq)
 
 
 @_staged
 def all_gather(x, group="hccl_world_group"):
     """out = the ranks' x concatenated along dim 0, in group-rank order: (k*x0, ...)."""
     x = _contig(x)
-    comm = _checked(group, 1, 0, x, "AllGather")
+    comm = communicator(group, "AllGather")
     out = np.empty((comm.size * x.shape[0],) + x.shape[1:], x.dtype)
-    comm.comm.Allgather(x, out)
+    _checked(group, 1, 0, x, "AllGather", comm)
+    try:
+        comm.comm.Allgather(x, out)
+    finally:
+        WATCH.leave()
     return out
 
 
@@ -175,9 +216,13 @@ def all_gather(x, group="hccl_world_group"):
 def reduce_scatter(x, op=SUM, group="hccl_world_group"):
     """out = block r (of k along dim 0) of op over the ranks' x, on group rank r."""
     x = _contig(x)
-    comm = _checked(group, 2, _OP_CODE[op], x, "ReduceScatter")
+    comm = communicator(group, "ReduceScatter")
     out = np.empty((x.shape[0] // comm.size,) + x.shape[1:], x.dtype)
-    comm.comm.Reduce_scatter_block(x, out, mpi_op(op, x.dtype))
+    _checked(group, 2, _OP_CODE[op], x, "ReduceScatter", comm)
+    try:
+        comm.comm.Reduce_scatter_block(x, out, mpi_op(op, x.dtype))
+    finally:
+        WATCH.leave()
     return out
 
 
@@ -186,13 +231,16 @@ def all_to_all(x, split_count, split_dim, concat_dim, group="hccl_world_group"):
     """Split x into `split_count` blocks along split_dim, send block j to group rank j, and
     concatenate the received blocks along concat_dim in group-rank order."""
     k = split_count
-    comm = _checked(group, 3, split_dim * 64 + concat_dim, x, "AlltoAll")
     shape = x.shape
     # (pre, k, chunk, post) view; moving the k axis first makes block j contiguous for rank j.
     blocks = x.reshape(shape[:split_dim] + (k, shape[split_dim] // k) + shape[split_dim + 1:])
     send = np.ascontiguousarray(np.moveaxis(blocks, split_dim, 0))
     recv = np.empty_like(send)
-    comm.comm.Alltoall(send, recv)
+    comm = _checked(group, 3, split_dim * 64 + concat_dim, x, "AlltoAll")
+    try:
+        comm.comm.Alltoall(send, recv)
+    finally:
+        WATCH.leave()
     # recv is (k, *block); put the k axis just before concat_dim and merge the two.
     merged = np.moveaxis(recv, 0, concat_dim)
     out_shape = list(send.shape[1:])
@@ -207,10 +255,14 @@ def broadcast(arrays, root_rank, group="hccl_world_group"):
         if device.is_device_array(x):
             outs.append(device.like(x, broadcast((x.copy_to_host(),), root_rank, group)[0]))
             continue
-        comm = _checked(group, 4, root_rank, x, "Broadcast")
+        comm = communicator(group, "Broadcast")
         out = np.array(x, order="C", copy=True) if comm.rank == root_rank else \
             np.empty(x.shape, x.dtype)
-        comm.comm.Bcast(out, root=root_rank)
+        _checked(group, 4, root_rank, x, "Broadcast", comm)
+        try:
+            comm.comm.Bcast(out, root=root_rank)
+        finally:
+            WATCH.leave()
         outs.append(out)
     return tuple(outs)
 
@@ -219,20 +271,26 @@ def broadcast(arrays, root_rank, group="hccl_world_group"):
 def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
     """op over the ranks' x on group rank `dest_rank`; zeros of x's shape on the others."""
     x = _contig(x)
-    comm = _checked(group, 5, dest_rank * 4 + _OP_CODE[op], x, "Reduce")
-    if comm.rank == dest_rank:
-        out = np.empty_like(x)
+    comm = communicator(group, "Reduce")
+    out = np.empty_like(x) if comm.rank == dest_rank else None
+    _checked(group, 5, dest_rank * 4 + _OP_CODE[op], x, "Reduce", comm)
+    try:
         comm.comm.Reduce(x, out, mpi_op(op, x.dtype), root=dest_rank)
-        return out
-    comm.comm.Reduce(x, None, mpi_op(op, x.dtype), root=dest_rank)
-    return np.zeros_like(x)
+    finally:
+        WATCH.leave()
+    return np.zeros_like(x) if out is None else out
 
 
 @_staged
 def send(x, dest_rank, sr_tag, group="hccl_world_group"):
     """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
     comm = communicator(group, "Send")
-    comm.comm.Send(_contig(x), dest=dest_rank, tag=sr_tag)
+    x = _contig(x)
+    WATCH.enter_point_to_point(comm, SEND, x.nbytes, dest_rank, x.shape)
+    try:
+        comm.comm.Send(x, dest=dest_rank, tag=sr_tag)
+    finally:
+        WATCH.leave()
 
 
 def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
@@ -246,7 +304,11 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
     MPI = mpi()
     out = np.empty(shape, dtype)
     status = MPI.Status()
-    comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
+    WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank, out.shape)
+    try:
+        comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
+    finally:
+        WATCH.leave()
     nbytes = status.Get_count(MPI.BYTE)
     if nbytes != out.nbytes:
         # Drain the message so the peer's Send completes before this rank raises.
@@ -258,6 +320,12 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
     return device.asarray(out)
 
 
+_NOTHING = np.empty(0, np.int8)
+
+
 def barrier(group="hccl_world_group"):
-    comm = _checked(group, 6, 0, np.empty(0, np.int8), "Barrier")
-    comm.comm.Barrier()
+    comm = _checked(group, 6, 0, _NOTHING, "Barrier")
+    try:
+        comm.comm.Barrier()
+    finally:
+        WATCH.leave()

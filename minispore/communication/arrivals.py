@@ -1,0 +1,144 @@
+"""The arrival table: one shared-memory record per rank on this host saying where that rank is
+(which collective, on which group, its call number there, its byte count), or that it has
+left its script, is handling an exception or is aborting the job. Written by each rank at
+every call, read by the watchdogs of the others without any MPI call.
+
+Why shared memory: a one-sided MPI_Get of a peer's record completes only while that peer is
+inside MPI (measured: 29 s, until the sleeping peer reached MPI_Finalize), and the ranks a
+watchdog asks about are exactly those that are not. An MPI_Win_allocate_shared window over
+the ranks of one host is plain memory: a record is read even while its rank sleeps, computes
+or has stopped. Ranks on other hosts are not visible; for them only the deadline applies.
+
+A record is int64 words (below) and a short UTF-8 note. Its writer keeps one ordering: the
+fields of a call are written before PROGRESS turns odd, and nothing changes while it stays
+odd, so a reader that sees the same odd PROGRESS before and after copying the fields has a
+consistent call.
+"""
+from collections import namedtuple
+
+from minispore.communication._comm import KINDS, mpi
+
+# Word offsets in a record.
+PROGRESS = 0    # 2 * calls entered, + 1 while inside a call
+STATUS = 1      # RUNNING, FAILING, EXITED or ABORTING
+KIND = 2        # index in CALL_KINDS
+GROUP = 3       # group_key() of the call's group
+SEQ = 4         # the call's number on its group (1, 2, ...): equal on every member for a call
+NBYTES = 5      # bytes this rank passes in (the default desync check compares them)
+PEER = 6        # the other world rank of a Send/Receive, else -1
+EXIT_CODE = 7
+NOTE_LEN = 8
+N_GROUPS = 9    # entries in the group table, written when the rank leaves
+TABLE = 10      # (group key, calls made on it) pairs
+MAX_GROUPS = 32
+WORDS = TABLE + 2 * MAX_GROUPS
+NOTE_BYTES = 256
+RECORD_BYTES = 8 * WORDS + NOTE_BYTES
+
+RUNNING, FAILING, EXITED, ABORTING = 0, 1, 2, 3
+
+# Collective kinds share _comm.KINDS' indices (the full divergence check uses them too);
+# the point-to-point calls, the non-blocking all-reduce and group creation follow.
+CALL_KINDS = KINDS + ("Send", "Receive", "iallreduce", "create_group")
+SEND, RECEIVE, IALLREDUCE, CREATE_GROUP = (CALL_KINDS.index(k) for k in CALL_KINDS[-4:])
+POINT_TO_POINT = (SEND, RECEIVE)
+BARRIER = CALL_KINDS.index("Barrier")
+
+
+
+class Position(namedtuple("Position", "progress status kind group seq nbytes peer exit_code "
+                                      "note calls")):
+    """A consistent copy of one rank's record. `calls`: {group key: calls made} as the rank
+    left its script (empty before; None when it used more groups than the table holds)."""
+    __slots__ = ()
+
+    @property
+    def in_call(self):
+        return self.progress & 1 == 1
+
+
+def group_key(world_ranks):
+    """The key of the communicator over `world_ranks` (in group-rank order): the same on every
+    member (tuple-of-int hashes are not randomised), shared by group names over equal ranks,
+    which use one MPI communicator and so one call sequence."""
+    return hash(tuple(world_ranks))
+
+
+class ArrivalTable:
+    """The records of this host's ranks in one MPI shared-memory window.
+
+    ``mine`` is this rank's words (a memoryview of int64), the hot path's only target;
+    ``read(world_rank)`` copies any local rank's record; ranks on other hosts read as None.
+    """
+
+    def __init__(self, world_comm, world_rank):
+        MPI = mpi()
+        # Ranks of one host, ordered by world rank; the window stays for the whole process (a
+        # rank that has released the communication service still publishes that it left).
+        self.node = world_comm.Split_type(MPI.COMM_TYPE_SHARED, key=world_rank)
+        self.window = MPI.Win.Allocate_shared(RECORD_BYTES, 1, comm=self.node)
+        world_ranks = self.node.allgather(world_rank)
+        self.words, self.notes = {}, {}
+        for local, world in enumerate(world_ranks):
+            buffer, _ = self.window.Shared_query(local)
+            raw = memoryview(buffer).cast("B")[:RECORD_BYTES]
+            self.words[world] = raw[:8 * WORDS].cast("q")
+            self.notes[world] = raw[8 * WORDS:]
+        self.world_rank = world_rank
+        self.mine = self.words[world_rank]
+        self.mine[:] = memoryview(bytes(8 * WORDS)).cast("q")
+        self.mine[PEER] = -1
+        self.node.Barrier()   # no rank reads a record its owner has not cleared yet
+
+    @property
+    def local_ranks(self):
+        return sorted(self.words)
+
+    # -- writing (this rank's record) ------------------------------------------------------
+    def set_status(self, status, note=None):
+        if note is not None:
+            self.set_note(note)
+        self.mine[STATUS] = status
+
+    def set_note(self, text):
+        data = text.encode("utf-8", "replace")[:NOTE_BYTES]
+        self.notes[self.world_rank][:len(data)] = data
+        self.mine[NOTE_LEN] = len(data)
+
+    def publish_exit(self, code, calls, note):
+        """This rank has left its script with exit `code`, after `calls` ({group key: calls
+        made}): written before the EXITED status, so a reader that sees it sees them."""
+        mine = self.mine
+        entries = list(calls.items())[-MAX_GROUPS:]
+        for i, (key, count) in enumerate(entries):
+            mine[TABLE + 2 * i], mine[TABLE + 2 * i + 1] = key, count
+        mine[N_GROUPS] = len(entries) if len(calls) <= MAX_GROUPS else -1
+        mine[EXIT_CODE] = code
+        self.set_status(EXITED, note)
+
+    # -- reading ---------------------------------------------------------------------------
+    def read(self, world_rank):
+        """A consistent Position of `world_rank`, or None when it runs on another host."""
+        words = self.words.get(world_rank)
+        if words is None:
+            return None
+        while True:
+            before = words[PROGRESS]
+            fields = words.tolist()
+            if words[PROGRESS] == before:
+                break
+        n_groups = fields[N_GROUPS]
+        calls = None if n_groups < 0 else {
+            fields[TABLE + 2 * i]: fields[TABLE + 2 * i + 1] for i in range(n_groups)}
+        note = bytes(self.notes[world_rank][:fields[NOTE_LEN]]).decode("utf-8", "replace")
+        return Position(fields[PROGRESS], fields[STATUS], fields[KIND], fields[GROUP],
+                        fields[SEQ], fields[NBYTES], fields[PEER], fields[EXIT_CODE], note,
+                        calls)
+
+
+def calls_made(position, key):
+    """How many calls a rank that has left made on group `key`: -1 when it never joined the
+    group, None when its table could not hold all its groups (unknown)."""
+    if position.calls is None:
+        return None
+    return position.calls.get(key, -1)

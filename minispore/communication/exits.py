@@ -1,0 +1,115 @@
+"""How a rank leaves its script under MPI: when it ends (falls off the end, sys.exit, os._exit
+or an uncaught exception after release()), it publishes in the arrival table that it has left,
+with its exit code, where it left and how many calls it made on each group, then waits until
+every rank of its host has left too, and only then lets MPI_Finalize (or os._exit) end it.
+
+Why: MPI_Finalize waits for every rank, so a rank that left early hung the job while the
+others waited in a collective for it; and a rank leaving with os._exit(0) made the launcher
+end the whole job at once with status 0. Now a rank waiting for the leaver sees it in the
+table and aborts the job naming it (watchdog.judge: LEFT), and a rank whose peers never end
+aborts after MS_COMM_TIMEOUT. A normal end of all ranks stays exit 0.
+
+``install`` registers the atexit hook and wraps ``sys.exit`` (to learn the code and the call
+site) and ``os._exit`` (which skips atexit); both wrappers act only in the process that
+joined MPI, never in a forked child (dataset workers leave with os._exit).
+"""
+import atexit
+import os
+import sys
+import time
+
+from minispore.communication import fault_report, watchdog
+from minispore.communication.arrivals import ABORTING, EXITED
+
+
+class _Exits:
+    """What this process's exit needs: the watch, the table, the settings, the real exits."""
+
+    def __init__(self, watch, table, settings):
+        self.watch, self.table, self.settings = watch, table, settings
+        self.pid = os.getpid()
+        self.left = False
+        self.requested = None         # (status, call site) of the last sys.exit call
+        self.sys_exit, self.os_exit = sys.exit, os._exit
+
+    def leave(self, code, note):
+        """Publish that this rank has left, then wait for the other ranks of the host."""
+        self.left = True
+        self.table.publish_exit(code, self.watch.calls_by_group(), note)
+        self.wait_for_the_others()
+
+    def wait_for_the_others(self):
+        settings, table = self.settings, self.table
+        others = [r for r in table.local_ranks if r != table.world_rank]
+        left_at, warnings = time.monotonic(), 0
+        while True:
+            statuses = {r: table.read(r).status for r in others}
+            pending = [r for r, status in statuses.items() if status != EXITED]
+            if not pending:
+                return
+            waited = time.monotonic() - left_at
+            # A rank that is aborting ends the job (and this process) itself.
+            if ABORTING not in statuses.values():
+                if settings.timeout is not None and waited >= settings.timeout:
+                    watchdog.abort_job(fault_report.exit_report(
+                        left_at, pending, table, self.watch.groups, settings, fatal=True))
+                if waited >= settings.stall * (warnings + 1):
+                    warnings += 1
+                    fault_report.write(fault_report.exit_report(
+                        left_at, pending, table, self.watch.groups, settings, fatal=False))
+            time.sleep(settings.tick)
+
+
+_EXITS = None
+
+
+def install(watch, table, settings):
+    """Once per process, when the watchdog starts."""
+    global _EXITS
+    _EXITS = _Exits(watch, table, settings)
+    atexit.register(_at_exit)
+    sys.exit = _sys_exit
+    os._exit = _os_exit
+
+
+def _ours():
+    return _EXITS is not None and os.getpid() == _EXITS.pid and not _EXITS.left
+
+
+def _caller():
+    frame = sys._getframe(2)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _sys_exit(status=None):
+    if _ours():
+        _EXITS.requested = (status, _caller())
+    _EXITS.sys_exit(status)
+
+
+def _os_exit(code):
+    if _ours():
+        _EXITS.leave(code, f"os._exit({code}) at {_caller()}")
+    _EXITS.os_exit(code)
+
+
+def _exit_code(status):
+    """The process exit status Python gives SystemExit(status)."""
+    if status is None:
+        return 0
+    return status if isinstance(status, int) else 1
+
+
+def _at_exit():
+    if not _ours():
+        return
+    uncaught = getattr(sys, "last_value", None)
+    if uncaught is not None:
+        # Only without the abort hook (after release()): Python printed it and exits 1.
+        code, note = 1, f"uncaught {fault_report.exception_note(uncaught)}"
+    elif _EXITS.requested is not None:
+        status, site = _EXITS.requested
+        code, note = _exit_code(status), f"sys.exit({status!r}) at {site}"
+    else:
+        code, note = 0, "reached the end of its script"
+    _EXITS.leave(code, note)

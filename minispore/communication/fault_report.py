@@ -1,0 +1,211 @@
+"""What the watchdog and the exit handshake print: where this rank waits (collective, group,
+call number, bytes, shape, call site) and where every other rank of the group is, read from
+the arrival table. Every line starts with ``[rank r]`` so interleaved reports stay readable."""
+import os
+import sys
+import threading
+import time
+import traceback
+
+from minispore.communication._comm import STATE
+from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
+                                              EXITED, FAILING, POINT_TO_POINT, SEND)
+
+TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The modules whose frames mean "inside a watched MPI call".
+_CALL_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                    for name in ("collectives.py", "_comm.py"))
+
+
+def write(text):
+    rank = STATE.world.rank if STATE.world is not None else "?"
+    sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.splitlines()))
+    sys.stderr.flush()
+
+
+# -- where code is -------------------------------------------------------------------------
+def _outside_minispore(frame):
+    """The innermost frame of `frame`'s stack that is not minispore's own code."""
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return frame
+
+
+def _site(frame):
+    return None if frame is None else \
+        f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def call_site():
+    """Where the thread inside a minispore MPI call was called from (the first frame outside
+    minispore), or None."""
+    me = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        while ident != me and frame is not None and frame.f_code.co_filename not in _CALL_FILES:
+            frame = frame.f_back
+        if ident != me and frame is not None:
+            return _site(_outside_minispore(frame))
+    return None
+
+
+def main_thread_site():
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    return _site(_outside_minispore(frame))
+
+
+def exception_note(exception):
+    """'ValueError: boom (raised at train.py:12)' for the record's note."""
+    where = ""
+    tb = exception.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" (raised at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+    return f"{type(exception).__name__}: {exception}"[:160] + where
+
+
+# -- describing calls and ranks ------------------------------------------------------------
+def group_name(key, groups):
+    entry = groups.get(key)
+    return entry[0] if entry is not None else "a group this rank is not in"
+
+
+def _kind_name(kind):
+    return CALL_KINDS[kind] if 0 <= kind < len(CALL_KINDS) else f"call kind {kind}"
+
+
+def describe_call(p, groups, shape=None):
+    """'AllReduce on the world (call #3 there, 4096 bytes, shape (1024,))'."""
+    kind = _kind_name(p.kind)
+    details = [f"{p.nbytes} bytes"] if p.kind not in (BARRIER, CREATE_GROUP) else []
+    if shape is not None and details:
+        details.append(f"shape {tuple(shape)}")
+    if p.kind in POINT_TO_POINT:
+        direction = "to" if p.kind == SEND else "from"
+        return f"{kind} {direction} rank {p.peer} on {group_name(p.group, groups)} " \
+               f"({', '.join(details)})"
+    return f"{kind} on {group_name(p.group, groups)} " \
+           f"({', '.join([f'call #{p.seq} there'] + details)})"
+
+
+def arrived(p, me):
+    """Whether Position `p` of a peer is in this rank's call `me`."""
+    if p is None or not p.in_call or p.status == EXITED:
+        return False
+    if me.kind in POINT_TO_POINT:
+        return p.kind in POINT_TO_POINT and p.peer == STATE.world.rank
+    return (p.group, p.seq, p.kind, p.nbytes) == (me.group, me.seq, me.kind, me.nbytes)
+
+
+def describe_rank(rank, p, me, groups):
+    """One line on world rank `rank` as seen from this rank's call `me`."""
+    if p is None:
+        return f"rank {rank}: on another host (its state is not visible from here)"
+    if p.status == EXITED:
+        note = f" ({p.note})" if p.note else ""
+        return f"rank {rank}: has left its script{note}, exit code {p.exit_code}"
+    if p.status == ABORTING:
+        return f"rank {rank}: is aborting the job"
+    failing = f", while handling {p.note}" if p.status == FAILING and p.note else ""
+    if p.in_call:
+        state = "has arrived: waits in" if arrived(p, me) else "waits in"
+        return f"rank {rank}: {state} {describe_call(p, groups)}{failing}"
+    last = f"; its last call: {describe_call(p, groups)}" if p.progress else \
+        "; it has made no call yet"
+    return f"rank {rank}: is not in a collective (running Python){last}"
+
+
+def _members(me, peers, groups):
+    lines = [describe_rank(r, p, me, groups) for r, p in sorted(peers.items())]
+    return "\n".join("  " + line for line in lines)
+
+
+def this_call(me, watch):
+    site = call_site()
+    return f"{describe_call(me, watch.groups, watch.shape)}" + (f" at {site}" if site else "")
+
+
+# -- reports -------------------------------------------------------------------------------
+def _signature(p):
+    return f"{_kind_name(p.kind)} ({p.nbytes} bytes)"
+
+
+def headline(verdict, me, peers, groups, settings, waited):
+    """Why the job is aborted, in one sentence naming the ranks and their calls."""
+    ranks = ", ".join(map(str, verdict.ranks)) or "-"
+    group = group_name(me.group, groups)
+    if verdict.reason == "left":
+        return f"rank(s) {ranks} left the script without making this call, so it can never " \
+               f"complete"
+    if verdict.reason == "desync":
+        theirs = "; ".join(f"rank {r}: {_signature(peers[r])}" for r in verdict.ranks)
+        return f"the ranks called different collectives as call #{me.seq} on {group} (the " \
+               f"desync check compares each call's collective and byte count): this rank: " \
+               f"{_signature(me)}; {theirs}"
+    if verdict.reason == "miscount":
+        theirs = ", ".join(f"rank {r} in call #{peers[r].seq}" for r in verdict.ranks)
+        return f"the ranks have made a different number of collectives on {group}: this " \
+               f"rank waits in call #{me.seq}, {theirs}"
+    if verdict.reason == "failing":
+        who = "this rank" if me.status == FAILING else f"rank(s) {ranks}"
+        return f"{who} entered the call while handling an exception, and the group has not " \
+               f"come together within {settings.stall:g} s"
+    return f"the call has waited {waited:.1f} s, past {TIMEOUT_ENV}={settings.timeout:g}; " \
+           f"not arrived: rank(s) {ranks}"
+
+
+def fatal_report(verdict, me, peers, waited, watch, settings):
+    text = [f"minispore watchdog: {this_call(me, watch)}: "
+            f"{headline(verdict, me, peers, watch.groups, settings, waited)}.",
+            f"  this rank: has waited {waited:.1f} s" +
+            (f", while handling {me.note}" if me.status == FAILING and me.note else ""),
+            _members(me, peers, watch.groups)]
+    if me.status == FAILING and watch.exception is not None:
+        text.append("  the exception this rank was handling when it entered the call:")
+        text.append("".join(traceback.format_exception(watch.exception)).rstrip())
+    text.append("aborting the MPI job (MPI_Abort, error code 1) so that no rank waits "
+                "forever.")
+    return "\n".join(text)
+
+
+def stall_warning(me, peers, waited, watch, settings):
+    deadline = f"; the job is aborted at {settings.timeout:g} s ({TIMEOUT_ENV})" \
+        if settings.timeout else f" ({TIMEOUT_ENV}=0: no deadline)"
+    late = [r for r, p in peers.items() if not arrived(p, me)]
+    return (f"minispore watchdog warning: {this_call(me, watch)} has waited {waited:.1f} s"
+            f"{deadline}; not arrived: rank(s) {', '.join(map(str, late)) or '-'}\n"
+            + _members(me, peers, watch.groups))
+
+
+def where_this_rank_is(aborting_rank, position, watch):
+    if position.status == EXITED:
+        where = "has left its script and waits for the other ranks to end"
+    elif position.in_call:
+        where = f"waits in {this_call(position, watch)}"
+    else:
+        site = main_thread_site()
+        where = "is not in a collective: running" + (f" at {site}" if site else "")
+    return f"minispore: rank {aborting_rank} is aborting the job; this rank {where}."
+
+
+def exit_report(left_at, pending, table, groups, settings, fatal):
+    """The exit handshake's warning (fatal=False) or abort report about the ranks that have
+    not ended their script `time.monotonic() - left_at` s after this one did."""
+    waited = time.monotonic() - left_at
+    lines = []
+    for rank in pending:
+        p = table.read(rank)
+        if p.in_call:
+            lines.append(f"  rank {rank}: waits in {describe_call(p, groups)}")
+        else:
+            lines.append(f"  rank {rank}: is running (not in a collective)")
+    head = (f"minispore: this rank left its script {waited:.1f} s ago and rank(s) "
+            f"{', '.join(map(str, pending))} have not ended theirs")
+    if fatal:
+        return "\n".join([head + f" within {TIMEOUT_ENV}={settings.timeout:g}.", *lines,
+                          "aborting the MPI job (MPI_Abort, error code 1)."])
+    deadline = f"the job is aborted at {settings.timeout:g} s" if settings.timeout else \
+        "no deadline"
+    return "\n".join([f"{head} (waiting; {deadline}, {TIMEOUT_ENV})", *lines])
