@@ -94,7 +94,7 @@ def _checked(group, kind, arg, x, api, comm=None):
     comm = comm or communicator(group, api)
     for fn in _listeners:
         fn(KINDS[kind], x.nbytes, comm.size)
-    WATCH.enter(comm, kind, x.nbytes, x.shape)
+    WATCH.enter(comm, kind, x.nbytes)
     if STATE.check:
         try:
             check_same_call(comm, kind, arg, x)
@@ -153,7 +153,7 @@ class CommHandle:
     def wait(self):
         if self.request is not None:
             target = self.buffer if self.staged is None else self.staged
-            WATCH.resume(self.comm, IALLREDUCE, self.seq, target.nbytes, target.shape)
+            WATCH.resume(self.comm, IALLREDUCE, self.seq, target.nbytes)
             try:
                 self.request.Wait()
             finally:
@@ -188,7 +188,7 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
     comm = communicator(group, "iallreduce")
     for fn in _listeners:
         fn(KINDS[0], target.nbytes, comm.size)
-    seq = WATCH.enter(comm, IALLREDUCE, target.nbytes, target.shape)
+    seq = WATCH.enter(comm, IALLREDUCE, target.nbytes)
     try:
         if STATE.check:
             check_same_call(comm, 0, _OP_CODE[op], target)
@@ -286,7 +286,7 @@ def send(x, dest_rank, sr_tag, group="hccl_world_group"):
     """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
     comm = communicator(group, "Send")
     x = _contig(x)
-    WATCH.enter_point_to_point(comm, SEND, x.nbytes, dest_rank, x.shape)
+    WATCH.enter_point_to_point(comm, SEND, x.nbytes, dest_rank)
     try:
         comm.comm.Send(x, dest=dest_rank, tag=sr_tag)
     finally:
@@ -304,7 +304,7 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
     MPI = mpi()
     out = np.empty(shape, dtype)
     status = MPI.Status()
-    WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank, out.shape)
+    WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank)
     try:
         comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
     finally:

@@ -38,16 +38,23 @@ def _site(frame):
         f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
 
 
-def call_site():
-    """Where the thread inside a minispore MPI call was called from (the first frame outside
-    minispore), or None."""
+# The names the collectives give the buffer they pass to MPI, most specific first.
+_BUFFER_NAMES = ("target", "buf", "x", "array", "out")
+
+
+def current_call():
+    """(call site, buffer shape) of the thread inside a minispore MPI call: the first frame
+    outside minispore, and the shape of the buffer in the collective's frame (read here so
+    the hot path need not store it); (None, None) when no thread is in a call."""
     me = threading.get_ident()
     for ident, frame in sys._current_frames().items():
         while ident != me and frame is not None and frame.f_code.co_filename not in _CALL_FILES:
             frame = frame.f_back
         if ident != me and frame is not None:
-            return _site(_outside_minispore(frame))
-    return None
+            buffers = [frame.f_locals.get(name) for name in _BUFFER_NAMES]
+            shapes = [getattr(b, "shape", None) for b in buffers if b is not None]
+            return _site(_outside_minispore(frame)), (shapes[0] if shapes else None)
+    return None, None
 
 
 def main_thread_site():
@@ -123,8 +130,8 @@ def _members(me, peers, groups):
 
 
 def this_call(me, watch):
-    site = call_site()
-    return f"{describe_call(me, watch.groups, watch.shape)}" + (f" at {site}" if site else "")
+    site, shape = current_call()
+    return f"{describe_call(me, watch.groups, shape)}" + (f" at {site}" if site else "")
 
 
 # -- reports -------------------------------------------------------------------------------
