@@ -225,7 +225,8 @@ def collective_check_enabled():
 
 def check_same_call(comm, kind, arg, array):
     """All ranks of `comm` are calling collective `kind` (an index in KINDS) with the same
-    attribute code, dtype and shape; otherwise RuntimeError on every rank."""
+    attribute code, dtype and shape; otherwise RuntimeError on every rank, naming each rank's
+    call and where it was made."""
     sig = np.zeros(_SIG_LEN, np.int64)
     shape = array.shape
     sig[0], sig[1], sig[2], sig[3], sig[4] = kind, arg, ord(array.dtype.char), len(shape), \
@@ -235,17 +236,37 @@ def check_same_call(comm, kind, arg, array):
     comm.comm.Allgather(sig, table)
     if (table == table[0]).all():
         return
-    lines = [f"rank {comm.world_ranks[g]}: {describe(row)}" for g, row in enumerate(table)]
+    from minispore.communication.fault_report import caller_site
+    # Slow path, every rank takes it: the call sites travel pickled.
+    sites = comm.comm.allgather(caller_site())
+    lines = [f"rank {comm.world_ranks[g]}: {describe(row)} at {site}"
+             for g, (row, site) in enumerate(zip(table, sites))]
     raise RuntimeError(f"Collective mismatch in group {comm.name!r}: the ranks called different "
-                       f"collectives or passed different shapes/dtypes (MPI would hang or "
-                       f"corrupt data):\n  " + "\n  ".join(lines))
+                       f"collectives or passed different shapes/dtypes/attributes (MPI would "
+                       f"hang or corrupt data):\n  " + "\n  ".join(lines))
 
 
 KINDS = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Reduce",
          "Barrier")
+_OPS = ("sum", "max", "min", "prod")
+
+
+def describe_attribute(kind, arg):
+    """The attribute code `arg` of a KINDS[kind] call in words ('op=sum', 'root=1', ...)."""
+    name = KINDS[kind]
+    if name in ("AllReduce", "ReduceScatter"):
+        return f"op={_OPS[arg]}" if 0 <= arg < len(_OPS) else f"op={arg}"
+    if name == "AlltoAll":
+        return f"split_dim={arg // 64}, concat_dim={arg % 64}"
+    if name == "Broadcast":
+        return f"root={arg}"
+    if name == "Reduce":
+        return f"dest={arg // 4}, op={_OPS[arg % 4]}"
+    return ""
 
 
 def describe(row):
     kind, arg, char, ndim = (int(v) for v in row[:4])
     shape = tuple(int(d) for d in row[5:5 + min(ndim, _MAX_DIMS)])
-    return f"{KINDS[kind]}(arg={arg}) {np.dtype(chr(char))} shape={shape}"
+    return f"{KINDS[kind]}({describe_attribute(kind, arg)}) {np.dtype(chr(char))} " \
+           f"shape={shape}"

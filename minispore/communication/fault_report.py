@@ -57,6 +57,11 @@ def current_call():
     return None, None
 
 
+def caller_site():
+    """Where this thread's current minispore call was made from (first frame outside it)."""
+    return _site(_outside_minispore(sys._getframe()))
+
+
 def main_thread_site():
     frame = sys._current_frames().get(threading.main_thread().ident)
     return _site(_outside_minispore(frame))

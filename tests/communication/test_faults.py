@@ -64,9 +64,17 @@ def test_divergent_shapes_are_reported_on_every_rank(world):
     me = comm.get_rank()
     shape = (2, 3) if me == 0 else (2, 4)
     with pytest.raises(RuntimeError, match=r"(?s)Collective mismatch in group .*"
-                                           r"rank 0: AllReduce\(arg=0\) float32 shape=\(2, 3\).*"
-                                           r"rank 1: AllReduce\(arg=0\) float32 shape=\(2, 4\)"):
+                                           r"rank 0: AllReduce\(op=sum\) float32 shape=\(2, 3\) "
+                                           r"at .*test_faults.py:\d+ .*"
+                                           r"rank 1: AllReduce\(op=sum\) float32 shape=\(2, 4\)"):
         ops.AllReduce()(Tensor(np.ones(shape, np.float32)))
+    # same byte count, other dtype; same call, other reduction: silently wrong without the check
+    with pytest.raises(RuntimeError, match=r"(?s)rank 0: AllReduce\(op=sum\) float32 .*"
+                                           r"rank 1: AllReduce\(op=sum\) int32"):
+        ops.AllReduce()(Tensor(np.ones(4, np.float32 if me == 0 else np.int32)))
+    with pytest.raises(RuntimeError, match=r"(?s)rank 0: AllReduce\(op=sum\) .*"
+                                           r"rank 1: AllReduce\(op=max\)"):
+        ops.AllReduce("sum" if me == 0 else "max")(Tensor(np.ones(4, np.float32)))
     # different collectives: rank 0 gathers while the others reduce
     x = Tensor(np.ones((2, 3), np.float32))
     with pytest.raises(RuntimeError, match=r"(?s)rank 0: AllGather.*rank 1: AllReduce"):
