@@ -6,12 +6,30 @@ Python), gives every rank ``cores // ranks`` threads for Numba, OpenMP and BLAS 
 pools per core collapse training speed; see shared/reference/numba_performance.md), and exits
 with mpirun's exit code, so a failure on any rank fails the launch.
 
+SIGTERM and SIGINT sent to the launcher go to mpirun, which ends the ranks; mpirun is killed
+if it has not ended GRACE_S later, and it gets SIGTERM if the launcher itself dies (even by
+SIGKILL), so a launch never leaves mpirun or ranks behind. The ranks' network traffic stays on
+loopback (LOOPBACK_VARS): every rank runs on this host.
+
+Ports a job opens (single host, MPICH wheel, UCX netmod, measured with ``ss -ltnp``):
+- mpirun (hydra) listens on one ephemeral TCP port on all interfaces, where its proxy connects
+  back: hydra binds it to INADDR_ANY and has no option to bind it elsewhere (``-iface``,
+  ``-localhost`` choose the address proxies connect to, not the bind), so it stays open to
+  the network for the job's lifetime;
+- each rank's UCX (or OFI) netmod listens on one ephemeral TCP port: on 127.0.0.1 only with
+  LOOPBACK_VARS (without them, on the host's address as well);
+- ranks talk to the proxy over inherited socket pairs (no port), and to each other over
+  shared memory on one host.
+
 >>> # python -m minispore.run -n 4 examples/data_parallel/train.py --epochs 1
 """
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 from minispore.communication.threads import THREAD_VARS, host_cores
 
@@ -42,15 +60,21 @@ def find_mpirun(explicit=None):
 MALLOC_VARS = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "2147483648"}
 
 
+# Every rank runs on this host, so the MPI netmods need no interface but loopback: UCX (the
+# wheel's default netmod) and libfabric's tcp and sockets providers (MPIR_CVAR_CH4_NETMOD=ofi)
+# otherwise listen on the host's address too. Shared memory carries the traffic either way.
+LOOPBACK_VARS = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
+
+
 def rank_environment(ranks, environ=None, cores=None):
     """The environment for N ranks on this host: each thread pool sized cores // ranks (at
-    least 1), and glibc's malloc thresholds raised (MALLOC_VARS), unless the user set that
-    variable already."""
+    least 1), glibc's malloc thresholds raised (MALLOC_VARS) and the netmods on loopback
+    (LOOPBACK_VARS), unless the user set that variable already."""
     env = dict(os.environ if environ is None else environ)
     threads = str(max(1, (cores or host_cores()) // ranks))
     for var in THREAD_VARS:
         env.setdefault(var, threads)
-    for var, value in MALLOC_VARS.items():
+    for var, value in {**MALLOC_VARS, **LOOPBACK_VARS}.items():
         env.setdefault(var, value)
     return env
 
@@ -131,12 +155,60 @@ def main(argv=None):
     env = rank_environment(ranks, cores=cores)
     cmd = build_command(ranks, target, args, mpirun, _is_open_mpi(mpirun), cores)
     if dry_run:
-        print(" ".join(f"{v}={env[v]}" for v in THREAD_VARS), " ".join(cmd))
+        print(" ".join(f"{v}={env[v]}" for v in THREAD_VARS + tuple(LOOPBACK_VARS)),
+              " ".join(cmd))
         return 0
+    return run_forwarding_signals(cmd, env)
+
+
+GRACE_S = 10.0        # after a forwarded signal, how long mpirun may take to end the ranks
+FORWARDED = (signal.SIGTERM, signal.SIGINT)
+
+
+def _die_with_launcher():
+    """In mpirun, before exec: SIGTERM when the launcher dies, however it dies (Linux's
+    PR_SET_PDEATHSIG; elsewhere the launcher's handlers are the only guard)."""
     try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
-        return 130
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def run_forwarding_signals(cmd, env):
+    """Run mpirun and return its exit status; SIGTERM/SIGINT to this process are forwarded to
+    it (hydra passes them to every rank), and if it has not ended GRACE_S after one it is
+    killed (its proxies then end the ranks). Returns 128 + the signal when mpirun ended with
+    status 0 after a forwarded signal."""
+    # Its own session: a terminal's Ctrl-C reaches mpirun once, through the launcher, not
+    # twice (hydra treats a second SIGINT as "kill now").
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True,
+                            preexec_fn=_die_with_launcher)
+    received = []     # (signal, time) of each forwarded signal
+
+    def forward(signum, frame):
+        received.append((signum, time.monotonic()))
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    try:
+        while True:
+            try:
+                # A short wait, so the grace period is checked soon after a signal.
+                status = proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if received and time.monotonic() - received[0][1] > GRACE_S:
+                    print(f"minispore.run: mpirun has not ended {GRACE_S:g} s after "
+                          f"{signal.Signals(received[0][0]).name}; killing it",
+                          file=sys.stderr)
+                    proc.kill()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received and status == 0:
+        return 128 + received[0][0]
+    return status if status >= 0 else 128 - status
 
 
 if __name__ == "__main__":

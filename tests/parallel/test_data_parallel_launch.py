@@ -56,3 +56,10 @@ def test_rank_environment_raises_malloc_thresholds_unless_set():
     assert env["MALLOC_MMAP_THRESHOLD_"] == "1073741824"
     assert run.rank_environment(2, environ={"MALLOC_MMAP_THRESHOLD_": "4096"},
                                 cores=2)["MALLOC_MMAP_THRESHOLD_"] == "4096"
+
+
+def test_rank_environment_keeps_the_netmods_on_loopback_unless_set():
+    env = run.rank_environment(2, environ={}, cores=2)
+    assert {v: env[v] for v in run.LOOPBACK_VARS} == run.LOOPBACK_VARS
+    assert run.rank_environment(2, environ={"UCX_NET_DEVICES": "eth0"},
+                                cores=2)["UCX_NET_DEVICES"] == "eth0"
