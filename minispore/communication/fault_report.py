@@ -26,9 +26,13 @@ def write(text):
 
 
 # -- where code is -------------------------------------------------------------------------
+# Minispore's own code: its package, and the programs the graph executor compiles.
+_OWN_CODE = (_PACKAGE_DIR, "<graph ")
+
+
 def _outside_minispore(frame):
     """The innermost frame of `frame`'s stack that is not minispore's own code."""
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_CODE):
         frame = frame.f_back
     return frame
 
@@ -192,6 +196,8 @@ def stall_warning(me, peers, waited, watch, settings):
 
 
 def where_this_rank_is(aborting_rank, position, watch):
+    """What this rank says when another aborts the job: where it is, and the exception it was
+    handling when it entered its call, if any."""
     if position.status == EXITED:
         where = "has left its script and waits for the other ranks to end"
     elif position.in_call:
@@ -199,7 +205,11 @@ def where_this_rank_is(aborting_rank, position, watch):
     else:
         site = main_thread_site()
         where = "is not in a collective: running" + (f" at {site}" if site else "")
-    return f"minispore: rank {aborting_rank} is aborting the job; this rank {where}."
+    text = [f"minispore: rank {aborting_rank} is aborting the job; this rank {where}."]
+    if position.in_call and position.status == FAILING and watch.exception is not None:
+        text.append("  it entered that call while handling:")
+        text.append("".join(traceback.format_exception(watch.exception)).rstrip())
+    return "\n".join(text)
 
 
 def exit_report(left_at, pending, table, groups, settings, fatal):

@@ -246,8 +246,18 @@ class Watchdog(threading.Thread):
         while True:
             time.sleep(self.settings.tick)
             position = self.table.read(me)
-            self.say_where_when_another_aborts(position)
-            if not position.in_call or position.status == ABORTING:
+            if position.status == ABORTING:
+                continue
+            aborting = self.another_aborting()
+            if aborting is not None:
+                # One full report (the aborting rank's) is enough: this rank only says
+                # where it is, and what it was handling if it was failing.
+                if not self.told_abort:
+                    self.told_abort = True
+                    fault_report.write(fault_report.where_this_rank_is(aborting, position,
+                                                                       WATCH))
+                continue
+            if not position.in_call:
                 self.waiting = None
                 continue
             now = time.monotonic()
@@ -271,14 +281,13 @@ class Watchdog(threading.Thread):
             fault_report.write(fault_report.stall_warning(me, peers, waited, WATCH,
                                                           self.settings))
 
-    def say_where_when_another_aborts(self, position):
-        if self.told_abort or position.status == ABORTING:
-            return
-        aborting = [r for r in self.table.local_ranks if r != self.table.world_rank
-                    and self.table.words[r][arrivals.STATUS] == ABORTING]
-        if aborting:
-            self.told_abort = True
-            fault_report.write(fault_report.where_this_rank_is(aborting[0], position, WATCH))
+    def another_aborting(self):
+        """A local rank that is aborting the job, or None."""
+        for rank in self.table.local_ranks:
+            if rank != self.table.world_rank and \
+                    self.table.words[rank][arrivals.STATUS] == ABORTING:
+                return rank
+        return None
 
 
 def members_awaited(me, groups):

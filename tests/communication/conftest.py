@@ -1,6 +1,9 @@
 """Fixtures for communication tests: the MPI world (with the divergence check on), test groups
-(world, the world in reverse order, even ranks) and per-rank reproducible data."""
+(world, the world in reverse order, even ranks), per-rank reproducible data, and the
+environment of the jobs the fault tests launch."""
+import os
 from collections import namedtuple
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -71,3 +74,17 @@ def data(world_rank, shape, dtype, salt=0, low=-1.0, high=1.0):
     if dtype == np.bool_:
         return rng.integers(0, 2, shape).astype(bool)
     return rng.integers(-5, 6, shape).astype(dtype)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def job_environment(**settings):
+    """os.environ for a job a test launches, with `settings` added: none of this process's
+    launcher variables (a test run under mpirun must not leak them into the child job), the
+    repository on PYTHONPATH."""
+    drop = ("PMI_", "PMIX_", "MPI_", "MPICH_", "HYDRA_", "MPIR_", "OMPI_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(settings)
+    return env

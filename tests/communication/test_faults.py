@@ -11,6 +11,7 @@ import pytest
 
 from minispore import Tensor, ops
 from minispore import communication as comm
+from tests.communication.conftest import job_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 MPIRUN = Path(sys.executable).parent / "mpirun"
@@ -32,14 +33,6 @@ IN_THREAD = ("import threading\n"
              "    import time; time.sleep(60)")
 
 
-def _clean_env():
-    # A test run under mpirun must not leak its process-manager settings into the child job.
-    drop = ("PMI_", "PMIX_", "MPI_", "MPICH_", "HYDRA_", "MPIR_", "OMPI_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 @pytest.mark.skipif("PMI_RANK" in os.environ,
                     reason="spawns its own mpirun; runs in the single-process suite")
 @pytest.mark.parametrize("raise_stmt", [IN_MAIN, IN_THREAD], ids=["main", "thread"])
@@ -47,7 +40,7 @@ def test_exception_on_one_rank_aborts_the_job(raise_stmt):
     script = RAISE_ON_RANK_1.format(raise_stmt=raise_stmt)
     start = time.monotonic()
     proc = subprocess.run([str(MPIRUN), "-n", "2", sys.executable, "-c", script],
-                          capture_output=True, text=True, timeout=60, env=_clean_env(),
+                          capture_output=True, text=True, timeout=60, env=job_environment(),
                           cwd=ROOT)
     elapsed = time.monotonic() - start
     output = proc.stdout + proc.stderr

@@ -1,0 +1,183 @@
+"""No hang, ever: every fault of issue 17's table, run as a real 2- or 4-rank job
+(tests/communication/fault_jobs.py) under a hard timeout, ends the job non-zero within its
+MS_COMM_TIMEOUT plus a few seconds, with a message naming the rank and the call; a rank killed
+with SIGKILL still ends the job at once; a long but legitimate wait only warns; SIGTERM to the
+launcher leaves no process behind.
+
+Single process (each test launches its own job): skipped under mpirun.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+
+from tests.communication.conftest import ROOT, job_environment
+
+pytestmark = pytest.mark.skipif("PMI_RANK" in os.environ,
+                                reason="launches its own jobs; runs in the single-process suite")
+
+JOB = Path(__file__).with_name("fault_jobs.py")
+DEADLINE_S = 10           # the jobs' MS_COMM_TIMEOUT: stall warnings every 2.5 s
+PROMPT_S = 5              # a fault the watchdog can see ends the job this soon after it
+HARD_TIMEOUT_S = 120      # the test's own limit on a job (start-up included)
+
+Job = namedtuple("Job", "returncode output after_fault")
+
+
+def run_job(case, ranks=2, deadline=DEADLINE_S):
+    """Run fault_jobs.py CASE under `python -m minispore.run -n ranks`: (exit status, output,
+    seconds from the job's FAULT_AT line to its end, None without one)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "minispore.run", "-n", str(ranks), str(JOB), case],
+        capture_output=True, text=True, timeout=HARD_TIMEOUT_S, cwd=ROOT,
+        env=job_environment(MS_COMM_TIMEOUT=str(deadline)))
+    ended = time.time()
+    output = done.stdout + done.stderr
+    fault = re.search(r"FAULT_AT ([\d.]+)", output)
+    return Job(done.returncode, output, ended - float(fault.group(1)) if fault else None)
+
+
+def assert_aborted_promptly(job, *messages):
+    assert job.returncode != 0, job.output
+    assert job.after_fault is not None and job.after_fault < PROMPT_S, \
+        f"ended {job.after_fault} s after the fault\n{job.output}"
+    for message in messages:
+        assert re.search(message, job.output), f"{message!r} not in:\n{job.output}"
+
+
+SITE = re.escape(JOB.name) + r":\d+"
+
+
+# Whichever rank's watchdog sees the fault first prints the full report and aborts; the
+# others only say where they are. So each pattern allows either rank to be the reporter.
+DESYNC = r"minispore watchdog: .* the ranks called different collectives as call #2 on the " \
+         r"world .*this rank: {}; rank {}: {}"
+
+
+def either_reporter(mine, other_rank, theirs, my_rank):
+    return "|".join([DESYNC.format(re.escape(mine), other_rank, re.escape(theirs)),
+                     DESYNC.format(re.escape(theirs), my_rank, re.escape(mine))])
+
+
+def test_exception_caught_by_a_finally_that_enters_a_collective_aborts():
+    job = run_job("finally")
+    assert_aborted_promptly(
+        job, either_reporter("Barrier (0 bytes)", 0, "AllReduce (16 bytes)", 1),
+        r"Barrier on the world \(call #2 there\)[^\n]* at .*" + SITE,
+        r"\[rank 1\] ValueError: boom on rank 1")
+    assert "rank 0 finished" not in job.output
+
+
+def test_data_parallel_training_in_try_finally_aborts_on_4_ranks():
+    job = run_job("data_parallel_finally", ranks=4)
+    assert_aborted_promptly(job, r"\[rank 3\] ValueError: boom in the training loop",
+                            r"Barrier on the world \(call #\d+ there\)[^\n]* at .*" + SITE,
+                            r"iallreduce on the world")
+
+
+def test_mismatched_collectives_are_reported_with_both_calls():
+    job = run_job("mismatch")
+    assert_aborted_promptly(
+        job, either_reporter("AllGather (16 bytes)", 0, "AllReduce (16 bytes)", 1))
+
+
+@pytest.mark.parametrize("how, ranks, note", [
+    ("sys.exit(0) before training", 4, r"sys\.exit\(0\) at .*" + SITE + r"\), exit code 0"),
+    ("sys.exit(3)", 2, r"sys\.exit\(3\) at .*" + SITE + r"\), exit code 3"),
+    ("os._exit(0)", 2, r"os\._exit\(0\) at .*" + SITE + r"\), exit code 0"),
+    ("end of script", 2, r"reached the end of its script\), exit code 0"),
+], ids=["sys.exit(0)-before-4-ranks", "sys.exit(3)", "os._exit(0)", "end-of-script"])
+def test_rank_leaving_while_others_train_ends_the_job_naming_it(how, ranks, note):
+    job = run_job(how, ranks)
+    assert_aborted_promptly(
+        job, r"\[rank [023]\] minispore watchdog: AllReduce on the world \(call #\d+ there, "
+             r"16 bytes, shape \(4,\)\) at .*" + SITE + r".*: rank\(s\) 1 left the script",
+        r"rank 1: has left its script \(" + note)
+
+
+def test_stalled_rank_is_reported_at_the_deadline():
+    job = run_job("stall", deadline=4)
+    assert job.returncode != 0, job.output
+    assert 4 <= job.after_fault < 4 + PROMPT_S, f"{job.after_fault} s\n{job.output}"
+    for message in (r"minispore watchdog warning: AllReduce .* has waited 1\.\d s",
+                    r"past MS_COMM_TIMEOUT=4; not arrived: rank\(s\) 1",
+                    r"rank 1: is not in a collective \(running Python\)",
+                    r"\[rank 1\] minispore: rank 0 is aborting the job; this rank is not in "
+                    r"a collective: running at .*" + SITE):
+        assert re.search(message, job.output), f"{message!r} not in:\n{job.output}"
+
+
+def test_long_legitimate_computation_completes_with_a_warning_only():
+    # rank 1 computes 3.5 s: past the stall warning (2 s), well within the deadline (8 s)
+    job = run_job("long", deadline=8)
+    assert job.returncode == 0, job.output
+    assert "minispore watchdog warning" in job.output
+    assert "rank 0 finished" in job.output and "rank 1 finished" in job.output
+
+
+def test_ranks_compiling_different_strategies_are_reported():
+    # Compiling takes seconds on a busy machine: a long deadline, so the desync check (not
+    # the deadline) must be what ends the job.
+    job = run_job("strategies", deadline=60)
+    assert job.returncode != 0, job.output
+    assert re.search(r"the ranks (called different collectives|have made a different number)",
+                     job.output), job.output
+    assert job.after_fault < 60, job.output
+
+
+def test_rank_killed_with_sigkill_ends_the_job():
+    assert_aborted_promptly(run_job("sigkill"), r"KILLED BY SIGNAL: 9|signal 9")
+
+
+def _children(pid):
+    """The pids whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sigterm_to_the_launcher_ends_mpirun_and_every_rank():
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "minispore.run", "-n", "2", str(JOB), "sigterm"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        env=job_environment())
+    try:
+        seen, ranks = "", []
+        deadline = time.monotonic() + HARD_TIMEOUT_S
+        while len(ranks) < 2 and time.monotonic() < deadline:
+            # The launcher interleaves the ranks' lines: search what has come so far.
+            seen += launcher.stdout.readline()
+            ranks = [int(pid) for pid in re.findall(r"READY (\d+)", seen)]
+        assert len(ranks) == 2, "the ranks did not start"
+        mpirun = _children(launcher.pid)
+        launcher.send_signal(signal.SIGTERM)
+        status = launcher.wait(timeout=15)
+        assert status != 0
+        gone_by = time.monotonic() + 5
+        while any(map(_alive, ranks + mpirun)) and time.monotonic() < gone_by:
+            time.sleep(0.1)
+        assert not [p for p in ranks + mpirun if _alive(p)], "left behind"
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
