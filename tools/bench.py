@@ -359,8 +359,8 @@ def bench_parallel(quick=False):
     """Multi-process tables, each measured by MPI jobs run as subprocesses: collective latency
     vs raw mpi4py (tools/bench_comm.py), data-parallel throughput (tools/bench_dp.py), the
     semi-auto-parallel tutorial network (tools/bench_semi_auto.py), sharding propagation and
-    the strategy searches (tools/bench_propagation.py) and a PYNATIVE shard region
-    (tools/bench_shard.py)."""
+    the strategy searches (tools/bench_propagation.py), a PYNATIVE shard region
+    (tools/bench_shard.py) and the collective watchdog's cost (tools/bench_watchdog.py)."""
     import types
 
     import bench_comm
@@ -368,12 +368,14 @@ def bench_parallel(quick=False):
     import bench_propagation
     import bench_semi_auto
     import bench_shard
+    import bench_watchdog
     sizes = (4 << 10, 1 << 20) if quick else bench_comm.SIZES
     latency = bench_comm.collective_latency_tables(n=2, sizes=sizes)
     print(latency, flush=True)
     return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table(),
             bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table(),
-            *bench_propagation.propagation_tables(), bench_shard.shard_table()]
+            *bench_propagation.propagation_tables(), bench_shard.shard_table(),
+            bench_watchdog.watchdog_table()]
 
 
 def main():
