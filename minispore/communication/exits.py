@@ -48,15 +48,14 @@ class _Exits:
             if not pending:
                 return
             waited = time.monotonic() - left_at
-            # A rank that is aborting ends the job (and this process) itself.
-            if ABORTING not in statuses.values():
-                if settings.timeout is not None and waited >= settings.timeout:
-                    watchdog.abort_job(fault_report.exit_report(
-                        left_at, pending, table, self.watch.groups, settings, fatal=True))
-                if waited >= settings.stall * (warnings + 1):
-                    warnings += 1
-                    fault_report.write(fault_report.exit_report(
-                        left_at, pending, table, self.watch.groups, settings, fatal=False))
+            if settings.timeout is not None and waited >= settings.timeout:
+                watchdog.abort_job(fault_report.exit_report(
+                    left_at, pending, table, self.watch.groups, settings, fatal=True))
+            # No warning while a rank is aborting: it ends the job (and this process) itself.
+            if ABORTING not in statuses.values() and waited >= settings.stall * (warnings + 1):
+                warnings += 1
+                fault_report.write(fault_report.exit_report(
+                    left_at, pending, table, self.watch.groups, settings, fatal=False))
             time.sleep(settings.tick)
 
 

@@ -17,14 +17,15 @@ import os
 import sys
 import threading
 import time
+import traceback
 from collections import namedtuple
 
 from minispore.communication import arrivals, fault_report
 from minispore.communication._comm import STATE, mpi
-from minispore.communication.fault_report import TIMEOUT_ENV
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
                                               PROGRESS, RUNNING, SEQ, calls_made, group_key)
+from minispore.communication.fault_report import TIMEOUT_ENV
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
 DEFAULT_TIMEOUT_S = 600.0
@@ -242,29 +243,34 @@ class Watchdog(threading.Thread):
         self.told_abort = False     # this rank has said where it is as another aborts
 
     def run(self):
-        me = self.table.world_rank
         while True:
             time.sleep(self.settings.tick)
-            position = self.table.read(me)
-            if position.status == ABORTING:
-                continue
-            aborting = self.another_aborting()
-            if aborting is not None:
-                # One full report (the aborting rank's) is enough: this rank only says
-                # where it is, and what it was handling if it was failing.
-                if not self.told_abort:
-                    self.told_abort = True
-                    fault_report.write(fault_report.where_this_rank_is(aborting, position,
-                                                                       WATCH))
-                continue
-            if not position.in_call:
-                self.waiting = None
-                continue
-            now = time.monotonic()
-            if self.waiting is None or self.waiting.position.progress != position.progress:
-                self.waiting, self.seen, self.warnings = Waiting(position, now), {}, 0
-                continue
-            self.check(position, now - self.waiting.since)
+            try:
+                self.look()
+            except Exception:   # a watchdog that died would let the next hang go unseen
+                fault_report.write("minispore watchdog: internal error (watching goes on):\n"
+                                   + traceback.format_exc())
+
+    def look(self):
+        position = self.table.read(self.table.world_rank)
+        if position.status == ABORTING:
+            return
+        aborting = self.another_aborting()
+        if aborting is not None:
+            # One full report (the aborting rank's) is enough: this rank only says where it
+            # is, and what it was handling if it was failing.
+            if not self.told_abort:
+                self.told_abort = True
+                fault_report.write(fault_report.where_this_rank_is(aborting, position, WATCH))
+            return
+        if not position.in_call:
+            self.waiting = None
+            return
+        now = time.monotonic()
+        if self.waiting is None or self.waiting.position.progress != position.progress:
+            self.waiting, self.seen, self.warnings = Waiting(position, now), {}, 0
+            return
+        self.check(position, now - self.waiting.since)
 
     def check(self, me, waited):
         peers = {m: self.table.read(m) for m in members_awaited(me, WATCH.groups)}
@@ -273,9 +279,13 @@ class Watchdog(threading.Thread):
         self.seen = {m: p.progress for m, p in peers.items() if p is not None}
         verdict = judge(me, peers, stable, waited, self.settings)
         if verdict is not None:
-            abort_job(fault_report.fatal_report(verdict, me, peers, waited, WATCH,
-                                                self.settings))
-            return
+            try:
+                report = fault_report.fatal_report(verdict, me, peers, waited, WATCH,
+                                                   self.settings)
+            except Exception:   # the job must end even if describing it fails
+                report = f"minispore watchdog: {verdict} (the report failed:\n" \
+                         f"{traceback.format_exc()})"
+            abort_job(report)
         if waited >= self.settings.stall * (self.warnings + 1):
             self.warnings += 1
             fault_report.write(fault_report.stall_warning(me, peers, waited, WATCH,
