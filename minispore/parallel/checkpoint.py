@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from minispore.common.auto_parallel_context import MAX_DEVICE_NUM
 from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
@@ -56,6 +57,10 @@ def apply_layout_record(param, record):
             of param's shape.
     """
     layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    if layout.device_num > MAX_DEVICE_NUM:
+        # A crafted record could otherwise make merging enumerate billions of blocks.
+        raise ValueError(f"dev_matrix {list(layout.dev_matrix)} spans {layout.device_num} "
+                         f"devices, more than the {MAX_DEVICE_NUM} a run may have")
     global_shape = tuple(int(d) for d in record["global_shape"])
     rank = int(record["rank"])
     if not 0 <= rank < layout.device_num:

@@ -19,7 +19,8 @@ whose block this is and the ``[start, stop)`` of the block in every dim), so eac
 says on its own where its blocks lie. ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py)
 assembles the files of all ranks into whole tensors; ``load_param_into_net`` cuts whole values
 to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
-(kind "str"). Writes go to a temporary file in the target directory, are fsync'ed and then
+(kind "str"). After the digest, every field of the index is checked before a buffer is
+read (minispore/train/checkpoint_index.py). Writes go to a temporary file in the target directory, are fsync'ed and then
 renamed over the target, so a crash mid-write leaves the previous file intact.
 """
 import hashlib
@@ -36,6 +37,8 @@ from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
                                           merge_values)
+from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
+                                              entry_error, parse_index)
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
@@ -46,10 +49,6 @@ _CHUNK = 1 << 24
 
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read: wrong magic, truncated, corrupted or malformed."""
 
 
 def _pad(n):
@@ -215,7 +214,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
 
 
 def _read_verified(path):
-    """Return (index, data memoryview) after checking magic, version, length and digest."""
+    """Return (Index, data memoryview) after checking magic, version, length, digest and every
+    field of the index (minispore/train/checkpoint_index.py)."""
     with open(path, "rb") as f:
         blob = f.read()
     if len(blob) < _HEADER.size or blob[:8] != MAGIC:
@@ -230,14 +230,9 @@ def _read_verified(path):
     if index_end > len(blob):
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
                               f"truncated ({len(blob)} bytes, index needs {index_end}).")
-    try:
-        index = json.loads(blob[_HEADER.size:index_end].decode("utf-8"))
-        data_len = int(index["data_len"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the index is "
-                              f"corrupted ({exc}).") from None
+    index = parse_index(blob[_HEADER.size:index_end], path)
     data_start = index_end + _pad(index_end)
-    expected = data_start + data_len + _DIGEST_LEN
+    expected = data_start + index["data_len"] + _DIGEST_LEN
     if len(blob) != expected:
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
                               f"{'truncated' if len(blob) < expected else 'too long'} "
@@ -246,7 +241,7 @@ def _read_verified(path):
     if hashlib.sha256(view[:-_DIGEST_LEN]).digest() != bytes(view[-_DIGEST_LEN:]):
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the checksum does "
                               f"not match; the file is corrupted.")
-    return index, view[data_start:data_start + data_len]
+    return checked_index(index, path), view[data_start:data_start + index["data_len"]]
 
 
 def _check_prefix(value, arg):
@@ -288,33 +283,23 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     specify = _check_prefix(specify_prefix, "specify_prefix")
     index, data = _read_verified(path)
     result = {}
-    for entry in index["entries"]:
-        name = entry["name"]
+    for entry in index.entries:
+        name = entry.name
         if filters and name.startswith(filters):
             continue
         if specify and not name.startswith(specify):
             continue
         if choice_func is not None and not choice_func(name):
             continue
-        if entry["kind"] == "str":
-            result[name] = entry["value"]
+        if isinstance(entry, StrEntry):
+            result[name] = entry.value
             continue
-        try:
-            np_dtype = np.dtype(entry["dtype"])
-            shape = tuple(int(d) for d in entry["shape"])
-            start, nbytes = int(entry["offset"]), int(entry["nbytes"])
-            if start + nbytes > len(data) or nbytes != np_dtype.itemsize * int(np.prod(shape)):
-                raise ValueError("its buffer lies outside the data block")
-            arr = np.frombuffer(data[start:start + nbytes], dtype=np_dtype).reshape(shape)
-            if mstype.to_type(np_dtype).name != entry["ms_dtype"]:
-                raise ValueError(f"dtype {entry['dtype']} disagrees with {entry['ms_dtype']}")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CheckpointError(f"Failed to read parameter {name!r} from the checkpoint file "
-                                  f"{path!r}: {exc}.") from None
-        param = Parameter(arr, name=name)
+        buffer = data[entry.offset:entry.offset + entry.nbytes]
+        param = Parameter(np.frombuffer(buffer, dtype=entry.dtype).reshape(entry.shape),
+                          name=name)
         param._ckpt_file = path
-        if entry.get("layout") is not None:
-            _set_block_layout(param, entry["layout"], path)
+        if entry.layout is not None:
+            _set_block_layout(param, entry.layout, path)
         result[name] = param
     if net is not None:
         load_param_into_net(net, result, strict_load)
@@ -324,9 +309,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 def _set_block_layout(param, record, path):
     try:
         apply_layout_record(param, record)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"Failed to read parameter {param.name!r} from the checkpoint "
-                              f"file {path!r}: its layout is corrupted ({exc}).") from None
+    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:   # int(inf) overflows
+        raise entry_error(path, param.name, f"its layout is corrupted ({exc})") from None
 
 
 def _convertible(param, new, strict_load):
