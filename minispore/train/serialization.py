@@ -25,6 +25,7 @@ renamed over the target, so a crash mid-write leaves the previous file intact.
 """
 import hashlib
 import json
+import logging
 import os
 import struct
 import tempfile
@@ -46,6 +47,8 @@ _ALIGN = 64
 _HEADER = struct.Struct("<8sIQ")
 _DIGEST_LEN = 32
 _CHUNK = 1 << 24
+
+logger = logging.getLogger("minispore")
 
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
@@ -336,8 +339,10 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     """Copy ``parameter_dict`` values into ``net``'s parameters of the same name.
 
     Returns ``(param_not_load, ckpt_not_load)``: the net's parameter names that got no value and
-    the checkpoint names that were not used. Without ``strict_load``, names that differ only by a
-    leading cell prefix are matched, and float<->float / int<->int dtype differences are cast.
+    the checkpoint names that were not used; as in MindSpore, a non-empty ``param_not_load`` is
+    also logged as a warning listing the names. Without ``strict_load``, names that differ only
+    by a leading cell prefix are matched, and float<->float / int<->int dtype differences are
+    cast (with a warning).
     A shape or (non-convertible) dtype mismatch raises RuntimeError naming the parameter and
     the checkpoint file.
     """
@@ -369,6 +374,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     used = set(pairs.values())
     param_not_load = [n for n in net_params if n not in pairs]
     ckpt_not_load = [c for c in parameter_dict if c not in used]
+    if param_not_load:
+        logger.warning("For 'load_param_into_net', %d parameter(s) of 'net' are not loaded "
+                       "because 'parameter_dict' does not hold them; check that the network "
+                       "is built as it was when the checkpoint was saved. Not loaded: %s",
+                       len(param_not_load), param_not_load)
     return param_not_load, ckpt_not_load
 
 
@@ -386,6 +396,10 @@ def _update_param(param, new, ckpt_name, strict_load):
                            f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
                            f"{where} has dtype {new.dtype}"
                            f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
+    if param.dtype != new.dtype:
+        logger.warning("For 'load_param_into_net', %r in 'parameter_dict'%s has dtype %s but "
+                       "%r in 'net' has dtype %s; the value is cast to %s.", ckpt_name, where,
+                       new.dtype, param.name, param.dtype, param.dtype)
     param.set_data(value.astype(param.dtype.np_dtype))
 
 

@@ -1,4 +1,5 @@
 """Checkpoint round trips, atomic replacement, corruption detection and loading into a net."""
+import logging
 import os
 import signal
 import subprocess
@@ -201,6 +202,32 @@ def test_load_param_into_net_copies_values_and_reports(tmp_path):
         np.testing.assert_array_equal(dst.params[name].asnumpy(), src.params[name].asnumpy())
 
 
+def test_load_param_into_net_warns_about_missing_parameters(tmp_path, caplog):
+    path = str(tmp_path / "partial.ckpt")
+    save_checkpoint(_net(seed=1), path, choice_func=lambda name: name != "fc.bias")
+    net = _net(seed=2)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        param_not_load, ckpt_not_load = load_param_into_net(net, load_checkpoint(path))
+    assert param_not_load == ["fc.bias"] and ckpt_not_load == []
+    assert "For 'load_param_into_net', 1 parameter(s) of 'net' are not loaded" in caplog.text
+    assert "Not loaded: ['fc.bias']" in caplog.text
+    np.testing.assert_array_equal(net.params["fc.bias"].asnumpy(), _net(seed=2).params[
+        "fc.bias"].asnumpy())
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        load_checkpoint(path, net=_net(seed=2), filter_prefix="fc.")
+    assert "2 parameter(s) of 'net' are not loaded" in caplog.text
+    assert "Not loaded: ['fc.weight', 'fc.bias']" in caplog.text
+
+
+def test_load_param_into_net_silent_when_everything_loads(tmp_path, caplog):
+    path = str(tmp_path / "full.ckpt")
+    save_checkpoint(_net(seed=1), path)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        assert load_param_into_net(_net(seed=2), load_checkpoint(path)) == ([], [])
+    assert caplog.text == ""
+
+
 def test_load_checkpoint_with_net_loads(tmp_path):
     src, dst = _net(seed=1), _net(seed=2)
     path = str(tmp_path / "n.ckpt")
@@ -217,16 +244,20 @@ def test_load_param_into_net_shape_mismatch_names_param_and_file(tmp_path):
         load_param_into_net(_net(w_shape=(5, 4)), load_checkpoint(path))
 
 
-def test_load_param_into_net_strict_load(tmp_path):
+def test_load_param_into_net_strict_load(tmp_path, caplog):
     prefixed = ParamHolder(**{"network.fc.weight": Parameter(np.ones((3, 4), np.float32)),
                               "network.fc.bias": Parameter(np.ones(3, np.float64))})
     path = str(tmp_path / "s.ckpt")
     save_checkpoint(prefixed, path)
     # Non-strict: a leading cell prefix is matched and float64 -> float32 is cast.
     net = _net()
-    not_loaded, unused = load_param_into_net(net, load_checkpoint(path))
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        not_loaded, unused = load_param_into_net(net, load_checkpoint(path))
     assert not_loaded == ["step"] and unused == []
     assert net.params["fc.bias"].dtype == ms.float32
+    assert ("'network.fc.bias' in 'parameter_dict' (from checkpoint file "
+            f"'{path}') has dtype Float64 but 'fc.bias' in 'net' has dtype Float32; the value "
+            "is cast to Float32.") in caplog.text
     np.testing.assert_array_equal(net.params["fc.weight"].asnumpy(), np.ones((3, 4)))
     # Strict: names must match exactly.
     net = _net()
