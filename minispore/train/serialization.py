@@ -23,11 +23,15 @@ to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoin
 read (minispore/train/checkpoint_index.py). Writes go to a temporary file in the target directory, are fsync'ed and then
 renamed over the target, so a crash mid-write leaves the previous file intact.
 """
+import atexit
 import hashlib
 import json
 import logging
 import os
+import re
+import socket
 import struct
+import sys
 import tempfile
 import threading
 
@@ -52,6 +56,7 @@ logger = logging.getLogger("minispore")
 
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
+_async_failures = {}         # absolute file name -> exception of its failed async save
 
 
 def _pad(n):
@@ -138,7 +143,8 @@ def _write(path, items):
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(index_bytes))
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+    _remove_stale_tmp_files(path)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_head(path)}{os.getpid()}.", suffix=".tmp",
                                dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -176,12 +182,87 @@ def _write(path, items):
         os.close(dir_fd)
 
 
+def _tmp_head(path):
+    """The start of the names of `path`'s temporary files written on this host; the full name
+    is ``.<file name>.<host>.<pid>.<random>.tmp``, so a later save can tell whether the
+    writer still lives."""
+    return f".{os.path.basename(path)}.{socket.gethostname()}."
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:          # another user's process
+        return True
+    return True
+
+
+def _remove_stale_tmp_files(path):
+    """Remove the temporary files of `path` whose writer on this host has died (killed mid-save),
+    which would otherwise stay forever. Files of live writers, of other hosts (whose processes
+    this host cannot see) and of older minispore versions (no pid in the name) are kept."""
+    directory = os.path.dirname(path)
+    head = _tmp_head(path)
+    # The pid and mkstemp's random part; anything else is another file's temporary.
+    rest = re.compile(r"(\d+)\.[A-Za-z0-9_]+\.tmp")
+    for name in os.listdir(directory):
+        match = rest.fullmatch(name[len(head):]) if name.startswith(head) else None
+        if match and not _process_alive(int(match.group(1))):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except FileNotFoundError:     # another saver of the same file removed it first
+                pass
+
+
+def _write_in_background(path, items):
+    """An async save's thread: a failure is kept for the caller (``_raise_async_failures``)
+    instead of escaping as a thread traceback nobody acts on."""
+    try:
+        _write(path, items)
+    except Exception as exc:
+        with _async_lock:
+            _async_failures[path] = exc
+
+
+def _raise_async_failures():
+    """Raise the failures of finished async saves not yet reported, naming their files."""
+    with _async_lock:
+        failures = dict(_async_failures)
+        _async_failures.clear()
+    if failures:
+        raise RuntimeError(f"For 'save_checkpoint', the asynchronous save (async_save=True) "
+                           f"of {_describe_failures(failures)} failed; the file(s) were not "
+                           f"written.") from next(iter(failures.values()))
+
+
+def _describe_failures(failures):
+    return ", ".join(f"{path!r} ({type(exc).__name__}: {exc})" for path, exc in failures.items())
+
+
 def _wait_async(path=None):
-    """Join pending async writers (of `path`, or all)."""
+    """Join pending async writers (of `path`, or all), then raise any async save's failure."""
     with _async_lock:
         threads = [t for p, t in _async_writers.items() if path is None or p == path]
     for t in threads:
         t.join()
+    _raise_async_failures()
+
+
+@atexit.register
+def _report_async_failures_at_exit():
+    """A failed async save that no later save or wait reported makes the process exit with
+    status 1 and a message naming the file; there is no caller left to raise to, and an
+    exception in an atexit handler would leave the exit status 0."""
+    with _async_lock:
+        failures = dict(_async_failures)
+    if failures:
+        sys.stderr.write(f"minispore: the asynchronous save (async_save=True) of "
+                         f"{_describe_failures(failures)} failed; the file(s) were not "
+                         f"written. Exiting with status 1.\n")
+        sys.stderr.flush()
+        os._exit(1)
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
@@ -191,7 +272,12 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     ``{name: Tensor}`` dict to ``ckpt_file_name`` (".ckpt" is appended when missing; an existing
     file is replaced atomically). ``append_dict`` adds int/float/bool/str/Tensor entries.
     ``choice_func(name) -> bool`` keeps only the names it accepts. ``async_save`` writes in a
-    background thread from a snapshot taken now.
+    background thread from a snapshot taken now (the next save first waits for it); if that
+    write fails, the next save_checkpoint or load_checkpoint call (or ModelCheckpoint at the end
+    of training) raises RuntimeError
+    naming the file, with the write's error as its cause, and a failure nothing reported
+    makes the process exit with status 1. The temporary files of writers of the same file
+    that died mid-save (killed) are removed.
 
     >>> save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], "/tmp/w.ckpt")
     """
@@ -206,11 +292,13 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     items = _collect(save_obj, append_dict)
     if choice_func is not None:
         items = [item for item in items if choice_func(item[0])]
-    _wait_async(path)
+    # All earlier async saves, not only this file's: their failures must reach this caller.
+    _wait_async()
     if not async_save:
         _write(path, items)
         return
-    thread = threading.Thread(target=_write, args=(path, items), name=f"ckpt-save:{path}")
+    thread = threading.Thread(target=_write_in_background, args=(path, items),
+                              name=f"ckpt-save:{path}")
     with _async_lock:
         _async_writers[path] = thread
     thread.start()

@@ -2,6 +2,7 @@
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -11,6 +12,7 @@ import pytest
 
 import minispore as ms
 from minispore import Parameter, Tensor
+from minispore.train import serialization
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
                                            load_param_into_net, save_checkpoint)
 
@@ -189,6 +191,103 @@ def test_save_checkpoint_killed_writer_leaves_old_file(tmp_path):
         loaded = load_checkpoint(path)
         np.testing.assert_array_equal(loaded["fc.weight"].asnumpy(),
                                       net.params["fc.weight"].asnumpy())
+
+
+def test_next_save_removes_the_tmp_file_of_the_killed_writer(tmp_path):
+    path = str(tmp_path / "atomic.ckpt")
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, path],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert _wait_for(lambda: _tmp_files(tmp_path)), "the writer never started a tmp file"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _tmp_files(tmp_path)                # what the killed writer left
+    save_checkpoint(_net(), path)
+    assert _tmp_files(tmp_path) == []
+    assert set(load_checkpoint(path)) == {"fc.weight", "fc.bias", "step"}
+
+
+def _wait_for(condition, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _tmp_files(directory):
+    return sorted(f for f in os.listdir(directory) if f.endswith(".tmp"))
+
+
+def test_next_save_keeps_tmp_files_of_live_writers_and_other_hosts(tmp_path):
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(done.stdout)
+    host = socket.gethostname()
+    dead = f".w.ckpt.{host}.{dead_pid}.abc123_x.tmp"
+    live = f".w.ckpt.{host}.{os.getpid()}.abc123_x.tmp"
+    other_host = f".w.ckpt.{host}-b.{dead_pid}.abc123_x.tmp"
+    old_style = ".w.ckpt.abc123_x.tmp"
+    other_file = f".w.ckpt.{host}.{dead_pid}.ckpt.{host}.{os.getpid()}.abc123_x.tmp"
+    for name in (dead, live, other_host, old_style, other_file):
+        (tmp_path / name).write_bytes(b"partial")
+    save_checkpoint(_net(), str(tmp_path / "w.ckpt"))
+    assert _tmp_files(tmp_path) == sorted([live, other_host, old_style, other_file])
+
+
+def _blocked_target(tmp_path, name):
+    """A checkpoint path where a directory stands, so writing the file fails (in the writer
+    thread for an async save) even for root."""
+    (tmp_path / name).mkdir()
+    return str(tmp_path / name)
+
+
+def test_async_save_failure_is_raised_by_the_next_save(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"asynchronous save \(async_save=True\) of "
+                                           r"'.*blocked\.ckpt' \(IsADirectoryError.*\) failed; "
+                                           r"the file\(s\) were not written") as info:
+        save_checkpoint(_net(), str(tmp_path / "next.ckpt"))
+    assert isinstance(info.value.__cause__, IsADirectoryError)
+    assert not os.path.exists(tmp_path / "next.ckpt")     # raised before writing anything
+    save_checkpoint(_net(), str(tmp_path / "next.ckpt"))   # reported once, then saves go on
+    assert _tmp_files(tmp_path) == []
+
+
+def test_async_save_failure_is_raised_by_the_wait_and_by_loading(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"'.*blocked\.ckpt' \(IsADirectoryError"):
+        serialization._wait_async()
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"'.*blocked\.ckpt' \(IsADirectoryError"):
+        load_checkpoint(blocked)
+
+
+_ASYNC_FAILS_AT_EXIT = r"""
+import sys, numpy as np
+from minispore import Tensor
+from minispore.train.serialization import save_checkpoint
+save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], sys.argv[1],
+                async_save=True)
+print("script ends normally", flush=True)
+"""
+
+
+def test_async_save_failure_nobody_waited_for_fails_the_exit(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    proc = subprocess.run([sys.executable, "-c", _ASYNC_FAILS_AT_EXIT, blocked],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "script ends normally\n"
+    assert proc.returncode == 1
+    assert (f"minispore: the asynchronous save (async_save=True) of '{blocked}' "
+            f"(IsADirectoryError") in proc.stderr
+    assert "Exiting with status 1." in proc.stderr
+    assert "Exception in thread" not in proc.stderr
 
 
 def test_load_param_into_net_copies_values_and_reports(tmp_path):
