@@ -11,7 +11,10 @@ this module works on values only, so it sits in the parallel layer under train.
 >>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
 (4,)
 """
+import hashlib
 import itertools
+import json
+import uuid
 
 import numpy as np
 
@@ -20,7 +23,10 @@ from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
 __all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
-           "block_for", "merge_values"]
+           "block_for", "merge_values", "run_record"]
+
+# The run id of a process that never calls init(): its files are one run of their own.
+_PROCESS_RUN_ID = uuid.uuid4().hex
 
 
 def holder_rank(param):
@@ -47,6 +53,23 @@ def layout_record(value):
     return {"dev_matrix": list(lay.dev_matrix), "tensor_map": tensor_map,
             "global_shape": list(shape), "rank": rank,
             "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
+
+
+def run_record(layout_records):
+    """The checkpoint index's ``run`` field for a file whose entries have `layout_records`
+    (the ``layout`` fields, None for whole values): ``{"id": ..., "strategy": ...}``.
+
+    ``id`` is this run's: shared by every rank after init() (rank 0 draws it), else this
+    process's own. ``strategy`` is a SHA-256 of every sliced parameter's record without its
+    per-rank fields (device matrix, tensor map, global shape: the same on every rank of a run),
+    None when nothing is sliced.
+    """
+    from minispore.communication import _comm
+    strategy = sorted((name, {k: v for k, v in r.items() if k not in ("rank", "slices")})
+                      for name, r in layout_records.items() if r is not None)
+    digest = hashlib.sha256(json.dumps(strategy, sort_keys=True).encode()).hexdigest()
+    return {"id": _comm.STATE.run_id if _comm.STATE.inited else _PROCESS_RUN_ID,
+            "strategy": digest if strategy else None}
 
 
 def apply_layout_record(param, record):

@@ -7,7 +7,7 @@ File layout (all integers little-endian)::
     version    u32       FORMAT_VERSION
     index_len  u64       length of the JSON index in bytes
     index      JSON      {"entries": [{name, kind, dtype, ms_dtype, shape, offset, nbytes,
-                                       layout}...], "data_len": N}
+                                       layout}...], "data_len": N, "run": {id, strategy}}
     padding    to a 64-byte boundary
     data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
     digest     32 bytes  SHA-256 of everything above
@@ -16,12 +16,15 @@ File layout (all integers little-endian)::
 for one rank's block of a parameter sliced by the parallel pass it is ``{dev_matrix,
 tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical shape, the rank
 whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
-says on its own where its blocks lie. ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py)
-assembles the files of all ranks into whole tensors; ``load_param_into_net`` cuts whole values
-to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
-(kind "str"). After the digest, every field of the index is checked before a buffer is
-read (minispore/train/checkpoint_index.py). Writes go to a temporary file in the target directory, are fsync'ed and then
-renamed over the target, so a crash mid-write leaves the previous file intact.
+says on its own where its blocks lie. ``run`` names the run that wrote the file (an id shared
+by all ranks of one init()) and the strategy its blocks were cut by (a hash, None when nothing
+is sliced). ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py) assembles the files
+of all ranks of one run into whole tensors; ``load_param_into_net`` cuts whole values to the
+blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values
+of ``append_dict`` are stored in the index (kind "str"). After the digest, every field of the
+index is checked before a buffer is read (minispore/train/checkpoint_index.py). Writes go to a
+temporary file in the target directory, are fsync'ed and then renamed over the target, so a
+crash mid-write leaves the previous file intact.
 """
 import atexit
 import hashlib
@@ -41,7 +44,7 @@ from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
-                                          merge_values)
+                                          merge_values, run_record)
 from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
                                               entry_error, parse_index)
 
@@ -134,11 +137,15 @@ def _build_index(items):
                         "shape": list(value.shape), "offset": offset,
                         "nbytes": int(value.nbytes), "layout": layout})
         offset += value.nbytes + _pad(value.nbytes)
-    return {"entries": entries, "data_len": offset}
+    run = run_record({name: layout for name, _, layout in items})
+    return {"entries": entries, "data_len": offset, "run": run}
 
 
 def _write(path, items):
-    index = _build_index(items)
+    _write_file(path, _build_index(items), items)
+
+
+def _write_file(path, index, items):
     index_bytes = json.dumps(index, separators=(",", ":")).encode("utf-8")
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(index_bytes))
     directory = os.path.dirname(path)
@@ -216,11 +223,11 @@ def _remove_stale_tmp_files(path):
                 pass
 
 
-def _write_in_background(path, items):
+def _write_in_background(path, index, items):
     """An async save's thread: a failure is kept for the caller (``_raise_async_failures``)
     instead of escaping as a thread traceback nobody acts on."""
     try:
-        _write(path, items)
+        _write_file(path, index, items)
     except Exception as exc:
         with _async_lock:
             _async_failures[path] = exc
@@ -297,11 +304,39 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if not async_save:
         _write(path, items)
         return
-    thread = threading.Thread(target=_write_in_background, args=(path, items),
+    # The index (with the run id) is built now: init() may be released before the thread runs.
+    thread = threading.Thread(target=_write_in_background, args=(path, _build_index(items), items),
                               name=f"ckpt-save:{path}")
     with _async_lock:
         _async_writers[path] = thread
     thread.start()
+
+
+def _index_end(header, file_size, path):
+    """Where the index ends, after checking the file's magic, version and that the index fits
+    in the file's `file_size` bytes."""
+    if len(header) < _HEADER.size or header[:8] != MAGIC:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: it is not a "
+                              f"minispore checkpoint (bad magic header) or is empty.")
+    _, version, index_len = _HEADER.unpack_from(header)
+    if version != FORMAT_VERSION:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: format version "
+                              f"{version} is not supported (this minispore reads version "
+                              f"{FORMAT_VERSION}).")
+    index_end = _HEADER.size + index_len
+    if index_end > file_size:
+        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
+                              f"truncated ({file_size} bytes, index needs {index_end}).")
+    return index_end
+
+
+def _read_index(path):
+    """The checked Index of `path`, reading only its header and index, not its data (whose
+    digest load_checkpoint checks)."""
+    with open(path, "rb") as f:
+        header = f.read(_HEADER.size)
+        index_end = _index_end(header, os.fstat(f.fileno()).st_size, path)
+        return checked_index(parse_index(f.read(index_end - _HEADER.size), path), path)
 
 
 def _read_verified(path):
@@ -309,18 +344,7 @@ def _read_verified(path):
     field of the index (minispore/train/checkpoint_index.py)."""
     with open(path, "rb") as f:
         blob = f.read()
-    if len(blob) < _HEADER.size or blob[:8] != MAGIC:
-        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: it is not a "
-                              f"minispore checkpoint (bad magic header) or is empty.")
-    _, version, index_len = _HEADER.unpack_from(blob)
-    if version != FORMAT_VERSION:
-        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: format version "
-                              f"{version} is not supported (this minispore reads version "
-                              f"{FORMAT_VERSION}).")
-    index_end = _HEADER.size + index_len
-    if index_end > len(blob):
-        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
-                              f"truncated ({len(blob)} bytes, index needs {index_end}).")
+    index_end = _index_end(blob[:_HEADER.size], len(blob), path)
     index = parse_index(blob[_HEADER.size:index_end], path)
     data_start = index_end + _pad(index_end)
     expected = data_start + index["data_len"] + _DIGEST_LEN
@@ -517,19 +541,42 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
 
     Raises:
         ValueError: a file is missing; CheckpointError (a ValueError) for a corrupt file or
-            layout record; ValueError when a parameter is missing from some file, the files
-            disagree on a layout, global shape or dtype, replicas disagree, a rank's file is
-            given twice, or no file holds some block (the message names the ranks holding it).
+            layout record; ValueError when the files come from different runs (their run ids
+            differ; the message names each run's files), a parameter is missing from some
+            file, the files disagree on a layout, global shape or dtype, replicas disagree, a
+            rank's file is given twice, or no file holds some block (the message names the
+            ranks holding it).
 
     >>> merge_sharded_checkpoints([f"ckpt/rank_{r}/net.ckpt" for r in range(8)],
     ...                           "ckpt/merged.ckpt")                      # doctest: +SKIP
     """
     _check_files(ckpt_files, "merge_sharded_checkpoints")
-    merged = merge_values([(path, load_checkpoint(path)) for path in ckpt_files], rtol, atol)
+    loaded = [(path, load_checkpoint(path)) for path in ckpt_files]
+    _check_one_run(ckpt_files)
+    merged = merge_values(loaded, rtol, atol)
     result = {n: v if isinstance(v, str) else Parameter(v, name=n) for n, v in merged.items()}
     if out_file is not None:
         save_checkpoint(result, out_file)
     return result
+
+
+def _check_one_run(ckpt_files):
+    """Refuse to merge files written by different runs (their blocks would mix two trainings)."""
+    runs = {path: _read_index(path).run for path in ckpt_files}
+    unrecorded = [path for path, run in runs.items() if run is None]
+    if len(unrecorded) == len(runs):
+        logger.warning("merge_sharded_checkpoints: the files %s record no run id (written "
+                       "before minispore recorded runs); merging them without checking that "
+                       "they come from one run.", list(runs))
+        return
+    by_id = {}
+    for path, run in runs.items():
+        by_id.setdefault(run and run["id"], []).append(path)
+    if len(by_id) > 1:
+        listing = "; ".join(f"run {run_id or '(none recorded)'} wrote {files}"
+                            for run_id, files in by_id.items())
+        raise ValueError(f"Cannot merge: the checkpoint files come from {len(by_id)} different "
+                         f"runs ({listing}); give the files of one run only.")
 
 
 def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None,
