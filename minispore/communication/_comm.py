@@ -1,4 +1,5 @@
-"""The MPI world, its cached sub-communicators, the abort-on-exception hooks and the divergence check.
+"""The MPI world and its run id, its cached sub-communicators, the abort-on-exception hooks and the
+divergence check.
 
 This is the only module (with its siblings in minispore/communication) that imports mpi4py, and
 it does so lazily: importing ``mpi4py.MPI`` initialises MPI, so single-process scripts that never

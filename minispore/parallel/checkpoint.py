@@ -1,5 +1,6 @@
-"""Sharded checkpoint values: the layout record of a sliced parameter's block, cutting a whole
-value to a sliced parameter's block, and assembling whole values from per-rank blocks.
+"""Sharded checkpoint values: the layout record of a sliced parameter's block, the run record
+naming the run and strategy a file comes from, cutting a whole value to a sliced parameter's
+block, and assembling whole values from per-rank blocks.
 
 A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
 layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an

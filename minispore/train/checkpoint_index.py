@@ -108,6 +108,16 @@ def _checked_entry(entry, name, data_len, path):
                                           f"'str' entry holds a str")
         return StrEntry(name, entry["value"])
     dtype = _checked_dtype(entry, name, path)
+    shape = _checked_shape(entry, name, dtype, path)
+    offset = _checked_bytes(entry, name, math.prod(shape) * dtype.itemsize, data_len, path)
+    layout = entry.get("layout")
+    if layout is not None and not isinstance(layout, dict):
+        raise entry_error(path, name, f"its layout is a {type(layout).__name__}, not an "
+                                      f"object or null")
+    return TensorEntry(name, dtype, shape, offset, entry["nbytes"], layout)
+
+
+def _checked_shape(entry, name, dtype, path):
     shape = entry.get("shape")
     if not isinstance(shape, list) or len(shape) > _MAX_NDIM or \
             not all(_is_int(d) and d >= 0 for d in shape):
@@ -116,23 +126,26 @@ def _checked_entry(entry, name, data_len, path):
     # numpy refuses arrays of more than sys.maxsize bytes even when a zero dim empties them.
     if math.prod(max(d, 1) for d in shape) * dtype.itemsize > sys.maxsize:
         raise entry_error(path, name, f"its shape {shape} is too large for an array")
+    return tuple(shape)
+
+
+def _checked_bytes(entry, name, needed, data_len, path):
+    """The entry's offset, once its [offset, offset + nbytes) is `needed` bytes (what its shape
+    and dtype take) inside the data block of `data_len` bytes."""
     for field in ("offset", "nbytes"):
         value = entry.get(field)
         if not _is_int(value) or value < 0:
             raise entry_error(path, name, f"its {field} is {value!r}; it must be a "
                                           f"non-negative int")
-    needed = math.prod(shape) * dtype.itemsize
-    if entry["nbytes"] != needed:
-        raise entry_error(path, name, f"its nbytes {entry['nbytes']} disagrees with shape "
-                                      f"{shape} of {entry['dtype']}, which needs {needed} bytes")
-    if entry["offset"] + needed > data_len:
-        raise entry_error(path, name, f"its bytes [{entry['offset']}, {entry['offset'] + needed})"
-                                      f" lie outside the data block of {data_len} bytes")
-    layout = entry.get("layout")
-    if layout is not None and not isinstance(layout, dict):
-        raise entry_error(path, name, f"its layout is a {type(layout).__name__}, not an "
-                                      f"object or null")
-    return TensorEntry(name, dtype, tuple(shape), entry["offset"], needed, layout)
+    offset, nbytes = entry["offset"], entry["nbytes"]
+    if nbytes != needed:
+        raise entry_error(path, name, f"its nbytes {nbytes} disagrees with shape "
+                                      f"{entry['shape']} of {entry['dtype']}, which needs "
+                                      f"{needed} bytes")
+    if offset + nbytes > data_len:
+        raise entry_error(path, name, f"its bytes [{offset}, {offset + nbytes}) lie outside "
+                                      f"the data block of {data_len} bytes")
+    return offset
 
 
 def _checked_dtype(entry, name, path):

@@ -60,6 +60,9 @@ logger = logging.getLogger("minispore")
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
 _async_failures = {}         # absolute file name -> exception of its failed async save
+# What follows _tmp_head in a temporary file's name: the writer's pid and mkstemp's random part
+# (a name with more dots is the temporary of another file whose name extends this one's).
+_TMP_TAIL = re.compile(r"(\d+)\.[A-Za-z0-9_]+\.tmp")
 
 
 def _pad(n):
@@ -212,10 +215,8 @@ def _remove_stale_tmp_files(path):
     this host cannot see) and of older minispore versions (no pid in the name) are kept."""
     directory = os.path.dirname(path)
     head = _tmp_head(path)
-    # The pid and mkstemp's random part; anything else is another file's temporary.
-    rest = re.compile(r"(\d+)\.[A-Za-z0-9_]+\.tmp")
     for name in os.listdir(directory):
-        match = rest.fullmatch(name[len(head):]) if name.startswith(head) else None
+        match = _TMP_TAIL.fullmatch(name[len(head):]) if name.startswith(head) else None
         if match and not _process_alive(int(match.group(1))):
             try:
                 os.unlink(os.path.join(directory, name))
@@ -281,10 +282,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     ``choice_func(name) -> bool`` keeps only the names it accepts. ``async_save`` writes in a
     background thread from a snapshot taken now (the next save first waits for it); if that
     write fails, the next save_checkpoint or load_checkpoint call (or ModelCheckpoint at the end
-    of training) raises RuntimeError
-    naming the file, with the write's error as its cause, and a failure nothing reported
-    makes the process exit with status 1. The temporary files of writers of the same file
-    that died mid-save (killed) are removed.
+    of training) raises RuntimeError naming the file, with the write's error as its cause, and
+    a failure nothing reported makes the process exit with status 1. The temporary files of
+    writers of the same file that died mid-save (killed) are removed.
 
     >>> save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], "/tmp/w.ckpt")
     """
@@ -305,8 +305,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         _write(path, items)
         return
     # The index (with the run id) is built now: init() may be released before the thread runs.
-    thread = threading.Thread(target=_write_in_background, args=(path, _build_index(items), items),
-                              name=f"ckpt-save:{path}")
+    thread = threading.Thread(target=_write_in_background,
+                              args=(path, _build_index(items), items), name=f"ckpt-save:{path}")
     with _async_lock:
         _async_writers[path] = thread
     thread.start()

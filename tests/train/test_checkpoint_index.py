@@ -139,6 +139,14 @@ def test_bad_data_len(tmp_path, data_len):
     assert f"the index's 'data_len' is {data_len!r}; it must be a non-negative int" in message
 
 
+@pytest.mark.parametrize("run", [[1], {"id": 5, "strategy": None}, {"id": "a", "strategy": 3},
+                                 {"strategy": None}])
+def test_malformed_run_record(tmp_path, run):
+    message = load_error(tmp_path, dict(entries(GOOD), run=run))
+    assert "the index's 'run' record" in message
+    assert "is not {'id': str, 'strategy': str or null}" in message
+
+
 def test_unknown_kind_and_str_entry_without_value(tmp_path):
     assert "its kind is 'pickle'; valid kinds are ['tensor', 'str']" in \
         load_error(tmp_path, entries(dict(GOOD, kind="pickle")))
