@@ -1,4 +1,5 @@
-"""The MPI world, its cached sub-communicators, the abort-on-exception hooks and the divergence check.
+"""The MPI world and its run id, its cached sub-communicators, the abort-on-exception hooks and the
+divergence check.
 
 This is the only module (with its siblings in minispore/communication) that imports mpi4py, and
 it does so lazily: importing ``mpi4py.MPI`` initialises MPI, so single-process scripts that never
@@ -9,6 +10,7 @@ import sys
 import threading
 import time
 import traceback
+import uuid
 
 import numpy as np
 
@@ -59,6 +61,7 @@ class _State:
         self.by_ranks = {}            # tuple of world ranks -> MPI communicator (created once)
         self.check = False            # the collective divergence check
         self.hooks = None             # the (sys, threading) excepthooks init() replaced
+        self.run_id = None            # shared by all ranks of this init(); checkpoints record it
 
 
 STATE = _State()
@@ -108,8 +111,18 @@ def start(runtime_num_threads=0):
     if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
+    STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
     STATE.inited = True
+
+
+def _shared_run_id(world):
+    """A random id drawn by rank 0 and broadcast, so every rank of this run holds the same one
+    and another run a different one (sharded checkpoints record it; merging refuses files of
+    different runs)."""
+    run_id = np.frombuffer(uuid.uuid4().bytes, np.uint8).copy()
+    world.Bcast(run_id, root=0)
+    return run_id.tobytes().hex()
 
 
 def stop():

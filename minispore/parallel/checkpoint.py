@@ -1,5 +1,6 @@
-"""Sharded checkpoint values: the layout record of a sliced parameter's block, cutting a whole
-value to a sliced parameter's block, and assembling whole values from per-rank blocks.
+"""Sharded checkpoint values: the layout record of a sliced parameter's block, the run record
+naming the run and strategy a file comes from, cutting a whole value to a sliced parameter's
+block, and assembling whole values from per-rank blocks.
 
 A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
 layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an
@@ -11,15 +12,22 @@ this module works on values only, so it sits in the parallel layer under train.
 >>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
 (4,)
 """
+import hashlib
 import itertools
+import json
+import uuid
 
 import numpy as np
 
+from minispore.common.auto_parallel_context import MAX_DEVICE_NUM
 from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
 __all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
-           "block_for", "merge_values"]
+           "block_for", "merge_values", "run_record"]
+
+# The run id of a process that never calls init(): its files are one run of their own.
+_PROCESS_RUN_ID = uuid.uuid4().hex
 
 
 def holder_rank(param):
@@ -48,6 +56,23 @@ def layout_record(value):
             "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
 
 
+def run_record(layout_records):
+    """The checkpoint index's ``run`` field for a file whose entries have `layout_records`
+    (the ``layout`` fields, None for whole values): ``{"id": ..., "strategy": ...}``.
+
+    ``id`` is this run's: shared by every rank after init() (rank 0 draws it), else this
+    process's own. ``strategy`` is a SHA-256 of every sliced parameter's record without its
+    per-rank fields (device matrix, tensor map, global shape: the same on every rank of a run),
+    None when nothing is sliced.
+    """
+    from minispore.communication import _comm
+    strategy = sorted((name, {k: v for k, v in r.items() if k not in ("rank", "slices")})
+                      for name, r in layout_records.items() if r is not None)
+    digest = hashlib.sha256(json.dumps(strategy, sort_keys=True).encode()).hexdigest()
+    return {"id": _comm.STATE.run_id if _comm.STATE.inited else _PROCESS_RUN_ID,
+            "strategy": digest if strategy else None}
+
+
 def apply_layout_record(param, record):
     """Mark the loaded block `param` with the layout, logical shape and rank of `record`.
 
@@ -56,6 +81,10 @@ def apply_layout_record(param, record):
             of param's shape.
     """
     layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    if layout.device_num > MAX_DEVICE_NUM:
+        # A crafted record could otherwise make merging enumerate billions of blocks.
+        raise ValueError(f"dev_matrix {list(layout.dev_matrix)} spans {layout.device_num} "
+                         f"devices, more than the {MAX_DEVICE_NUM} a run may have")
     global_shape = tuple(int(d) for d in record["global_shape"])
     rank = int(record["rank"])
     if not 0 <= rank < layout.device_num:

@@ -15,18 +15,15 @@ the index since this loader exists) is checked instead; files written before car
 are read unverified (``load_checkpoint`` still verifies them whole).
 """
 import hashlib
-import json
 import os
-import struct
 
 import numpy as np
 
 from minispore.parallel.checkpoint import holder_rank
+from minispore.train.checkpoint_index import TensorEntry, entry_error
 
 __all__ = ["load_resharded", "last_load_stats"]
 
-_HEADER = struct.Struct("<8sIQ")
-_ALIGN = 64
 _last = {}
 
 
@@ -37,49 +34,25 @@ def last_load_stats():
 
 
 class _File:
-    """One checkpoint file: its index (read at once) and entries read on demand."""
+    """One checkpoint file: its checked index (read at once) and entries read on demand."""
 
-    def __init__(self, path, magic, version, error):
+    def __init__(self, path, read_index):
         self.path = path
-        with open(path, "rb") as f:
-            head = f.read(_HEADER.size)
-            if len(head) < _HEADER.size or head[:8] != magic:
-                raise error(f"Failed to read the checkpoint file {path!r}: it is not a "
-                            f"minispore checkpoint (bad magic header) or is empty.")
-            _, file_version, index_len = _HEADER.unpack(head)
-            if file_version != version:
-                raise error(f"Failed to read the checkpoint file {path!r}: format version "
-                            f"{file_version} is not supported.")
-            try:
-                self.index = json.loads(f.read(index_len).decode("utf-8"))
-                self.entries = {e["name"]: e for e in self.index["entries"]}
-                self.data_len = int(self.index["data_len"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise error(f"Failed to read the checkpoint file {path!r}: the index is "
-                            f"corrupted ({exc}).") from None
-        end = _HEADER.size + index_len
-        self.data_start = end + (-end) % _ALIGN
-        self.error = error
+        index, self.data_start = read_index(path)
+        self.entries = {e.name: e for e in index.entries if isinstance(e, TensorEntry)}
+        self.data_len = index.data_len
 
     def read(self, entry):
         """The entry's array (its digest checked when the index has one)."""
-        dtype = np.dtype(entry["dtype"])
-        shape = tuple(int(d) for d in entry["shape"])
-        offset, nbytes = int(entry["offset"]), int(entry["nbytes"])
-        if offset < 0 or offset + nbytes > self.data_len or \
-                nbytes != dtype.itemsize * int(np.prod(shape)):
-            raise self.error(f"Failed to read parameter {entry['name']!r} from the checkpoint "
-                             f"file {self.path!r}: its buffer lies outside the data block.")
         with open(self.path, "rb") as f:
-            f.seek(self.data_start + offset)
-            raw = f.read(nbytes)
-        digest = entry.get("sha256")
-        if len(raw) != nbytes or (digest and hashlib.sha256(raw).hexdigest() != digest):
-            raise self.error(f"Failed to read parameter {entry['name']!r} from the checkpoint "
-                             f"file {self.path!r}: the file is truncated or corrupted.")
-        _last["bytes_read"] += nbytes
+            f.seek(self.data_start + entry.offset)
+            raw = f.read(entry.nbytes)
+        if len(raw) != entry.nbytes or \
+                (entry.sha256 and hashlib.sha256(raw).hexdigest() != entry.sha256):
+            raise entry_error(self.path, entry.name, "the file is truncated or corrupted")
+        _last["bytes_read"] += entry.nbytes
         _last["entries_read"] += 1
-        return np.frombuffer(raw, dtype=dtype).reshape(shape)
+        return np.frombuffer(raw, dtype=entry.dtype).reshape(entry.shape)
 
 
 def _region(param):
@@ -104,7 +77,7 @@ def _overlap(a, b):
 def _assemble(param, name, pieces):
     """This rank's region of `name` from `pieces` [(file, entry)] (see the module docstring)."""
     shape, region = _region(param)
-    whole = [(f, e) for f, e in pieces if e.get("layout") is None]
+    whole = [(f, e) for f, e in pieces if e.layout is None]
     if whole:
         f, e = whole[0]
         value = f.read(e)
@@ -113,11 +86,11 @@ def _assemble(param, name, pieces):
                                f"{list(shape)} in the net but {list(value.shape)} in "
                                f"{f.path!r}.")
         return value[region]
-    out = np.empty(tuple(s.stop - s.start for s in region), np.dtype(pieces[0][1]["dtype"]))
+    out = np.empty(tuple(s.stop - s.start for s in region), pieces[0][1].dtype)
     covered = np.zeros(out.shape, bool)
     seen = set()
     for f, e in pieces:
-        record = e["layout"]
+        record = e.layout
         if tuple(record["global_shape"]) != shape:
             raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has logical shape "
                                f"{list(shape)} in the net but {record['global_shape']} in "
@@ -142,17 +115,16 @@ def _assemble(param, name, pieces):
     return out
 
 
-def load_resharded(network, paths, strict_load, magic, version, error):
+def load_resharded(network, paths, strict_load, read_index):
     """Load the per-rank files `paths` into `network`; returns the names of the net's
-    parameters the files do not hold."""
+    parameters the files do not hold. ``read_index(path)`` gives (checked Index, data start)."""
     _last.update(bytes_read=0, entries_read=0, bytes_in_files=0)
-    files = [_File(os.path.abspath(p), magic, version, error) for p in paths]
+    files = [_File(os.path.abspath(p), read_index) for p in paths]
     _last["bytes_in_files"] = sum(f.data_len for f in files)
     not_loaded = []
     for key, param in network.parameters_and_names():
         name = getattr(param, "name", None) or key
-        pieces = [(f, f.entries[name]) for f in files
-                  if name in f.entries and f.entries[name].get("kind") == "tensor"]
+        pieces = [(f, f.entries[name]) for f in files if name in f.entries]
         if not pieces:
             not_loaded.append(name)
             continue
