@@ -26,8 +26,10 @@ def use_graph_compiler(jit):
 
 def _compiled_in_graph_mode(run, fn):
     """`run` (a gradient function of `fn`) that, called in GRAPH_MODE outside a trace, runs
-    through one jit compile (placeholders: the Cell `fn`'s set_inputs)."""
+    through one jit compile (placeholders: the Cell `fn`'s set_inputs), named after `fn` in
+    the compile cache and the save_graphs folders."""
     compiled = []
+    run.__name__ = run.__qualname__ = _name(fn)
 
     @functools.wraps(run)
     def dispatch(*args):
