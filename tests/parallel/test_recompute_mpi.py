@@ -68,16 +68,28 @@ def _train(world, parallel, recompute=None, dump=None, **context):
     return losses, weights, stats
 
 
-def _duplicated(dump, rank):
-    """(operator, scope) of the duplicated nodes in this rank's recompute.ir dump."""
+def _duplicated(dump, rank, after="recompute"):
+    """(operator, scope, node index) of the duplicated nodes in this rank's dump of the program
+    after pass `after`."""
     path, = glob.glob(os.path.join(dump, f"rank_{rank}", "TrainOneStepCell_*",
-                                   "*_recompute.ir"))
+                                   f"*_{after}.ir"))
     lines = open(path).read().splitlines()
     found = []
     for call, note in zip(lines, lines[1:]):
         if "duplicated=True" in note:
-            found.append((call.split("Prim[")[1].split("]")[0], note.split("scope=")[1].split()[0]))
+            found.append((call.split("Prim[")[1].split("]")[0],
+                          note.split("scope=")[1].split()[0], _index(note)))
     return found
+
+
+def _first_backward(dump, rank):
+    path, = glob.glob(os.path.join(dump, f"rank_{rank}", "TrainOneStepCell_*",
+                                   "*_validate.ir"))
+    return min(_index(line) for line in open(path) if "phase=backward" in line)
+
+
+def _index(note):
+    return int(note.split("# ")[1].split(":")[0])
 
 
 def _count(stats, kind):
@@ -102,11 +114,11 @@ def test_recomputed_collectives_follow_mp_comm_recompute(world, tmp_path):
     # and only what follows it runs again.
     with_comm = _duplicated(str(tmp_path / "True"), rank)
     without_comm = _duplicated(str(tmp_path / "False"), rank)
-    assert sum(op == "AllReduce" for op, _ in with_comm) == 2
-    assert sum(op == "AllGather" for op, _ in with_comm) == 2
-    assert not any(op in ("AllReduce", "AllGather", "AlltoAll") for op, _ in without_comm)
-    assert {op for op, _ in without_comm} >= {"ReLU"}
-    assert all(scope.startswith("recompute_") for _, scope in with_comm + without_comm)
+    assert sum(op == "AllReduce" for op, _, _ in with_comm) == 2
+    assert sum(op == "AllGather" for op, _, _ in with_comm) == 2
+    assert not any(op in ("AllReduce", "AllGather", "AlltoAll") for op, _, _ in without_comm)
+    assert {op for op, _, _ in without_comm} >= {"ReLU"}
+    assert all(scope.startswith("recompute_") for _, scope, _ in with_comm + without_comm)
     for kind in ("AllReduce", "AllGather"):
         assert _count(runs[True][2], kind) == _count(plain[2], kind) + 2
     assert runs[False][2] == plain[2]
@@ -128,10 +140,15 @@ def test_optimizer_sliced_weights_are_gathered_again_only_when_asked(world, tmp_
         for got, want in zip(weights, plain[1]):
             np.testing.assert_array_equal(got, want)
     rank, _ = world
-    gathered = {flag: [scope for op, scope in _duplicated(str(tmp_path / str(flag)), rank)
+    gathered = {flag: [scope for op, scope, _ in _duplicated(str(tmp_path / str(flag)), rank)
                        if op == "AllGather"] for flag in (True, False)}
     # matmul2's weight (w2: replicated by the data-parallel default, so sliced) in each block
     assert len(gathered[True]) == 2 and all(".matmul2." in s for s in gathered[True])
     assert gathered[False] == []
+    # Communication fusion leaves the recomputed gathers unfused in the backward (fused, they
+    # would run where the weights exist: at the start of the step).
+    final = _duplicated(str(tmp_path / "True"), rank, after="validate")
+    backward = _first_backward(str(tmp_path / "True"), rank)
+    assert [op for op, _, at in final if at > backward].count("AllGather") == 2
     assert _count(runs[True][2], "AllGather") == _count(plain[2], "AllGather") + 2
     assert _count(runs[False][2], "AllGather") == _count(plain[2], "AllGather")
