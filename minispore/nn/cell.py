@@ -423,14 +423,9 @@ class Cell:
                 already (recompute is configured once per cell hierarchy).
             NotImplementedError: recompute_slice_activation=True.
 
-        >>> import minispore as ms
         >>> from minispore import nn
-        >>> block = nn.SequentialCell(nn.Dense(4, 4), nn.ReLU())
-        >>> block.recompute()
-        >>> block.recompute()
-        Traceback (most recent call last):
-        ...
-        RuntimeError: For 'SequentialCell.recompute', recompute may be configured only once in a cell hierarchy, but SequentialCell already is.
+        >>> block = nn.SequentialCell(nn.Dense(4, 4), nn.ReLU(), nn.Dense(4, 4))
+        >>> block.recompute(mp_comm_recompute=False)
         """
         from minispore.common.auto_parallel_context import get_auto_parallel_context
         from minispore.graph.recompute import CellRecompute
