@@ -381,6 +381,13 @@ def bench_dataset():
     return t
 
 
+def bench_recompute():
+    """Peak memory (the executor's accounting; tracemalloc in PYNATIVE) and step time of
+    training steps with and without recompute (tools/bench_recompute.py)."""
+    import bench_recompute
+    return bench_recompute.recompute_table()
+
+
 def bench_parallel(quick=False):
     """Multi-process tables, each measured by MPI jobs run as subprocesses: collective latency
     vs raw mpi4py (tools/bench_comm.py), data-parallel throughput (tools/bench_dp.py), the
@@ -413,6 +420,7 @@ def main():
     if not args.quick:
         tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())
+    tables.append(bench_recompute())
     tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "

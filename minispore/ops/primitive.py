@@ -39,6 +39,12 @@ class Primitive:
 
     # Subclasses with non-differentiable outputs (Argmax, Equal …) set this to False.
     differentiable = True
+    # Collectives set this: the recompute pass re-runs them only as Cell.recompute's
+    # mp_comm_recompute / parallel_optimizer_comm_recompute say.
+    communication = False
+    # False where running the operator again would not give the same outputs or would act
+    # elsewhere (random draws, point-to-point transfers): recompute keeps its outputs instead.
+    replayable = True
 
     def __init__(self, name=None):
         self.name = name or type(self).__name__
@@ -85,8 +91,14 @@ class Primitive:
         return self
 
     def recompute(self, mode=True):
-        """Mark this operator's output for recomputation in the backward (GRAPH_MODE only, as
-        in MindSpore: PYNATIVE raises TypeError)."""
+        """Recompute this operator's outputs in the backward instead of keeping them from the
+        forward (``mode=False``: keep them even inside a ``Cell.recompute`` cell; the
+        primitive's setting wins over its cell's). GRAPH_MODE only, as in MindSpore: PYNATIVE
+        raises TypeError. Returns self.
+
+        Raises:
+            TypeError: in PYNATIVE_MODE, or `mode` is not a bool.
+        """
         if context().mode == PYNATIVE_MODE:
             raise TypeError(f"For '{self.name}.recompute', recompute is not supported in "
                             f"PYNATIVE_MODE; call set_context(mode=GRAPH_MODE) first.")
@@ -105,6 +117,11 @@ class Primitive:
 
     def bprop(self, inputs, out, dout):
         raise NotImplementedError(f"{self.name} is not differentiable")
+
+    def generators(self):
+        """The random generators this instance draws from besides the global one
+        (``ms.set_seed``'s): PYNATIVE recompute restores their state to replay the draws."""
+        return ()
 
     def local_call(self, args, ctx):
         """Run on this rank's blocks under operator parallelism (minispore/parallel/

@@ -1,9 +1,9 @@
 """Passes for cell and primitive annotations whose features are not built yet: each refuses
 the compile with a NotImplementedError naming the annotated node, never ignoring it silently.
-Their issues replace them with the real passes (graph partition by `place`, pipeline stages,
-recompute)."""
+Their issues replace them with the real passes (graph partition by `place`, pipeline stages;
+recompute is minispore/graph/recompute.py)."""
 
-__all__ = ["partition_by_place", "assign_pipeline_stages", "recompute"]
+__all__ = ["partition_by_place", "assign_pipeline_stages"]
 
 
 def _refuse(program, key, feature, what_works, applies=lambda value: True):
@@ -29,9 +29,3 @@ def assign_pipeline_stages(program, ctx):
                    "leave every cell in stage 0 (pipeline_stages=1).",
                    applies=lambda stage: stage != 0)
 
-
-def recompute(program, ctx):
-    """Refuses `Cell.recompute` / `Primitive.recompute`."""
-    return _refuse(program, "recompute", "Recompute (Cell.recompute / Primitive.recompute)",
-                   "remove the recompute() calls (activations are then kept for the "
-                   "backward).", applies=bool)

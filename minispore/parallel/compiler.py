@@ -11,8 +11,9 @@ from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
+from minispore.graph.recompute import recompute
+from minispore.parallel.annotations import assign_pipeline_stages, partition_by_place
 from minispore.parallel.comm_fusion import fuse_communication
-from minispore.parallel.annotations import assign_pipeline_stages, partition_by_place, recompute
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.settings import operator_parallel_settings
 

@@ -1,7 +1,8 @@
 """Cell annotations reach every node traced inside the cell -- functional ops included, which
 share one primitive instance -- and only those; a primitive's own annotation wins for its node.
 The annotations are visible in 00_trace.ir (written before any pass) while the passes that
-will consume them still refuse them with a NotImplementedError naming the node."""
+will consume them still refuse them with a NotImplementedError naming the node (recompute's
+pass is built: tests/graph/test_recompute_pass.py)."""
 import glob
 import os
 
@@ -58,14 +59,15 @@ def _nodes_by_scope(graph):
     return inside, outside
 
 
-@pytest.mark.parametrize("annotate, key, value", [
-    (lambda b: b.recompute(), "recompute", True),
-    (lambda b: b.place("MS_WORKER", 1), "rank_id", 1),
-    (lambda b: setattr(b, "pipeline_stage", 1), "pipeline_stage", 1),
+@pytest.mark.parametrize("annotate, key, expected", [
+    (lambda b: b.recompute(), "recompute", lambda b: b._recompute),
+    (lambda b: b.place("MS_WORKER", 1), "rank_id", lambda b: 1),
+    (lambda b: setattr(b, "pipeline_stage", 1), "pipeline_stage", lambda b: 1),
 ])
-def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, value):
+def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, expected):
     net = Net()
     annotate(net.block)
+    value = expected(net.block)
     graph, _ = trace(net, [_x()], "net")
     inside, outside = _nodes_by_scope(graph)
     assert {n.prim.name for n in inside} >= {"Reshape", "MatMul", "ReLU", "Mul"}
@@ -84,11 +86,10 @@ def test_primitive_annotation_wins_over_the_cell_frame():
     graph, _ = trace(net, [_x()], "net")
     by_name = {n.prim.name: n for n in graph.nodes if ".block." in n.scope}
     assert by_name["MatMul"].annotations["recompute"] is False
-    assert by_name["ReLU"].annotations["recompute"] is True
+    assert by_name["ReLU"].annotations["recompute"] is net.block._recompute
 
 
 @pytest.mark.parametrize("annotate, feature", [
-    (lambda b: b.recompute(), "Recompute"),
     (lambda b: b.place("MS_WORKER", 1), "Distributed graph partition"),
     (lambda b: setattr(b, "pipeline_stage", 1), "Pipeline parallel"),
 ])
@@ -104,7 +105,7 @@ def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dum
     text = open(trace_ir[0]).read()
     for line in text.splitlines():
         if "scope=Net.block." in line:
-            assert any(k in line for k in ("recompute=True", "rank_id=1", "pipeline_stage=1"))
+            assert any(k in line for k in ("rank_id=1", "pipeline_stage=1"))
 
 
 def test_pipeline_stage_zero_is_not_refused():
@@ -117,7 +118,7 @@ def test_pipeline_stage_zero_is_not_refused():
 
 def test_an_annotated_cell_run_eagerly_refuses():
     net = Net()
-    net.block.recompute()
+    net.block.pipeline_stage = 1
     ms.set_context(mode=ms.PYNATIVE_MODE)
-    with pytest.raises(NotImplementedError, match="Cell.recompute on Block"):
+    with pytest.raises(NotImplementedError, match="Cell.pipeline_stage on Block"):
         net(_x())

@@ -175,3 +175,36 @@ def test_comm_fusion_sample_fuses_each_layers_gradients(mnist):
     ir = sorted((mnist.parent / "rank_0").glob("*/*_validate.ir"))[-1].read_text()
     fused = re.findall(r"Prim\[FusedCollective\]<kind=AllReduce, group=\S+, count=(\d+)>", ir)
     assert sorted(fused) == ["4", "4", "4"], fused
+
+
+@pytest.fixture(scope="module")
+def mnist_16_steps(tmp_path_factory):
+    """4096 training images: 16 batches of 32 per rank on 8 ranks, so a sample logging every
+    10th step logs two losses per rank."""
+    folder = tmp_path_factory.mktemp("samples_16_steps") / "MNIST_Data"
+    synth_mnist(str(folder), 4096, 32, seed=0)
+    return folder
+
+
+def test_recompute_sample_trains_and_reruns_its_relus(mnist_16_steps):
+    """GRAPH_MODE + data parallel, value_and_grad outside ms.jit (compiled, as MindSpore does
+    in GRAPH_MODE), relu1 and relu2 marked with Primitive.recompute: the compiled step's
+    save_graphs=2 dump on every rank shows both ReLUs re-emitted in the backward.
+    (tests/graph/test_recompute_pass.py measures what those marks do to memory on this
+    network, and tests/parallel/test_recompute_mpi.py recompute under operator parallel.)"""
+    out = run_sample("recompute/train.py", mnist_16_steps)
+    losses = losses_by_rank(out, r"epoch: \d+, step: \d+, loss is Tensor\(shape=\[\], "
+                                 r"dtype=Float32, value=\s*([-\d.e]+)\)")
+    for values in losses.values():        # steps 0 and 10 of each rank's own batches
+        assert len(values) == 2 and np.isfinite(values).all()
+    first, last = np.mean(list(losses.values()), axis=0)
+    assert last < first - 0.02, losses
+    for rank in range(RANKS):
+        dump, = (mnist_16_steps.parent / f"rank_{rank}").glob("forward_fn_*/*_recompute.ir")
+        lines = dump.read_text().splitlines()
+        rerun = [note for call, note in zip(lines, lines[1:])
+                 if "duplicated=True" in note and "Prim[ReLU]" in call]
+        assert len(rerun) == 2, rerun
+        for name in ("relu1", "relu2"):
+            assert any(f"scope=recompute_Network.{name} " in note and "phase=backward" in note
+                       for note in rerun), rerun

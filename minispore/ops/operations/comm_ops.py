@@ -53,6 +53,7 @@ class _Collective(Primitive):
     """Shared validation: the `group` attribute, the `op` attribute, and the group lookup."""
     sharding_rule = rules.replicate_only(
         "a collective is what the parallel pass inserts; its group decides its layout")
+    communication = True
 
     def __init__(self, group=_WORLD):
         super().__init__()
@@ -318,6 +319,8 @@ class Send(_Collective):
     that backward visits the Send; the peer's Receive must reach its loss too.
     """
 
+    replayable = False      # a second send needs a second receive on the peer
+
     def __init__(self, sr_tag, dest_rank, group=_WORLD, group_back=_WORLD):
         super().__init__(group)
         _check_p2p_args(self, sr_tag, dest_rank, "dest_rank", group_back)
@@ -347,6 +350,8 @@ class Receive(_Collective):
     gradients through it: backward runs only through ops with a watched input). bprop sends
     dout back to `src_rank` (same tag, over `group_back`) and gives the dummies zeros.
     """
+
+    replayable = False      # a second receive needs a second send on the peer
 
     def __init__(self, sr_tag, src_rank, shape, dtype, group=_WORLD, group_back=_WORLD):
         super().__init__(group)

@@ -254,6 +254,7 @@ class Dropout(Primitive):
     """
     sharding_rule = rules.elementwise_with_note(
         "per-slice seeds: each rank draws the mask of its block of the single-device mask")
+    replayable = False      # a graph re-run would draw another mask
 
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
         super().__init__()
@@ -290,6 +291,9 @@ class Dropout(Primitive):
     def bprop(self, inputs, out, dout):
         F = _F()
         return (F.mul(F.mul(dout[0], out[1]), 1.0 / self.keep_prob),)
+
+    def generators(self):
+        return (self._rng,) if self._rng is not None else ()
 
     _block = None   # (layout, rank) when this instance runs on one block of a sharded x
 
