@@ -24,7 +24,7 @@ from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
 __all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
-           "block_for", "merge_values", "run_record"]
+           "record_blocks", "block_for", "merge_values", "run_record"]
 
 # The run id of a process that never calls init(): its files are one run of their own.
 _PROCESS_RUN_ID = uuid.uuid4().hex
@@ -100,6 +100,22 @@ def apply_layout_record(param, record):
     param.layout, param.global_shape, param.layout_rank = layout, global_shape, rank
 
 
+def record_blocks(record):
+    """``{block: [ranks holding it]}`` of every block of the layout a layout record describes,
+    each block as its ``((start, stop), ...)`` per dim: what the other ranks' files hold.
+
+    >>> record_blocks({"dev_matrix": [2, 2], "tensor_map": [1, -1], "global_shape": [4, 3]})
+    {((0, 2), (0, 3)): [0, 1], ((2, 4), (0, 3)): [2, 3]}
+    """
+    layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    shape = tuple(int(d) for d in record["global_shape"])
+    blocks = {}
+    for rank in range(layout.device_num):
+        block = tuple((s.start, s.stop) for s in layout.local_slices(shape, rank))
+        blocks.setdefault(block, []).append(rank)
+    return blocks
+
+
 def _layout_of(value):
     """(layout, global shape) of a block, None for a value without a layout."""
     if getattr(value, "layout", None) is None:
@@ -137,9 +153,9 @@ def block_for(param, new, ckpt_name, where):
             raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument "
                                f"'net' is whole (shape {list(param.shape)}) but {ckpt_name!r} "
                                f"in 'parameter_dict'{where} is one rank's slice: "
-                               f"{describe(new)}. Merge the per-rank checkpoints "
-                               f"(tools/merge_checkpoints.py) first, or load after the parallel "
-                               f"net has been compiled.")
+                               f"{describe(new)}. Load the per-rank files with "
+                               f"load_distributed_checkpoint, or merge them "
+                               f"(tools/merge_checkpoints.py) first.")
         return new.asnumpy()
     layout, global_shape = param.layout, tuple(param.global_shape)
     rank = holder_rank(param)
@@ -152,7 +168,8 @@ def block_for(param, new, ckpt_name, where):
                        f"sliced: rank {rank} holds its block of shape {list(param.shape)} of "
                        f"global shape {list(global_shape)} under {layout}. {ckpt_name!r} in "
                        f"'parameter_dict'{where} has {describe(new)}, which is neither the "
-                       f"whole value nor this rank's block; merge the per-rank checkpoints "
+                       f"whole value nor this rank's block; load the per-rank files with "
+                       f"load_distributed_checkpoint, or merge them "
                        f"(tools/merge_checkpoints.py) and load the merged file.")
 
 

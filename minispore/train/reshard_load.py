@@ -8,7 +8,8 @@ parameter is already sliced (the net was compiled, or its plan described, first)
 tensor otherwise (the compile then slices it as usual). The loader reads the files' indexes,
 then only the entries whose slices meet that region -- one replica of each source block --
 and copies the overlaps into place. Entries saved whole are read from one file. A region
-the files do not cover is an error naming the parameter and what is missing.
+the files do not cover is an error naming the parameter, the slices this rank needs and the
+source blocks (with the ranks that saved them) missing from the files.
 
 Reading entry by entry cannot check the whole-file digest, so each entry's own SHA-256 (in
 the index since this loader exists) is checked instead; files written before carry none and
@@ -19,10 +20,10 @@ import os
 
 import numpy as np
 
-from minispore.parallel.checkpoint import holder_rank
+from minispore.parallel.checkpoint import holder_rank, record_blocks
 from minispore.train.checkpoint_index import TensorEntry, entry_error
 
-__all__ = ["load_resharded", "last_load_stats"]
+__all__ = ["read_regions", "last_load_stats"]
 
 _last = {}
 
@@ -88,7 +89,7 @@ def _assemble(param, name, pieces):
         return value[region]
     out = np.empty(tuple(s.stop - s.start for s in region), pieces[0][1].dtype)
     covered = np.zeros(out.shape, bool)
-    seen = set()
+    read = set()
     for f, e in pieces:
         record = e.layout
         if tuple(record["global_shape"]) != shape:
@@ -98,40 +99,44 @@ def _assemble(param, name, pieces):
         block = tuple(slice(int(a), int(b)) for a, b in record["slices"])
         key = tuple((s.start, s.stop) for s in block)
         meet = _overlap(block, region)
-        if key in seen or meet is None:
+        if key in read or meet is None:
             continue            # a replica already read, or a block this rank does not need
-        seen.add(key)
+        read.add(key)
         value = f.read(e)
         src = tuple(slice(m.start - b.start, m.stop - b.start) for m, b in zip(meet, block))
         dst = tuple(slice(m.start - r.start, m.stop - r.start) for m, r in zip(meet, region))
         out[dst] = value[src]
         covered[dst] = True
     if not covered.all():
-        missing = np.argwhere(~covered)[0] + [r.start for r in region]
-        raise RuntimeError(f"For 'load_distributed_checkpoint', the files do not cover "
-                           f"{name!r}: element {missing.tolist()} of its logical shape "
-                           f"{list(shape)} is in no file's block (got "
-                           f"{sorted({f.path for f, _ in pieces})}).")
+        raise _not_covered(name, shape, region, pieces, read)
     return out
 
 
-def load_resharded(network, paths, strict_load, read_index):
-    """Load the per-rank files `paths` into `network`; returns the names of the net's
-    parameters the files do not hold. ``read_index(path)`` gives (checked Index, data start)."""
+def _not_covered(name, shape, region, pieces, read):
+    """The error for a region the files leave uncovered: the blocks of the saved layout that
+    meet it and that no given file holds, each with the ranks that saved it."""
+    missing = {block: ranks for block, ranks in record_blocks(pieces[0][1].layout).items()
+               if block not in read
+               and _overlap(tuple(slice(*b) for b in block), region) is not None}
+    blocks = "; ".join(f"{[list(b) for b in block]} (saved by rank(s) {ranks})"
+                       for block, ranks in sorted(missing.items()))
+    given = sorted({int(e.layout["rank"]) for _, e in pieces})
+    needed = [[s.start, s.stop] for s in region]
+    return ValueError(f"For 'load_distributed_checkpoint', the files do not cover {name!r}: "
+                      f"this rank needs its slices {needed} of logical shape {list(shape)}, "
+                      f"which meet the source block(s) {blocks}, in none of the given files "
+                      f"(they hold the blocks of rank(s) {given}).")
+
+
+def read_regions(network, paths, read_index):
+    """Yield ``(name, param, value)`` for each parameter of `network`: `value` is this rank's
+    region of it read from the per-rank files `paths` (a numpy array in the files' dtype), or
+    None when the files do not hold the parameter. ``read_index(path)`` gives (checked
+    Index, data start)."""
     _last.update(bytes_read=0, entries_read=0, bytes_in_files=0)
     files = [_File(os.path.abspath(p), read_index) for p in paths]
     _last["bytes_in_files"] = sum(f.data_len for f in files)
-    not_loaded = []
     for key, param in network.parameters_and_names():
         name = getattr(param, "name", None) or key
         pieces = [(f, f.entries[name]) for f in files if name in f.entries]
-        if not pieces:
-            not_loaded.append(name)
-            continue
-        value = _assemble(param, name, pieces)
-        if value.dtype != param.dtype.np_dtype and strict_load:
-            raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has dtype "
-                               f"{param.dtype} in the net but {value.dtype} in the files "
-                               f"(strict_load=True forbids casting).")
-        param.set_data(value.astype(param.dtype.np_dtype))
-    return not_loaded
+        yield name, param, _assemble(param, name, pieces) if pieces else None

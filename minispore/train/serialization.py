@@ -7,7 +7,8 @@ File layout (all integers little-endian)::
     version    u32       FORMAT_VERSION
     index_len  u64       length of the JSON index in bytes
     index      JSON      {"entries": [{name, kind, dtype, ms_dtype, shape, offset, nbytes,
-                                       layout}...], "data_len": N, "run": {id, strategy}}
+                                       layout, sha256}...], "data_len": N,
+                          "run": {id, strategy}}
     padding    to a 64-byte boundary
     data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
     digest     32 bytes  SHA-256 of everything above
@@ -18,13 +19,17 @@ tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical sh
 whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
 says on its own where its blocks lie. ``run`` names the run that wrote the file (an id shared
 by all ranks of one init()) and the strategy its blocks were cut by (a hash, None when nothing
-is sliced). ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py) assembles the files
-of all ranks of one run into whole tensors; ``load_param_into_net`` cuts whole values to the
-blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values
-of ``append_dict`` are stored in the index (kind "str"). After the digest, every field of the
-index is checked before a buffer is read (minispore/train/checkpoint_index.py). Writes go to a
-temporary file in the target directory, are fsync'ed and then renamed over the target, so a
-crash mid-write leaves the previous file intact.
+is sliced). ``load_distributed_checkpoint`` loads the files of all ranks of one run into a net
+under any plan or world size, each rank reading only the blocks it needs
+(minispore/train/reshard_load.py); ``merge_sharded_checkpoints`` (and
+tools/merge_checkpoints.py) assembles them offline into whole tensors; ``load_param_into_net``
+cuts whole values to the blocks of a net whose parameters are sliced
+(minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
+(kind "str"). Each tensor entry also carries the SHA-256 of its own buffer (``sha256``), so a
+block read on its own is verified. After the digest, every field of the index is checked
+before a buffer is read (minispore/train/checkpoint_index.py). Writes go to a temporary file
+in the target directory, are fsync'ed and then renamed over the target, so a crash mid-write
+leaves the previous file intact.
 """
 import atexit
 import hashlib
@@ -48,7 +53,7 @@ from minispore.parallel.checkpoint import (apply_layout_record, block_for, layou
                                           merge_values, run_record)
 from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
                                               entry_error, parse_index)
-from minispore.train.reshard_load import load_resharded
+from minispore.train.reshard_load import read_regions
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
@@ -443,12 +448,12 @@ def _set_block_layout(param, record, path):
         raise entry_error(path, param.name, f"its layout is corrupted ({exc})") from None
 
 
-def _convertible(param, new, strict_load):
-    """MindSpore converts between float dtypes (or between int dtypes) unless strict."""
+def _convertible(have, got, strict_load):
+    """MindSpore converts a checkpoint's dtype `got` to a parameter's `have` between float
+    dtypes (or between int dtypes) unless strict."""
     if strict_load:
         return False
-    return ((param.dtype.is_float and new.dtype.is_float)
-            or (param.dtype.is_int and new.dtype.is_int))
+    return (have.is_float and got.is_float) or (have.is_int and got.is_int)
 
 
 def _match_by_prefix(missing, unused):
@@ -518,7 +523,7 @@ def _update_param(param, new, ckpt_name, strict_load):
                            f"should have the same shape as {ckpt_name!r} in the argument "
                            f"'parameter_dict'{where}. But got its shape {list(param.shape)} in "
                            f"'net' and shape {list(new.shape)} in 'parameter_dict'.")
-    if param.dtype != new.dtype and not _convertible(param, new, strict_load):
+    if param.dtype != new.dtype and not _convertible(param.dtype, new.dtype, strict_load):
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
                            f"{where} has dtype {new.dtype}"
@@ -598,13 +603,39 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
                                 train_strategy_filename=None, strict_load=False, dec_key=None,
                                 dec_mode="AES-GCM"):
     """Load the per-rank checkpoint files of a parallel run into `network`, whatever plan or
-    world size the network runs under: each rank reads only the blocks its parameters need
-    (its own block of a parameter the net's compile or describe_plan has sliced, the whole
-    value otherwise); see minispore/train/reshard_load.py. ``last_load_stats()`` there says
-    what was read.
+    world size `network` runs under, without merging them first.
 
-    The layouts come from the files and the network's parameters, so ``predict_strategy``,
-    ``train_strategy_filename`` and ``dec_key`` must be None.
+    Each file's index records where its blocks lie (save_checkpoint's layout records), and
+    `network` says what this rank needs of each parameter: its own block when the parameter
+    is already sliced (the net was compiled, or ``minispore.parallel.describe_plan`` ran),
+    the whole value otherwise (the compile then slices it as usual). This rank reads only
+    the source blocks that meet that region, one replica of each, verifying each block's
+    digest (minispore/train/reshard_load.py); ``reshard_load.last_load_stats()`` then says
+    how many bytes it read of how many in the files. Parameters are matched by name; dtypes
+    cast (logged) as in ``load_param_into_net``; a parameter the files do not hold keeps its
+    value (logged) unless `strict_load`.
+
+    Args:
+        network (Cell): the net to load into.
+        checkpoint_filenames (list[str]): the per-rank files, any order; files holding only
+            replicas of blocks other files hold may be left out.
+        predict_strategy, train_strategy_filename, dec_key: must be None -- the layouts come
+            from the files and `network`, and minispore checkpoints are not encrypted.
+        strict_load (bool): no dtype casts, and every parameter of `network` must be in the
+            files.
+
+    Raises:
+        TypeError: `checkpoint_filenames` is not a list of str.
+        ValueError: the list is empty, a file is missing, an unsupported argument is given,
+            the files come from different runs, or they do not cover what this rank needs of
+            a parameter (naming it, the slices needed and the missing source blocks with the
+            ranks that saved them); CheckpointError (a ValueError) for a corrupt file or
+            block.
+        RuntimeError: a parameter's logical shape differs from the files', its dtype cannot
+            be cast, or (strict_load) the files lack some of the net's parameters.
+
+    >>> ms.load_distributed_checkpoint(net, [f"ckpt/rank_{r}/net.ckpt" for r in range(8)])
+    ... # doctest: +SKIP
     """
     _check_files(checkpoint_filenames, "load_distributed_checkpoint")
     for arg, value in (("predict_strategy", predict_strategy),
@@ -619,8 +650,22 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             raise ValueError(f"For 'load_distributed_checkpoint', the checkpoint file "
                              f"{path!r} does not exist.")
     _check_one_run(list(checkpoint_filenames))
-    not_loaded = load_resharded(network, list(checkpoint_filenames), strict_load,
-                                _index_and_data_start)
+    not_loaded = []
+    for name, param, value in read_regions(network, list(checkpoint_filenames),
+                                           _index_and_data_start):
+        if value is None:
+            not_loaded.append(name)
+            continue
+        got = mstype.to_type(value.dtype)
+        if param.dtype != got and not _convertible(param.dtype, got, strict_load):
+            raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has dtype "
+                               f"{param.dtype} in the net but {got} in the files"
+                               f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
+        if param.dtype != got:
+            logger.warning("For 'load_distributed_checkpoint', %r has dtype %s in the files but "
+                           "%s in the net; the value is cast to %s.", name, got, param.dtype,
+                           param.dtype)
+        param.set_data(value.astype(param.dtype.np_dtype))
     if not_loaded:
         if strict_load:
             raise RuntimeError(f"For 'load_distributed_checkpoint', the files hold no value for "
