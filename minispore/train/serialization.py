@@ -35,7 +35,6 @@ import atexit
 import hashlib
 import logging
 import json
-import logging
 import os
 import re
 import socket
@@ -580,14 +579,14 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
     return result
 
 
-def _check_one_run(ckpt_files):
+def _check_one_run(ckpt_files, func="merge_sharded_checkpoints"):
     """Refuse to merge files written by different runs (their blocks would mix two trainings)."""
     runs = {path: _read_index(path).run for path in ckpt_files}
     unrecorded = [path for path, run in runs.items() if run is None]
     if len(unrecorded) == len(runs):
-        logger.warning("merge_sharded_checkpoints: the files %s record no run id (written "
-                       "before minispore recorded runs); merging them without checking that "
-                       "they come from one run.", list(runs))
+        logger.warning("%s: the files %s record no run id (written before minispore "
+                       "recorded runs); using them without checking that they come from one "
+                       "run.", func, list(runs))
         return
     by_id = {}
     for path, run in runs.items():
@@ -595,7 +594,8 @@ def _check_one_run(ckpt_files):
     if len(by_id) > 1:
         listing = "; ".join(f"run {run_id or '(none recorded)'} wrote {files}"
                             for run_id, files in by_id.items())
-        raise ValueError(f"Cannot merge: the checkpoint files come from {len(by_id)} different "
+        what = "Cannot merge:" if func == "merge_sharded_checkpoints" else f"For '{func}',"
+        raise ValueError(f"{what} the checkpoint files come from {len(by_id)} different "
                          f"runs ({listing}); give the files of one run only.")
 
 
@@ -649,7 +649,7 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         if not os.path.isfile(path):
             raise ValueError(f"For 'load_distributed_checkpoint', the checkpoint file "
                              f"{path!r} does not exist.")
-    _check_one_run(list(checkpoint_filenames))
+    _check_one_run(list(checkpoint_filenames), "load_distributed_checkpoint")
     not_loaded = []
     for name, param, value in read_regions(network, list(checkpoint_filenames),
                                            _index_and_data_start):
