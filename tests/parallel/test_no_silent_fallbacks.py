@@ -149,7 +149,6 @@ def test_graph_refuses_each_unbuilt_annotation():
     ms.set_context(mode=ms.GRAPH_MODE)
     x = Tensor(np.ones((2, 2), np.float32))
     for annotate, feature in ((lambda c: c.recompute(), "Recompute"),
-                              (lambda c: c.place("MS_WORKER", 0), "graph partition"),
                               (lambda c: setattr(c, "pipeline_stage", 2), "Pipeline")):
         net = nn.SequentialCell(nn.Dense(2, 2), nn.ReLU())
         annotate(net[0])
