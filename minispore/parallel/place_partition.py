@@ -309,5 +309,5 @@ def _maker(value):
     if value.param is not None:
         return value.param.name
     if value.producer is None:
-        return f"input{value.name}"
+        return value.name       # input<i>
     return value.producer.scope
