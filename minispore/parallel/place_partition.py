@@ -35,7 +35,7 @@ from minispore.ops.operations.comm_ops import Receive, Send, _DynamicReceive
 from minispore.ops.primitive import Primitive
 from minispore.parallel.place_update import local_update
 
-__all__ = ["partition_by_place", "DEFAULT_WORKER"]
+__all__ = ["partition_by_place"]
 
 logger = logging.getLogger("minispore")
 

@@ -121,9 +121,8 @@ def _compiled(step):
 
 def _held(step):
     """Names of the network parameters this worker's compiled step reads or updates."""
-    return {v.param.name for v in _compiled(step).parameters
-            if not v.param.name.startswith(("moments.", "moment1.", "moment2."))
-            and v.param.name not in ("global_step", "beta1_power", "beta2_power")}
+    network = {p.name for p in step.network.trainable_params()}
+    return {v.param.name for v in _compiled(step).parameters} & network
 
 
 def _check_equals_single_process(world, placement, **train_args):
@@ -197,6 +196,61 @@ def test_dynamic_batch_compiles_once_and_equals_the_single_process_run(world):
         (world[0] in (0, 1))
 
 
+class TiedDecoder(nn.Cell):
+    """Reads a weight another cell owns (tied weights)."""
+
+    def __init__(self, weight):
+        super().__init__()
+        self.weight = weight
+        self.matmul = ops.MatMul()
+
+    def construct(self, x):
+        return self.matmul(x, self.weight)
+
+
+class Tied(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Dense(6, 6, TruncatedNormal(0.5), TruncatedNormal(0.5))
+        self.dec = TiedDecoder(self.enc.weight)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.dec(self.relu(self.enc(x)))
+
+
+def _train_tied(place):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_seed(1)
+    net = Tied()
+    if place:
+        net.dec.place("MS_WORKER", 1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.SGD(net.trainable_params(), 0.1))
+    rng = np.random.default_rng(0)
+    losses = [float(step(Tensor(rng.standard_normal((4, 6)).astype(np.float32)),
+                         Tensor(rng.standard_normal((4, 6)).astype(np.float32))).asnumpy())
+              for _ in range(3)]
+    return losses, {p.name: p.asnumpy() for p in net.trainable_params()}, step
+
+
+def test_a_parameter_read_on_two_workers_lives_on_its_first_reader(world):
+    """The tied weight lives on worker 0 (enc reads it first) and is sent to worker 1 before
+    the step's operators; its gradient from dec comes back through Send's bprop and adds to
+    enc's."""
+    rank, _ = world
+    ref_losses, ref_weights, _ = _train_tied(False)
+    losses, weights, step = _train_tied(True)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    if rank == 0:
+        for name, value in weights.items():
+            np.testing.assert_allclose(value, ref_weights[name], rtol=1e-5, atol=1e-7)
+    assert _held(step) == {0: {"dec.weight", "enc.bias"}}.get(rank, set())   # (one Parameter)
+    sends = [n for n in _compiled(step).nodes if n.prim.name == "Send"
+             and n.phase == "forward" and n.inputs[0].param is not None]
+    assert len(sends) == (1 if rank == 0 else 0)
+
+
 def test_a_primitive_place_wins_over_its_cell(world):
     """fc2 on worker 1, but its bias add on worker 0: the node runs on 0."""
     rank, _ = world
@@ -234,6 +288,26 @@ def test_forward_only_outputs_reach_every_worker(world):
              if node.prim.name in ("Send", "Receive")]
     assert kinds == {0: ["Send", "Receive"], 1: ["Receive"] + ["Send"] * (n - 1)}.get(
         rank, ["Receive"])
+
+
+def test_an_update_coupling_parameters_of_two_workers_is_refused(world):
+    """Scaling every gradient by their global norm needs all of them in one place."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = LeNet()
+    net.fc2.place("MS_WORKER", 1)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn),
+                               nn.SGD(net.trainable_params(), 0.1))
+
+    def by_global_norm(grads):
+        norm = F.sqrt(sum(F.reduce_sum(F.mul(g, g)) for g in grads))
+        return tuple(F.div(g, norm) for g in grads)
+
+    object.__setattr__(step, "grad_reducer", by_global_norm)
+    x, y = _data(1)[0]
+    with pytest.raises(NotImplementedError, match=r"the optimizer update 'Add' .* combines "
+                                                  r"parameters living on workers \[0, 1\]"):
+        step(Tensor(x), Tensor(y))
 
 
 def test_rank_id_beyond_the_job_is_refused(world):
