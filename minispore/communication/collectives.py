@@ -85,9 +85,13 @@ def _checked(group, kind, arg, x, api):
     comm = communicator(group, api)
     if STATE.check:
         check_same_call(comm, kind, arg, x)
-    for fn in _listeners:
-        fn(KINDS[kind], x.nbytes, comm.size)
+    _notify(KINDS[kind], x.nbytes, comm.size)
     return comm
+
+
+def _notify(collective, nbytes, k):
+    for fn in _listeners:
+        fn(collective, nbytes, k)
 
 
 def all_reduce(x, op=SUM, group="hccl_world_group"):
@@ -232,6 +236,9 @@ def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
 def send(x, dest_rank, sr_tag, group="hccl_world_group"):
     """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
     comm = communicator(group, "Send")
+    # A point-to-point pair is not a group call: the divergence check does not apply, but
+    # the listeners count it (two ranks take part).
+    _notify("Send", x.nbytes, 2)
     comm.comm.Send(_contig(x), dest=dest_rank, tag=sr_tag)
 
 
@@ -254,6 +261,7 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
         raise RuntimeError(f"For 'Receive', the message from rank {src_rank} (tag {sr_tag}) "
                            f"has {nbytes} bytes, but the declared shape {tuple(shape)} and "
                            f"dtype {np.dtype(dtype)} need {out.nbytes} bytes.")
+    _notify("Receive", out.nbytes, 2)
     comm.comm.Recv(out, source=src_rank, tag=sr_tag)
     return device.asarray(out)
 

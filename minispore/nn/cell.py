@@ -242,7 +242,7 @@ class Cell:
     def _run_construct(self, *args, **kwargs):
         frame = self._annotations
         if frame is not None and _CTX.tracer is None:
-            error = _unbuilt_eager(self, frame)
+            error = _placed_eagerly(self, frame) or _unbuilt_eager(self, frame)
             if error is not None:
                 raise error
             if self._recompute is not None and _CTX.tapes:
@@ -480,10 +480,21 @@ class Cell:
         return info
 
 
+def _placed_eagerly(cell, frame):
+    """`place` is a GRAPH_MODE feature (MindSpore refuses it in PyNative): a placed cell that
+    runs eagerly (switched to PYNATIVE_MODE after place(), or MS_JIT=0) would ignore it."""
+    if "rank_id" not in frame:
+        return None
+    return RuntimeError(
+        f"{type(cell).__name__} is placed on worker {frame['rank_id']} (Cell.place), but it "
+        f"runs eagerly: distributed graph partition works in GRAPH_MODE only (not in "
+        f"PYNATIVE_MODE, nor with MS_JIT=0). Call set_context(mode=GRAPH_MODE) before running "
+        f"it, or remove the place() call.")
+
+
 # Annotations whose passes are not built yet (each is refused at compile time by
 # minispore/parallel/annotations.py; run eagerly, the cell refuses here).
 _UNBUILT_EAGER = {
-    "ms_role": "Cell.place",
     "pipeline_stage": "Cell.pipeline_stage",
 }
 

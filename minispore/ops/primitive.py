@@ -4,6 +4,7 @@ import logging
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
+from minispore.common.ps_context import get_ps_context
 
 logger = logging.getLogger("minispore")
 
@@ -45,6 +46,11 @@ class Primitive:
     # False where running the operator again would not give the same outputs or would act
     # elsewhere (random draws, point-to-point transfers): recompute keeps its outputs instead.
     replayable = True
+    # Set on an instance whose peer runs its own backward in every backward pass (the
+    # Send/Receive pairs of a graph partitioned by `place`): graph autodiff then calls this
+    # one's bprop every time too, with zero cotangents where none arrived, so both ends of
+    # the pair exchange the gradient message whatever reaches the local loss.
+    backward_always = False
 
     def __init__(self, name=None):
         self.name = name or type(self).__name__
@@ -191,3 +197,6 @@ def check_place_args(name, role, rank_id):
     if mode != "stand_alone":
         raise RuntimeError(f"For '{name}.place', graph partition cannot be combined with "
                            f"parallel_mode {mode!r}; it needs parallel_mode 'stand_alone'.")
+    if get_ps_context("enable_ps"):
+        raise RuntimeError(f"For '{name}.place', graph partition cannot be combined with the "
+                           f"parameter server (set_ps_context(enable_ps=True)); turn it off.")

@@ -2,7 +2,8 @@
 share one primitive instance -- and only those; a primitive's own annotation wins for its node.
 The annotations are visible in 00_trace.ir (written before any pass) while the passes that
 will consume them still refuse them with a NotImplementedError naming the node (recompute's
-pass is built: tests/graph/test_recompute_pass.py)."""
+pass is built: tests/graph/test_recompute_pass.py); `place`, whose pass is built
+(tests/parallel/test_place_*), has no effect before communication.init(), as in MindSpore."""
 import glob
 import os
 
@@ -90,7 +91,6 @@ def test_primitive_annotation_wins_over_the_cell_frame():
 
 
 @pytest.mark.parametrize("annotate, feature", [
-    (lambda b: b.place("MS_WORKER", 1), "Distributed graph partition"),
     (lambda b: setattr(b, "pipeline_stage", 1), "Pipeline parallel"),
 ])
 def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dump(
@@ -105,7 +105,28 @@ def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dum
     text = open(trace_ir[0]).read()
     for line in text.splitlines():
         if "scope=Net.block." in line:
-            assert any(k in line for k in ("rank_id=1", "pipeline_stage=1"))
+            assert "pipeline_stage=1" in line
+
+
+def test_place_without_init_runs_the_whole_network_with_a_warning(tmp_path, caplog):
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    net = Net()
+    net.block.place("MS_WORKER", 1)
+    out = net(_x())
+    assert "place is ignored: communication.init() was not called" in caplog.text
+    trace_ir = glob.glob(os.path.join(tmp_path, "Net_*", "00_trace.ir"))
+    lines = [ln for ln in open(trace_ir[0]).read().splitlines() if "scope=Net.block." in ln]
+    assert lines and all("rank_id=1" in ln for ln in lines)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(out.asnumpy(), Net()(_x()).asnumpy(), rtol=1e-6)
+
+
+def test_a_placed_cell_run_eagerly_raises_runtime_error():
+    net = Net()
+    net.block.place("MS_WORKER", 0)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(RuntimeError, match="Block is placed on worker 0 .*GRAPH_MODE only"):
+        net(_x())
 
 
 def test_pipeline_stage_zero_is_not_refused():

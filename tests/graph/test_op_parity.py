@@ -30,7 +30,7 @@ ELSEWHERE = {
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.
 for _name in ("AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "Receive", "Reduce",
-              "ReduceScatter", "Send", "_MirrorOperator"):
+              "ReduceScatter", "Send", "_MirrorOperator", "_DynamicReceive"):
     ELSEWHERE[_name] = "collective: needs an MPI world"
 
 
