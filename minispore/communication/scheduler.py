@@ -243,10 +243,12 @@ class Scheduler:
                            self.config.worker_num)
             return
         self.workers.remove(peer)
+        if self.status is not None:
+            return    # the job has ended; the workers told to abort are hanging up
         if not peer.finished:
             self._fail(f"{peer.describe()} exited before finishing its script (killed, or "
                        f"its connection to the scheduler was lost)")
-        elif not self.workers and self.status is None:
+        elif not self.workers:
             logger.info("Job finished: all %d workers finished their script.",
                         self.config.worker_num)
             self.status = 0
@@ -284,9 +286,9 @@ class Scheduler:
             missing = missing_ranks(node_ids, self.config.worker_num)
             self._fail(f"the cluster did not form within MS_TOPO_TIMEOUT="
                        f"{self.config.topo_timeout:g} s: {len(self.workers)} of "
-                       f"{self.config.worker_num} workers registered; missing rank(s) "
-                       f"{', '.join(map(str, missing))} (MS_NODE_ID {_names(missing)} or "
-                       f"workers without MS_NODE_ID)")
+                       f"{self.config.worker_num} workers registered (MS_NODE_ID "
+                       f"{_names(node_ids)}); missing rank(s) {', '.join(map(str, missing))} "
+                       f"(MS_NODE_ID {_names(missing)}, or workers without MS_NODE_ID)")
         elif self.phase == "joining" and now > self.deadline:
             waiting = range(self.next_to_join or 0, self.config.worker_num)
             self._fail(f"rank(s) {', '.join(map(str, waiting))} did not join the MPI "
@@ -301,8 +303,8 @@ class Scheduler:
             peer.sock.close()
 
 
-def _names(ranks):
-    return "/".join(map(str, ranks))
+def _names(node_ids):
+    return ", ".join("unset" if n is None else str(n) for n in node_ids) or "none"
 
 
 def _deadline(timeout):
