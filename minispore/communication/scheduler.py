@@ -66,6 +66,15 @@ def missing_ranks(node_ids, worker_num):
     return free[sum(1 for n in node_ids if not _pinned(n)):]
 
 
+def _well_formed_hello(message):
+    """The fields the scheduler uses have the types it expects (a stranger's message must not
+    crash it)."""
+    node_id = message.get("node_id")
+    return ((node_id is None or isinstance(node_id, str) and 0 < len(node_id) <= 256)
+            and isinstance(message.get("host"), str) and isinstance(message.get("pid"), int)
+            and isinstance(message.get("worker_num"), int))
+
+
 class Peer:
     """One connection: a stranger until its hello is accepted, then a registered worker."""
 
@@ -157,6 +166,8 @@ class Scheduler:
         config = self.config
         if message.get("kind") != "hello" or message.get("protocol") != cluster_wire.PROTOCOL:
             self._refuse(peer, f"not a minispore worker (first message {message.get('kind')!r})")
+        elif not _well_formed_hello(message):
+            self._refuse(peer, "not a minispore worker (malformed hello)")
         elif not cluster_token.same_token(message.get("token"), self.token):
             self._refuse(peer, "wrong cluster token")
         elif message.get("role") != Role.WORKER.value:
@@ -210,7 +221,8 @@ class Scheduler:
     # -- joining and running ---------------------------------------------------------------
     def _handle(self, peer, message):
         kind = message["kind"]
-        if kind == "port" and self.phase == "joining" and peer.rank == 0:
+        if kind == "port" and self.phase == "joining" and peer.rank == 0 and \
+                isinstance(message.get("name"), str):
             self.port_name = message.get("name")
             self._joined(0)
         elif kind == "joined" and self.phase == "joining" and peer.rank == self.next_to_join:
@@ -288,7 +300,8 @@ class Scheduler:
                        f"{self.config.topo_timeout:g} s: {len(self.workers)} of "
                        f"{self.config.worker_num} workers registered (MS_NODE_ID "
                        f"{_names(node_ids)}); missing rank(s) {', '.join(map(str, missing))} "
-                       f"(MS_NODE_ID {_names(missing)}, or workers without MS_NODE_ID)")
+                       f"(MS_NODE_ID {_names(map(str, missing))}, or workers without "
+                       f"MS_NODE_ID)")
         elif self.phase == "joining" and now > self.deadline:
             waiting = range(self.next_to_join or 0, self.config.worker_num)
             self._fail(f"rank(s) {', '.join(map(str, waiting))} did not join the MPI "
@@ -304,7 +317,9 @@ class Scheduler:
 
 
 def _names(node_ids):
-    return ", ".join("unset" if n is None else str(n) for n in node_ids) or "none"
+    """Node ids for a message, in a stable order (integers by value, then names, then unset)."""
+    order = sorted(node_ids, key=lambda n: (n is None, not _pinned(n), len(n or ""), n or ""))
+    return ", ".join("unset" if n is None else str(n) for n in order) or "none"
 
 
 def _deadline(timeout):

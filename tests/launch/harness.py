@@ -39,12 +39,13 @@ def clean_env(**extra):
     return env
 
 
-def cluster_env(port, workers, tmp_path, timeout=120, **extra):
-    """clean_env with the dynamic-cluster variables every process of one job shares; the token
-    file in tmp_path, not the user's home."""
-    return clean_env(MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=port, MS_WORKER_NUM=workers,
-                     MS_TOPO_TIMEOUT=timeout, MS_CLUSTER_TOKEN_FILE=tmp_path / "job.token",
-                     **extra)
+def cluster_env(port, workers, tmp_path, **extra):
+    """clean_env with the dynamic-cluster variables every process of one job shares (a
+    120 s MS_TOPO_TIMEOUT unless `extra` says), the token file in tmp_path, not the user's
+    home."""
+    return clean_env(**{"MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": port,
+                        "MS_WORKER_NUM": workers, "MS_TOPO_TIMEOUT": 120,
+                        "MS_CLUSTER_TOKEN_FILE": tmp_path / "job.token", **extra})
 
 
 def free_port():
