@@ -74,7 +74,7 @@ def require_init(api):
     if not STATE.inited:
         raise RuntimeError(f"For '{api}', the communication service is not initialized: call "
                            f"minispore.communication.init() first (and launch the script with "
-                           f"mpirun -n N).")
+                           f"mpirun -n N, or msrun).")
 
 
 def check_group_type(api, group):
