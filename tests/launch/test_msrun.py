@@ -3,6 +3,7 @@ defaults, per-worker log files, one node or two invocations as two nodes, each e
 same job under mpirun."""
 import configparser
 import re
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,9 @@ def test_environment_of_workers_and_scheduler(monkeypatch):
 def test_msrun_is_a_console_script_of_the_package():
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
-    scripts = cfg["options.entry_points"]["console_scripts"].split("\n")
-    assert "msrun = minispore.msrun:main" in [s.strip() for s in scripts]
+    scripts = [s.strip() for s in cfg["options.entry_points"]["console_scripts"].split("\n")]
+    assert "msrun = minispore.msrun:main" in scripts
+    assert EntryPoint("msrun", "minispore.msrun:main", "console_scripts").load() is msrun.main
 
 
 def msrun_job(tmp_path, log_dir, *flags, port):
