@@ -228,7 +228,8 @@ class Scheduler:
         elif kind == "joined" and self.phase == "joining" and peer.rank == self.next_to_join:
             self._joined(peer.rank)
         elif kind == "failed":
-            self._fail(f"rank {peer.rank} failed: {message.get('error')}")
+            # The failing worker aborts itself (its abort hook sent this).
+            self._fail(f"rank {peer.rank} failed: {message.get('error')}", culprit=peer)
         elif kind == "finished":
             peer.finished = True
         else:
@@ -272,7 +273,7 @@ class Scheduler:
         else:
             self._fail(f"{peer.describe()} broke the protocol: {what}")
 
-    def _fail(self, reason):
+    def _fail(self, reason, culprit=None):
         if self.status is not None:
             logger.info("Also: %s.", reason)
             return
@@ -280,7 +281,7 @@ class Scheduler:
         self.status = 1
         self.phase = "ending"
         self.deadline = time.monotonic() + ABORT_GRACE
-        for worker in list(self.workers):
+        for worker in [w for w in self.workers if w is not culprit]:
             try:
                 self._send(worker, "abort", reason=reason)
             except OSError:

@@ -2,7 +2,10 @@
 defaults, per-worker log files, one node or two invocations as two nodes, each equal to the
 same job under mpirun."""
 import configparser
+import os
 import re
+import signal
+import time
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -144,3 +147,50 @@ def test_two_msrun_invocations_form_one_job_across_two_nodes(tmp_path, mpirun_tr
     assert sorted(p.name for p in (tmp_path / "node1").iterdir()) == \
         ["worker_2.log", "worker_3.log"]
     assert "Global rank id 3." in (tmp_path / "node1" / "worker_3.log").read_text()
+
+
+RAISES_ON_RANK_1 = """
+from mindspore.communication import init, get_rank
+init()
+if get_rank() == 1:
+    raise ValueError("boom on rank one")
+import time; time.sleep(60)
+"""
+
+
+@needs_own_launch
+def test_msrun_join_reports_a_failed_worker_and_exits_non_zero(tmp_path):
+    script = tmp_path / "fails.py"
+    script.write_text(RAISES_ON_RANK_1)
+    status, output = run_script([PYTHON, "-m", "minispore.msrun", "--worker_num=2",
+                                 "--local_worker_num=2", f"--master_port={free_port()}",
+                                 "--log_dir=logs", "--join=True", script], clean_env(),
+                                tmp_path, 120)
+    assert status == 1, output
+    assert "worker_1.log: [rank 1] ValueError: boom on rank one" in output
+    assert re.search(r"worker process \d+ \(logs/worker_0.log\) exited with status 1", output)
+    assert f"the distributed job exited with an error; see the logs in {tmp_path / 'logs'}." \
+        in output
+    assert "rank 1 failed: ValueError: boom on rank one" in \
+        (tmp_path / "logs" / "scheduler.log").read_text()
+
+
+@needs_own_launch
+def test_msrun_without_join_returns_at_once_and_the_job_runs_on(tmp_path):
+    script = tmp_path / "world.py"
+    script.write_text("from mindspore.communication import init, get_rank\n"
+                      "init()\nprint('rank', get_rank(), 'trained', flush=True)\n")
+    began = time.monotonic()
+    status, output = run_script([PYTHON, "-m", "minispore.msrun", "--worker_num=1",
+                                 "--local_worker_num=1", f"--master_port={free_port()}",
+                                 "--log_dir=logs", script], clean_env(), tmp_path, 120)
+    assert status == 0 and time.monotonic() - began < 10, output
+    pid = int(re.search(r"started worker pid (\d+)", output).group(1))
+    scheduler = tmp_path / "logs" / "scheduler.log"
+    give_up = time.monotonic() + 120
+    while "Job finished" not in scheduler.read_text():
+        if time.monotonic() > give_up:
+            os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"the job did not finish:\n{scheduler.read_text()}")
+        time.sleep(0.2)
+    assert "rank 0 trained" in (tmp_path / "logs" / "worker_0.log").read_text()
