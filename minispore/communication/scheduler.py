@@ -118,7 +118,7 @@ class Scheduler:
             for key, _ in self.selector.select(TICK):
                 if key.fileobj is self.listener:
                     self._accept()
-                else:
+                elif key.fileobj.fileno() >= 0:   # not closed by an earlier event of this batch
                     self._read(key.data)
             self._check_timeouts()
         for key in list(self.selector.get_map().values()):
@@ -199,10 +199,7 @@ class Scheduler:
 
     def _refuse(self, peer, reason):
         logger.warning("Refused the %s: %s.", peer.describe(), reason)
-        try:
-            self._send(peer, "refused", reason=reason)
-        except OSError:
-            pass
+        self._send(peer, "refused", reason=reason)
         self._close(peer)
 
     def _assign(self):
@@ -246,16 +243,17 @@ class Scheduler:
                     self.config.worker_num)
 
     def _hung_up(self, peer):
+        if peer.sock.fileno() < 0:
+            return    # already handled (a failed send, then its end of stream)
         self._close(peer)
         if peer.hello is None:
             return
+        self.workers.remove(peer)
         if self.phase == "registering":
-            self.workers.remove(peer)
             logger.warning("The %s hung up before the cluster formed; its place is free "
                            "again (%d of %d registered).", peer.describe(), len(self.workers),
                            self.config.worker_num)
             return
-        self.workers.remove(peer)
         if self.status is not None:
             return    # the job has ended; the workers told to abort are hanging up
         if not peer.finished:
@@ -282,11 +280,7 @@ class Scheduler:
         self.phase = "ending"
         self.deadline = time.monotonic() + ABORT_GRACE
         for worker in [w for w in self.workers if w is not culprit]:
-            try:
-                self._send(worker, "abort", reason=reason)
-            except OSError:
-                self.workers.remove(worker)
-                self._close(worker)
+            self._send(worker, "abort", reason=reason)
 
     def _check_timeouts(self):
         now = time.monotonic()
@@ -309,7 +303,11 @@ class Scheduler:
                        f"communicator within MS_TOPO_TIMEOUT={self.config.topo_timeout:g} s")
 
     def _send(self, peer, kind, **fields):
-        cluster_wire.send(peer.sock, kind, **fields)
+        """Send, treating a peer that cannot be written to as one that hung up."""
+        try:
+            cluster_wire.send(peer.sock, kind, **fields)
+        except OSError:
+            self._hung_up(peer)
 
     def _close(self, peer):
         if peer.sock.fileno() >= 0:
