@@ -104,6 +104,12 @@ def test_msrun_is_a_console_script_of_the_package():
     assert EntryPoint("msrun", "minispore.msrun:main", "console_scripts").load() is msrun.main
 
 
+def msrun_env(tmp_path):
+    """The job's token file in tmp_path (one path for every invocation, as nodes sharing a
+    file system would see it), not in the user's home."""
+    return clean_env(MS_CLUSTER_TOKEN_FILE=tmp_path / "job.token")
+
+
 def msrun_job(tmp_path, log_dir, *flags, port):
     return [PYTHON, "-m", "minispore.msrun", f"--master_port={port}", f"--log_dir={log_dir}",
             "--join=True", "--cluster_time_out=120", *flags, JOB, tmp_path / "out"]
@@ -114,7 +120,7 @@ def test_msrun_on_one_node_trains_as_mpirun_does(tmp_path, mpirun_training):
     (tmp_path / "out").mkdir()
     status, output = run_script(msrun_job(tmp_path, "logs", "--worker_num=2",
                                           "--local_worker_num=2", port=free_port()),
-                                clean_env(), tmp_path, 300)
+                                msrun_env(tmp_path), tmp_path, 300)
     assert status == 0, output
     assert "msrun: all processes exited normally." in output
     assert_same_training(results(tmp_path / "out", 2), mpirun_training(2))
@@ -139,7 +145,7 @@ def test_two_msrun_invocations_form_one_job_across_two_nodes(tmp_path, mpirun_tr
         port=port)) + " & first=$!; " + " ".join(f"'{a}'" for a in msrun_job(
         tmp_path, "node1", "--worker_num=4", "--local_worker_num=2", "--node_rank=1",
         port=port)) + "; second=$?; wait $first; echo \"node 0 exit $? node 1 exit $second\""]
-    status, output = run_script(both, clean_env(), tmp_path, 300)
+    status, output = run_script(both, msrun_env(tmp_path), tmp_path, 300)
     assert "node 0 exit 0 node 1 exit 0" in output, output
     assert_same_training(results(tmp_path / "out", 4), mpirun_training(4))
     assert sorted(p.name for p in (tmp_path / "node0").iterdir()) == \
@@ -164,7 +170,7 @@ def test_msrun_join_reports_a_failed_worker_and_exits_non_zero(tmp_path):
     script.write_text(RAISES_ON_RANK_1)
     status, output = run_script([PYTHON, "-m", "minispore.msrun", "--worker_num=2",
                                  "--local_worker_num=2", f"--master_port={free_port()}",
-                                 "--log_dir=logs", "--join=True", script], clean_env(),
+                                 "--log_dir=logs", "--join=True", script], msrun_env(tmp_path),
                                 tmp_path, 120)
     assert status == 1, output
     assert "worker_1.log: [rank 1] ValueError: boom on rank one" in output
@@ -177,14 +183,20 @@ def test_msrun_join_reports_a_failed_worker_and_exits_non_zero(tmp_path):
 
 @needs_own_launch
 def test_msrun_without_join_returns_at_once_and_the_job_runs_on(tmp_path):
-    script = tmp_path / "world.py"
-    script.write_text("from mindspore.communication import init, get_rank\n"
-                      "init()\nprint('rank', get_rank(), 'trained', flush=True)\n")
-    began = time.monotonic()
+    release = tmp_path / "release"
+    script = tmp_path / "held.py"
+    # The job cannot end before the test releases it, so msrun returning proves it did not
+    # wait for the job.
+    script.write_text(f"import os, time\n"
+                      f"from mindspore.communication import init, get_rank\n"
+                      f"init()\n"
+                      f"while not os.path.exists({str(release)!r}): time.sleep(0.1)\n"
+                      f"print('rank', get_rank(), 'trained', flush=True)\n")
     status, output = run_script([PYTHON, "-m", "minispore.msrun", "--worker_num=1",
                                  "--local_worker_num=1", f"--master_port={free_port()}",
-                                 "--log_dir=logs", script], clean_env(), tmp_path, 120)
-    assert status == 0 and time.monotonic() - began < 10, output
+                                 "--log_dir=logs", script], msrun_env(tmp_path), tmp_path, 120)
+    assert status == 0 and not release.exists(), output
+    release.touch()
     pid = int(re.search(r"started worker pid (\d+)", output).group(1))
     scheduler = tmp_path / "logs" / "scheduler.log"
     give_up = time.monotonic() + 120
