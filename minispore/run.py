@@ -9,30 +9,11 @@ with mpirun's exit code, so a failure on any rank fails the launch.
 >>> # python -m minispore.run -n 4 examples/data_parallel/train.py --epochs 1
 """
 import os
-import shutil
 import subprocess
 import sys
 
+from minispore.communication.relaunch import find_mpiexec as find_mpirun
 from minispore.communication.threads import THREAD_VARS, host_cores
-
-
-def find_mpirun(explicit=None):
-    """(path, note): the launcher to use, and a note when it is not the environment's own."""
-    if explicit:
-        return explicit, None
-    here = os.path.dirname(sys.executable)
-    for name in ("mpirun", "mpiexec"):
-        candidate = os.path.join(here, name)
-        if os.access(candidate, os.X_OK):
-            return candidate, None
-    for name in ("mpirun", "mpiexec"):
-        found = shutil.which(name)
-        if found:
-            return found, (f"minispore.run: no mpirun beside {sys.executable}; using {found} "
-                           f"from PATH (it must be the MPI that mpi4py was built against)")
-    raise FileNotFoundError("minispore.run: no mpirun or mpiexec found beside the Python "
-                            "interpreter or on PATH; install the 'mpich' wheel "
-                            "(pip install mpich) or a system MPI.")
 
 
 # glibc serves allocations above its mmap threshold (at most 32 MB) with fresh pages on every
