@@ -1,4 +1,11 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
+# First, before anything else runs: a dynamic-cluster worker (MS_ROLE=MS_WORKER) started without
+# an MPI launcher is replaced here by `mpiexec -n 1` running the same command line
+# (communication/relaunch.py says why).
+from minispore.communication.relaunch import relaunch_worker_under_mpiexec
+
+relaunch_worker_under_mpiexec()
+
 from minispore.common import dtype
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,

@@ -25,32 +25,13 @@ Ports a job opens (single host, MPICH wheel, UCX netmod, measured with ``ss -ltn
 """
 import ctypes
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
+from minispore.communication.relaunch import find_mpiexec as find_mpirun
 from minispore.communication.threads import THREAD_VARS, host_cores
-
-
-def find_mpirun(explicit=None):
-    """(path, note): the launcher to use, and a note when it is not the environment's own."""
-    if explicit:
-        return explicit, None
-    here = os.path.dirname(sys.executable)
-    for name in ("mpirun", "mpiexec"):
-        candidate = os.path.join(here, name)
-        if os.access(candidate, os.X_OK):
-            return candidate, None
-    for name in ("mpirun", "mpiexec"):
-        found = shutil.which(name)
-        if found:
-            return found, (f"minispore.run: no mpirun beside {sys.executable}; using {found} "
-                           f"from PATH (it must be the MPI that mpi4py was built against)")
-    raise FileNotFoundError("minispore.run: no mpirun or mpiexec found beside the Python "
-                            "interpreter or on PATH; install the 'mpich' wheel "
-                            "(pip install mpich) or a system MPI.")
 
 
 # glibc serves allocations above its mmap threshold (at most 32 MB) with fresh pages on every

@@ -4,8 +4,8 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
 
     kernels <- device <- common <- communication <- ops <- graph <- parallel <- nn <- train <- api
 
-- api is the top-level package: minispore/__init__.py, context.py, run.py, __main__.py and
-  _mindspore_alias.py.
+- api is the top-level package: minispore/__init__.py, context.py, run.py, msrun.py,
+  __main__.py and _mindspore_alias.py.
 - dataset stands beside the stack: it imports only common and device, and only train and api
   import it.
 - kernels/ imports only numpy, numba (llvmlite for intrinsics) and the standard library.
@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNEL_DEPS = {"numpy", "numba", "llvmlite"}
 STACK = ("kernels", "device", "common", "communication", "ops", "graph", "parallel", "nn", "train",
          "api")
-API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.__main__",
-               "minispore._mindspore_alias"}
+API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.msrun",
+               "minispore.__main__", "minispore._mindspore_alias"}
 DATASET_DEPS = {"dataset", "common", "device"}
 DATASET_USERS = {"dataset", "train", "api"}
 # Modules kept at a lower package's path for MindSpore's import names, whose code belongs to the

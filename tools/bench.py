@@ -263,6 +263,32 @@ def bench_training():
     return [t, c]
 
 
+def _without_label_check(step):
+    """`step` with its loss's label range check replaced by a pass-through: what the step cost
+    before the check existed (in GRAPH mode the graph then has no check node)."""
+    step.network._loss_fn.check_labels = lambda labels, num_classes: labels
+    return step
+
+
+def bench_label_check():
+    """What the label range check of the sparse loss adds to the MLP training step."""
+    t = Table("Label range check in SoftmaxCrossEntropyWithLogits(sparse=True): MLP "
+              "784-512-512-10 step (ms)",
+              ["mode", "batch", "with check", "without", "cost (%)"])
+    for mode, mode_name in ((ms.PYNATIVE_MODE, "PYNATIVE"), (ms.GRAPH_MODE, "GRAPH")):
+        for batch in (32, 256):
+            xt = Tensor(randn(batch, 1, 28, 28))
+            yt = Tensor(RNG.integers(0, 10, batch).astype(np.int32))
+            steps = {"with": _in_mode(mode, ms_step(MLP())),
+                     "without": _in_mode(mode, _without_label_check(ms_step(MLP())))}
+            r = compare({k: (lambda f=f: f(xt, yt)) for k, f in steps.items()}, rounds=7,
+                        min_time=0.2)
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            t.add(mode_name, str(batch), r["with"] * 1e3, r["without"] * 1e3,
+                  f"{(r['with'] / r['without'] - 1) * 100:+.1f}")
+    return t
+
+
 def _graph_nodes(cache):
     return next(iter(cache.entries.values())).n_nodes
 
@@ -355,6 +381,13 @@ def bench_dataset():
     return t
 
 
+def bench_recompute():
+    """Peak memory (the executor's accounting; tracemalloc in PYNATIVE) and step time of
+    training steps with and without recompute (tools/bench_recompute.py)."""
+    import bench_recompute
+    return bench_recompute.recompute_table()
+
+
 def bench_parallel(quick=False):
     """Multi-process tables, each measured by MPI jobs run as subprocesses: collective latency
     vs raw mpi4py (tools/bench_comm.py), data-parallel throughput (tools/bench_dp.py), the
@@ -385,10 +418,11 @@ def main():
     args = parser.parse_args()
     started = time.time()
     tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)), bench_ops(),
-              bench_dispatch(), *bench_training(), bench_compile_sweep()]
+              bench_dispatch(), *bench_training(), bench_label_check(), bench_compile_sweep()]
     if not args.quick:
         tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())
+    tables.append(bench_recompute())
     tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "

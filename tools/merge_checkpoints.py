@@ -3,7 +3,8 @@
     python tools/merge_checkpoints.py -o merged.ckpt ckpt/rank_0/net.ckpt ckpt/rank_1/net.ckpt
     python tools/merge_checkpoints.py -o merged.ckpt --dir ckpt --name net.ckpt   # rank_*/net.ckpt
 
-Exits 1 with the reason (missing rank, mismatched layouts or shapes, corrupt file) on failure.
+Exits 1 with the reason (missing rank, files of different runs, mismatched layouts or shapes,
+corrupt file) on failure.
 """
 import argparse
 import glob

@@ -3,6 +3,7 @@
     bash examples/data_parallel/run.sh 4                          # 4 ranks, synthetic MNIST
     python -m minispore.run -n 4 examples/data_parallel/train.py --data_path MNIST_Data
     mpirun -n 4 python examples/data_parallel/train.py            # any launcher works
+    msrun --worker_num=4 --local_worker_num=4 examples/data_parallel/train.py
 
 The MindSpore data-parallel recipe: ``init()``, ``set_auto_parallel_context(parallel_mode=
 DATA_PARALLEL, gradients_mean=True)``, ``ms.set_seed(1)`` and a dataset sharded with
@@ -19,10 +20,13 @@ import shutil
 import tempfile
 import time
 
+import numpy as np
+
 import minispore as ms
 import minispore.dataset as ds
 import minispore.dataset.transforms as C
 import minispore.dataset.vision as CV
+from minispore import ops
 from minispore.common import dtype as mstype
 from minispore.communication import get_group_size, get_rank, init
 from minispore.communication.comm_func import barrier
@@ -97,6 +101,13 @@ def train(data_path, args, rank_id, rank_size):
     return acc
 
 
+def rank_zero_pid(rank_id):
+    """Rank 0's process id, on every rank: a name all ranks agree on under any launcher (the
+    ranks of msrun or a dynamic cluster have different parent processes)."""
+    mine = np.array([os.getpid() if rank_id == 0 else 0], np.int64)
+    return int(ops.AllReduce()(ms.Tensor(mine)).asnumpy()[0])
+
+
 def main(argv=None):
     args = parse_args(argv)
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
@@ -107,8 +118,8 @@ def main(argv=None):
     if args.data_path is not None:
         return train(args.data_path, args, rank_id, rank_size)
     from minispore.dataset.synth_mnist import synth_mnist
-    folder = os.path.join(tempfile.gettempdir(),
-                          f"synth_mnist_dp_{os.getppid()}_{args.train_size}_{args.test_size}")
+    folder = os.path.join(tempfile.gettempdir(), f"synth_mnist_dp_{rank_zero_pid(rank_id)}_"
+                                                 f"{args.train_size}_{args.test_size}")
     if rank_id == 0:
         synth_mnist(folder, args.train_size, args.test_size, seed=args.seed)
         print(f"synthetic MNIST: {args.train_size} train / {args.test_size} test images "

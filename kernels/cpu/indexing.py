@@ -1,4 +1,5 @@
-"""Indexing CPU kernels: gather, its scatter-add transpose (unsorted segment sum) and one-hot."""
+"""Indexing CPU kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot and
+the range check of class-index labels."""
 import numpy as np
 from numba import njit
 
@@ -69,3 +70,17 @@ def one_hot(indices, on_value, off_value, out):
             d = indices[o, i]
             if d >= 0 and d < depth:
                 out[o, np.uint64(d), i] = on_value
+
+
+@njit(cache=True)
+def first_label_out_of_range(labels, num_classes, ignore_index):
+    """The position of the first label outside [0, num_classes) other than ignore_index, or -1.
+
+    Loop: one pass over n, stopping at the first bad label. labels: 1-d int32/int64
+    C-contiguous; when no label is ignored the caller passes an in-range ignore_index (0).
+    """
+    for n in range(labels.size):
+        lab = labels[n]
+        if (lab < 0 or lab >= num_classes) and lab != ignore_index:
+            return n
+    return -1

@@ -1,4 +1,5 @@
-"""Indexing CUDA kernels: gather, its scatter-add transpose (unsorted segment sum) and one-hot.
+"""Indexing CUDA kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot and
+the range check of class-index labels.
 
 One thread per output (or input, for the scatter) element in a grid-stride loop with the
 inner axis fastest, so a warp copies consecutive words of a row.
@@ -14,6 +15,15 @@ def _first_bad_index_kernel(indices, dim, first):
     start, stride = cuda.grid(1), cuda.gridsize(1)
     for n in range(start, indices.size, stride):
         if indices[n] < 0 or indices[n] >= dim:
+            cuda.atomic.min(first, 0, n)
+
+
+@cuda.jit
+def _first_bad_label_kernel(labels, num_classes, ignore_index, first):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for n in range(start, labels.size, stride):
+        lab = labels[n]
+        if (lab < 0 or lab >= num_classes) and lab != ignore_index:
             cuda.atomic.min(first, 0, n)
 
 
@@ -112,3 +122,16 @@ def one_hot(indices, on_value, off_value, out):
     One thread per out element (every element written once: no fill pass).
     """
     _launch(_one_hot_kernel, out.size, indices, on_value, off_value, out)
+
+
+def first_label_out_of_range(labels, num_classes, ignore_index):
+    """The position of the first label outside [0, num_classes) other than ignore_index, or -1.
+
+    labels: 1-d int32/int64; when no label is ignored the caller passes an in-range
+    ignore_index (0). One thread per label, atomic.min keeps the first bad position; reading
+    that one word back synchronises with the device.
+    """
+    first = cuda.to_device(np.array([labels.size], dtype=np.int64))
+    _launch(_first_bad_label_kernel, labels.size, labels, num_classes, ignore_index, first)
+    pos = int(first.copy_to_host()[0])
+    return -1 if pos == labels.size else pos

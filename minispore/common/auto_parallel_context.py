@@ -5,6 +5,8 @@ from minispore.common.layout import check_strategy_tuples
 
 logger = logging.getLogger("minispore")
 
+MAX_DEVICE_NUM = 4096         # MindSpore's upper bound on device_num
+
 _DEFAULTS = {
     "parallel_mode": "stand_alone",
     "device_num": 1,
@@ -63,9 +65,10 @@ def set_auto_parallel_context(**kwargs):
                                  f"'parallel_mode' must be one of ['stand_alone', "
                                  f"'data_parallel', 'auto_parallel'], but got {value!r}; call "
                                  f"set_context(mode=GRAPH_MODE) first.")
-        if key == "device_num" and (not isinstance(value, int) or not 1 <= value <= 4096):
+        if key == "device_num" and (not isinstance(value, int)
+                                    or not 1 <= value <= MAX_DEVICE_NUM):
             raise ValueError(f"For 'set_auto_parallel_context', 'device_num' must be an int in "
-                             f"[1, 4096], but got {value!r}.")
+                             f"[1, {MAX_DEVICE_NUM}], but got {value!r}.")
         if key in _CHECKS:
             _CHECKS[key](value)
     _check_global_rank(kwargs)

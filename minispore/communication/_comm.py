@@ -1,18 +1,25 @@
-"""The MPI world, its cached sub-communicators, the abort-on-exception hooks and the divergence check.
+"""The MPI world and its run id, its cached sub-communicators, the abort-on-exception hooks and the
+divergence check.
 
 This is the only module (with its siblings in minispore/communication) that imports mpi4py, and
 it does so lazily: importing ``mpi4py.MPI`` initialises MPI, so single-process scripts that never
 call ``init()`` never start it.
+
+The world is MPI_COMM_WORLD under mpirun, and in a dynamic cluster (MS_ROLE) the communicator
+the workers built through the scheduler (cluster_worker.py); the scheduler process never gets
+here: it serves the job and exits (scheduler.py).
 """
 import os
 import sys
 import threading
 import time
 import traceback
+import uuid
 
 import numpy as np
 
-from minispore.communication.roles import role_from_environment
+from minispore.communication import cluster_worker, scheduler
+from minispore.communication.roles import Role, cluster_config_from_environment
 from minispore.communication.threads import limit_threads
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
@@ -51,14 +58,16 @@ class _State:
 
     def __init__(self):
         self.inited = False
-        self.role = None              # this process's Role (roles.py); every process a worker
-        self.world = None             # Communicator of MPI.COMM_WORLD: the workers
+        self.role = None              # this process's Role (roles.py): a worker, here
+        self.world = None             # Communicator of the workers (MPI.COMM_WORLD, or built)
+        self.cluster = None           # dynamic cluster: (workers' MPI comm, SchedulerLink), once
         self.local_rank = 0
         self.local_size = 1
         self.groups = {}              # user group name -> Communicator
         self.by_ranks = {}            # tuple of world ranks -> MPI communicator (created once)
         self.check = False            # the collective divergence check
         self.hooks = None             # the (sys, threading) excepthooks init() replaced
+        self.run_id = None            # shared by all ranks of this init(); checkpoints record it
 
 
 STATE = _State()
@@ -68,7 +77,7 @@ def require_init(api):
     if not STATE.inited:
         raise RuntimeError(f"For '{api}', the communication service is not initialized: call "
                            f"minispore.communication.init() first (and launch the script with "
-                           f"mpirun -n N).")
+                           f"mpirun -n N, or msrun).")
 
 
 def check_group_type(api, group):
@@ -95,23 +104,41 @@ def communicator(group, api="communication"):
 def start(runtime_num_threads=0):
     """Join the MPI world once as a worker: the world (the workers) and node-local
     communicators, this rank's thread pools sized for the ranks sharing its host, and the
-    abort hooks."""
-    role = role_from_environment(os.environ)
+    abort hooks. In a dynamic cluster the scheduler process serves the job here and exits
+    with its status; a worker joins the other workers the first time (release() keeps them)."""
+    config = cluster_config_from_environment(os.environ)
+    if config is not None and config.role is Role.SCHEDULER:
+        scheduler.serve_and_exit(config)
     MPI = mpi()
-    world = MPI.COMM_WORLD
+    if config is None:
+        world = MPI.COMM_WORLD
+    else:
+        if STATE.cluster is None:
+            STATE.cluster = cluster_worker.join(config)
+        world = STATE.cluster[0]
     STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
     STATE.by_ranks[STATE.world.world_ranks] = world
     local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
     STATE.local_rank, STATE.local_size = local.Get_rank(), local.Get_size()
     local.Free()
-    STATE.role = role
+    STATE.role = Role.WORKER
     if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
+    STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
     from minispore.communication import watchdog
     watchdog.start()
     STATE.inited = True
+
+
+def _shared_run_id(world):
+    """A random id drawn by rank 0 and broadcast, so every rank of this run holds the same one
+    and another run a different one (sharded checkpoints record it; merging refuses files of
+    different runs)."""
+    run_id = np.frombuffer(uuid.uuid4().bytes, np.uint8).copy()
+    world.Bcast(run_id, root=0)
+    return run_id.tobytes().hex()
 
 
 def stop():
@@ -175,10 +202,13 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     sys.stderr.flush()
     from minispore.communication import watchdog
     watchdog.announce_abort()   # the other ranks' watchdogs say where they are
+    if STATE.cluster is not None:
+        # MPI_Abort ends only this worker's own mpiexec job; the scheduler ends the others.
+        STATE.cluster[1].report_failure(f"{exc_type.__name__}: {exc}")
     # The launcher forwards our stderr pipe asynchronously and stops forwarding once the job
     # is torn down; without a pause the traceback was sometimes lost (seen in CI).
     time.sleep(0.5)
-    mpi().COMM_WORLD.Abort(1)
+    STATE.world.comm.Abort(1)
 
 
 def install_abort_hooks():

@@ -92,8 +92,7 @@ def _checked(group, kind, arg, x, api, comm=None):
     has entered the watch; the caller runs the MPI call and then ``WATCH.leave()`` in a
     ``finally``. With the full check on, the ranks' signatures are compared first."""
     comm = comm or communicator(group, api)
-    for fn in _listeners:
-        fn(KINDS[kind], x.nbytes, comm.size)
+    _notify(KINDS[kind], x.nbytes, comm.size)
     WATCH.enter(comm, kind, x.nbytes)
     if STATE.check:
         try:
@@ -102,6 +101,11 @@ def _checked(group, kind, arg, x, api, comm=None):
             WATCH.leave()
             raise
     return comm
+
+
+def _notify(collective, nbytes, k):
+    for fn in _listeners:
+        fn(collective, nbytes, k)
 
 
 def all_reduce(x, op=SUM, group="hccl_world_group"):
@@ -186,8 +190,7 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
         staged = buf.copy_to_host()
     target = buf if staged is None else staged
     comm = communicator(group, "iallreduce")
-    for fn in _listeners:
-        fn(KINDS[0], target.nbytes, comm.size)
+    _notify(KINDS[0], target.nbytes, comm.size)
     seq = WATCH.enter(comm, IALLREDUCE, target.nbytes)
     try:
         if STATE.check:
@@ -286,6 +289,9 @@ def send(x, dest_rank, sr_tag, group="hccl_world_group"):
     """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
     comm = communicator(group, "Send")
     x = _contig(x)
+    # A point-to-point pair is not a group call: the divergence check does not apply, but
+    # the listeners count it (two ranks take part) and the watchdog watches it.
+    _notify("Send", x.nbytes, 2)
     WATCH.enter_point_to_point(comm, SEND, x.nbytes, dest_rank)
     try:
         comm.comm.Send(x, dest=dest_rank, tag=sr_tag)
@@ -316,6 +322,7 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
         raise RuntimeError(f"For 'Receive', the message from rank {src_rank} (tag {sr_tag}) "
                            f"has {nbytes} bytes, but the declared shape {tuple(shape)} and "
                            f"dtype {np.dtype(dtype)} need {out.nbytes} bytes.")
+    _notify("Receive", out.nbytes, 2)
     comm.comm.Recv(out, source=src_rank, tag=sr_tag)
     return device.asarray(out)
 

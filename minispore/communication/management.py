@@ -2,8 +2,9 @@
 
 All backends run on MPI (mpi4py). The names "hccl" and "nccl" are accepted so MindSpore scripts
 run unchanged; "mccl" (MindSpore's CPU backend) and "mpi" are the native names. Start the
-processes with ``mpirun -n N python script.py``; a script started without mpirun runs as a
-one-rank world.
+processes with ``mpirun -n N python script.py``, or as MindSpore's dynamic cluster (one
+MS_ROLE=MS_SCHED process and N MS_ROLE=MS_WORKER processes started any way, or ``msrun``);
+a script started alone runs as a one-rank world.
 """
 import logging
 
@@ -42,9 +43,18 @@ def init(backend_name=None):
     ``global_rank``, and installs the abort-on-exception hooks: from here on an uncaught
     exception on any rank prints its traceback and aborts the whole job (non-zero exit).
 
+    In a dynamic cluster (MS_ROLE set) a worker first registers with the scheduler at
+    MS_SCHED_HOST:MS_SCHED_PORT and joins the other workers' MPI communicator, its rank
+    MS_NODE_ID when that is an integer, else by arrival; the scheduler process does not return
+    from init(): it serves the job until every worker has ended and exits with the job's status
+    (0 when all finished their script).
+
     Raises:
         TypeError: `backend_name` is not a str.
-        RuntimeError: unknown backend name (as MindSpore).
+        RuntimeError: unknown backend name (as MindSpore); in a dynamic cluster, the
+            scheduler unreachable within MS_TOPO_TIMEOUT, this worker refused by it (wrong
+            token, one worker too many), or the scheduler's port already in use.
+        ValueError, NotImplementedError: a malformed or unbuilt MS_ variable (roles.py).
     """
     if backend_name is None:
         backend_name = _DEVICE_BACKEND[get_context("device_target")]

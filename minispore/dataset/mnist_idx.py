@@ -1,6 +1,8 @@
 """Reading and writing IDX files (the MNIST format), plain or gzip-compressed, strictly checked."""
 import gzip
+import math
 import os
+import sys
 
 import numpy as np
 
@@ -8,6 +10,7 @@ import numpy as np
 _IDX_TYPES = {0x08: np.dtype(">u1"), 0x09: np.dtype(">i1"), 0x0B: np.dtype(">i2"),
               0x0C: np.dtype(">i4"), 0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
 _CODE_OF = {dt.newbyteorder("=").kind + str(dt.itemsize): code for code, dt in _IDX_TYPES.items()}
+_MAX_NDIM = 64                # numpy's limit on the number of dimensions
 
 
 def _read_bytes(path):
@@ -26,7 +29,8 @@ def read_idx(path, expected_ndim=None):
 
     Layout: magic = 0x00 0x00 <type code> <ndim>, then ndim big-endian uint32 dims, then the
     data in row-major order. Raises RuntimeError naming the file for a bad magic, a wrong number
-    of dims, or a data section that is shorter or longer than the header promises.
+    of dims, dims too large for an array, or a data section that is shorter or longer than the
+    header promises.
     """
     raw = _read_bytes(path)
     if len(raw) < 4:
@@ -47,7 +51,9 @@ def read_idx(path, expected_ndim=None):
                            f"({len(raw)} of {header} bytes).")
     dims = tuple(int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
     dtype = _IDX_TYPES[code]
-    expected = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize
+    _check_array_fits(path, dims, dtype)
+    # Exact integers: an int64 product of forged dims could wrap around to the file's size.
+    expected = math.prod(dims) * dtype.itemsize
     found = len(raw) - header
     if found != expected:
         kind = "truncated" if found < expected else "longer than its header says"
@@ -55,6 +61,17 @@ def read_idx(path, expected_ndim=None):
                            f"data bytes, found {found}.")
     arr = np.frombuffer(raw, dtype=dtype, offset=header).reshape(dims)
     return arr.astype(dtype.newbyteorder("="), copy=True)
+
+
+def _check_array_fits(path, dims, dtype):
+    """numpy holds at most _MAX_NDIM dims and sys.maxsize bytes (counting a zero dim as 1: an
+    empty array with huge other dims is refused too)."""
+    if len(dims) > _MAX_NDIM:
+        raise RuntimeError(f"IDX file '{path}' declares {len(dims)} dims; at most {_MAX_NDIM} "
+                           f"are supported.")
+    if math.prod(max(d, 1) for d in dims) * dtype.itemsize > sys.maxsize:
+        raise RuntimeError(f"IDX file '{path}' declares dims {list(dims)}, too large for an "
+                           f"array.")
 
 
 def write_idx(path, array):

@@ -33,7 +33,10 @@ def backward(tracer, head, sens, wrt):
 
     Nodes are visited in reverse; only nodes on a path from a wrt Value get a bprop call, and
     a bprop's deferred gradients (zero-argument callables) are called only for inputs on such
-    a path, as in the eager tape.
+    a path, as in the eager tape. A node whose primitive sets ``backward_always`` (one end of a
+    communication pair) gets its bprop call in any case, with zero cotangents where none
+    arrived, and its outputs count as on such a path. ``head`` None seeds nothing: the
+    cotangents then arrive only through those nodes (a placed segment without the loss).
     """
     with tracer.in_phase(BACKWARD):
         return _backward(tracer, head, sens, wrt)
@@ -45,16 +48,21 @@ def _backward(tracer, head, sens, wrt):
     live = {id(v) for v in wrt}
     forward = []
     for node in graph.nodes:
-        if node.prim.differentiable and any(id(v) in live for v in node.input_values()):
+        if node.prim.differentiable and (node.prim.backward_always or
+                                         any(id(v) in live for v in node.input_values())):
             forward.append(node)
             live.update(id(v) for v in node.outputs)
-    head_t = tracer.from_graph(head)
-    cot = {id(head): F.fill(head_t.dtype, head_t.shape, sens)}
+    cot = {}
+    if head is not None:
+        head_t = tracer.from_graph(head)
+        cot[id(head)] = F.fill(head_t.dtype, head_t.shape, sens)
     for node in reversed(forward):
         douts = [cot.get(id(v)) for v in node.outputs]
-        if all(d is None for d in douts):
-            continue
         outs = [tracer.wrap(v) for v in node.outputs]
+        if all(d is None for d in douts):
+            if not node.prim.backward_always:
+                continue
+            douts = [F.zeros_like(o) for o in outs]
         if not node.tuple_output:
             out, dout = outs[0], douts[0]
         else:

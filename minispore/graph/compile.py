@@ -12,6 +12,7 @@ from minispore.graph.autodiff import differentiate
 from minispore.graph.executor import Executable
 from minispore.graph.ir import UPDATE
 from minispore.graph.program import PassContext
+from minispore.graph.recompute import recompute
 from minispore.graph.tracer import Tracer
 
 
@@ -84,12 +85,13 @@ def validate(program, ctx):
 
 
 # The graph-only passes in DESIGN.md's order (2. symbolic shapes; 4. autodiff; 5. optimizer
-# update; 7. elementwise fusion; then validation; 8. scheduling happens in the executor).
-# minispore/parallel/compiler.py puts the parallel passes between them.
+# update; 6. recompute; 7. elementwise fusion; then validation; 8. scheduling happens in the
+# executor). minispore/parallel/compiler.py puts the parallel passes between them.
 GRAPH_PASSES = [
     infer_symbolic_shapes,
     differentiate,
     apply_optimizer_update,
+    recompute,
     fuse_elementwise,
     eliminate_dead_code,
     validate,

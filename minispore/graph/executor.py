@@ -3,10 +3,13 @@
 Each node becomes one line calling its bound ``prim.impl`` with positional arrays and
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
+Inside a `minispore.graph.memory.track_memory` block a run goes through an accounted copy of
+the schedule (the same calls and frees, each reported to an Accountant), generated on first use.
 """
 from minispore.common.tensor import Tensor
 from minispore.device import active_device, scalar_array
 from minispore.graph.ir import Value, flatten
+from minispore.graph.memory import Accountant, active_tracker, is_activation, plan_memory
 
 
 def _symbolic():
@@ -29,20 +32,41 @@ class Executable:
         self.n_nodes = len(graph.nodes)
         # Constants, parameters and (CPU-only) fused kernels are bound for this device.
         self.device = active_device()
-        self.source, env = _generate(graph)
-        code = compile(self.source, f"<graph {graph.name}>", "exec")
-        exec(code, env)
-        self._run = env["_run"]
-        self.needs_bindings = env["_NEEDS_BINDINGS"]
+        self.source, self._run, self.needs_bindings = _build(graph, accounted=False)
+        self._accounted = None
 
     def run(self, arrays, bindings=None):
         if active_device() != self.device:
             raise RuntimeError(f"Graph '{self.graph.name}' was compiled for device "
                                f"{self.device} but device_target is now {active_device()}; "
                                f"build the network again after set_context(device_target=...).")
+        tracker = active_tracker()
+        if tracker is not None:
+            return self._run_accounted(arrays, bindings, tracker)
         if self.needs_bindings:
             return self._run(bindings, *arrays)
         return self._run(*arrays)
+
+    def memory_plan(self):
+        """The live activation bytes of this schedule from the Values' shapes (a
+        minispore.graph.memory.MemoryReport; None when shapes are symbolic)."""
+        return plan_memory(self.graph)
+
+    def _run_accounted(self, arrays, bindings, tracker):
+        if self._accounted is None:
+            self._accounted = _build(self.graph, accounted=True)[1]
+        accountant = Accountant(self.graph.name)
+        lead = (accountant, bindings) if self.needs_bindings else (accountant,)
+        out = self._accounted(*lead, *arrays)
+        tracker.reports.append(accountant.report)
+        return out
+
+
+def _build(graph, accounted):
+    """(source, the generated _run, whether it takes symbol bindings)."""
+    source, env = _generate(graph, accounted)
+    exec(compile(source, f"<graph {graph.name}>", "exec"), env)
+    return source, env["_run"], env["_NEEDS_BINDINGS"]
 
 
 class _Namer:
@@ -59,7 +83,9 @@ class _Namer:
         return name
 
 
-def _generate(graph):
+def _generate(graph, accounted=False):
+    """The schedule's source and its environment. `accounted`: every output is named and
+    reported to the Accountant ``_acct`` (the first argument), as is every free."""
     nm = _Namer()
     symbolic = _symbolic()
     needs_bindings = False
@@ -73,6 +99,9 @@ def _generate(graph):
         nm.names[id(v)] = f"p{i}"
         # Read the live buffer each run: set_data/load_checkpoint replace it between steps.
         lines.append(f"p{i} = {holder}._data")
+    if accounted:
+        caller_buffers = args + [f"p{i}" for i in range(len(graph.parameters))]
+        lines.append(f"_acct.external({', '.join(caller_buffers)})")
     last_use = _last_uses(graph)
     keep = {id(v) for v in graph.output_values()} | {id(v) for v in graph.inputs} | \
         {id(v) for v in graph.parameters}
@@ -98,7 +127,7 @@ def _generate(graph):
         for j, v in enumerate(node.outputs):
             name = f"v{k}_{j}"
             nm.names[id(v)] = name
-            outs.append(name if id(v) in last_use or id(v) in keep else "_")
+            outs.append(name if id(v) in last_use or id(v) in keep or accounted else "_")
         if not node.tuple_output:
             scalar = node.outputs[0].aval.shape == ()
             target = outs[0]
@@ -111,10 +140,18 @@ def _generate(graph):
                     lines.append(f"{name} = _asarray({name})")
         dead = [nm.value(v) for v in _unique(node.input_values())
                 if last_use.get(id(v)) == k and id(v) not in keep]
+        if accounted:
+            named = [n for n in outs if n != "_"]
+            dead += [n for n, v in zip(outs, node.outputs)
+                     if id(v) not in last_use and id(v) not in keep]
+            lines.append(f"_acct.made({', '.join([str(is_activation(node))] + named)})")
+            if dead:
+                lines.append(f"_acct.dropped({', '.join(dead)})")
         if dead:
             lines.append(f"del {', '.join(dead)}")
     lines.append(f"return {_output_expr(graph.outputs, nm)}")
-    header = f"def _run({', '.join((['_b'] if needs_bindings else []) + args)}):"
+    lead = (["_acct"] if accounted else []) + (["_b"] if needs_bindings else [])
+    header = f"def _run({', '.join(lead + args)}):"
     source = "\n".join([header] + ["    " + ln for ln in lines]) + "\n"
     nm.env["_NEEDS_BINDINGS"] = needs_bindings
     if needs_bindings:

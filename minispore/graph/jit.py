@@ -16,6 +16,7 @@ from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.program import PassContext
 from minispore.graph.tracer import to_program, trace
+from minispore.ops.grad import use_graph_compiler
 from minispore.ops.primitive import Aval
 
 _CTX = context()
@@ -216,3 +217,6 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
 
     wrapper.compile_cache_info = cache.info
     return wrapper
+
+
+use_graph_compiler(jit)

@@ -17,7 +17,8 @@ class GradRequest:
 
     The gradients (one Value per wrt entry, zeros where the head does not depend on it) go to
     ``Program.update`` when one is set, else with ``return_grads`` the graph returns
-    ``(outputs, grads)``.
+    ``(outputs, grads)``. ``head`` is None on a graph that holds no loss and gets its
+    cotangents only from communication pairs (a `place` segment of another worker).
     """
     head: object
     wrt: list
@@ -82,12 +83,17 @@ class PassContext:
     ``mesh``: the DeviceMesh the program runs on (None for one device); ``parallel``: the
     operator-parallel settings (minispore/parallel/settings.py) or None when operators are
     not sharded. Graph passes treat ``parallel`` as opaque; only parallel passes read it.
+    ``workers``: the job's worker count (None before communication.init());
+    ``parallel_mode``: set_auto_parallel_context's; ``enable_ps``: set_ps_context's.
     """
     device: str = "cpu"
     rank: int = 0
     role: str = "MS_WORKER"
     mesh: object = None
     parallel: object = None
+    workers: int = None
+    parallel_mode: str = "stand_alone"
+    enable_ps: bool = False
 
     def logical_shape(self, index, local_shape):
         """The logical shape of graph input `index` whose block this rank feeds."""

@@ -102,6 +102,17 @@ class Tracer:
             self._params[id(param)] = value
         return value
 
+    def drop_unread_parameters(self):
+        """Forget the parameters no node reads and no output returns (a pass pruned their
+        readers): the graph stops binding them, and a later read registers them anew."""
+        graph = self.graph
+        read = {id(v) for node in graph.nodes for v in node.input_values()}
+        read.update(id(v) for v in graph.output_values())
+        for v in graph.parameters:
+            if id(v) not in read:
+                del self._params[id(v.param)]
+        graph.parameters = [v for v in graph.parameters if id(v) in read]
+
     def wrap(self, value):
         """The TracedTensor standing for `value` (one per Value, so identities are stable)."""
         t = self._wrapped.get(id(value))

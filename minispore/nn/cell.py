@@ -242,10 +242,19 @@ class Cell:
     def _run_construct(self, *args, **kwargs):
         frame = self._annotations
         if frame is not None and _CTX.tracer is None:
-            error = _unbuilt_eager(self, frame)
+            error = _placed_eagerly(self, frame) or _unbuilt_eager(self, frame)
             if error is not None:
                 raise error
+            if self._recompute is not None and _CTX.tapes:
+                from minispore.ops.autodiff import run_recomputed
+                return run_recomputed(lambda: self._construct_in_scope(None, args, kwargs),
+                                      type(self).__name__, self._random_generators())
             frame = None
+        return self._construct_in_scope(frame, args, kwargs)
+
+    def _construct_in_scope(self, frame, args, kwargs):
+        """construct() with this cell's name on the scope stack and, while tracing, its
+        annotation frame pushed."""
         scopes = _CTX.scopes
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
         if frame is not None:
@@ -258,6 +267,12 @@ class Cell:
             scopes.pop()
             if frame is not None:
                 _CTX.annotation_frames.pop()
+
+    def _random_generators(self):
+        """The generators of this cell's primitives (and its sub-cells'), for recompute."""
+        return tuple(g for _, cell in self.cells_and_names()
+                     for prim in cell._primitives.values() if prim is not None
+                     for g in prim.generators())
 
     def _set_annotation(self, **entries):
         """Update this cell's annotation frame (None values remove their key)."""
@@ -382,16 +397,39 @@ class Cell:
             if value not in stages:
                 stages.append(value)
 
-    def recompute(self, mode=True, **kwargs):
-        """Mark every primitive of this cell (and its sub-cells) for recomputation in backward.
+    def recompute(self, **kwargs):
+        """Recompute this cell in the backward instead of keeping its activations: every
+        primitive of the cell and of its sub-cells (functional ops included) is run again just
+        before the backward needs its outputs, except the primitives producing the cell's
+        outputs, which are kept (MindSpore's rule: they are the next cell's inputs). A
+        primitive's own ``recompute(mode)`` wins over the cell's. GRAPH_MODE re-emits the nodes
+        in the compiled backward (minispore/graph/recompute.py); PYNATIVE keeps only the cell's
+        inputs on the tape and runs the cell again during backward (minispore/ops/
+        autodiff.py), replaying its random draws.
 
-        Allowed kwargs: mp_comm_recompute, parallel_optimizer_comm_recompute,
-        recompute_slice_activation (bools). Configuring a cell and one of its ancestors or
-        descendants both raises RuntimeError.
+        Keyword arguments (bools):
+            mp_comm_recompute (default True): recompute the collectives that operator
+                parallelism inserts inside the cell; False keeps their outputs.
+            parallel_optimizer_comm_recompute (default False): recompute the AllGather of
+                weights sliced by optimizer parallel; ignored, with a warning, when
+                pipeline_stages > 1 (as in MindSpore).
+            recompute_slice_activation: only False is accepted (slicing the kept outputs is not
+                built).
+
+        Raises:
+            ValueError: an unknown keyword.
+            TypeError: a value that is not a bool.
+            RuntimeError: the cell, one of its sub-cells or one of its ancestors is configured
+                already (recompute is configured once per cell hierarchy).
+            NotImplementedError: recompute_slice_activation=True.
+
+        >>> from minispore import nn
+        >>> block = nn.SequentialCell(nn.Dense(4, 4), nn.ReLU(), nn.Dense(4, 4))
+        >>> block.recompute(mp_comm_recompute=False)
         """
+        from minispore.common.auto_parallel_context import get_auto_parallel_context
+        from minispore.graph.recompute import CellRecompute
         name = f"{type(self).__name__}.recompute"
-        if not isinstance(mode, bool):
-            raise TypeError(f"For '{name}', 'mode' must be bool, but got {type(mode).__name__}.")
         for key, value in kwargs.items():
             if key not in _RECOMPUTE_KEYS:
                 raise ValueError(f"For '{name}', the keyword argument {key!r} is not "
@@ -399,20 +437,28 @@ class Cell:
             if not isinstance(value, bool):
                 raise TypeError(f"For '{name}', {key!r} must be bool, but got "
                                 f"{type(value).__name__}.")
+        if kwargs.get("recompute_slice_activation"):
+            raise NotImplementedError(
+                f"For '{name}', recompute_slice_activation=True (slicing the cell's kept "
+                f"outputs over the model-parallel devices) is not implemented in minispore; "
+                f"leave it False.")
         for _, cell in self.cells_and_names():
             if cell._recompute is not None or cell._recompute_inherited:
                 raise RuntimeError(f"For '{name}', recompute may be configured only once in a "
                                    f"cell hierarchy, but {type(cell).__name__} already is.")
-        config = {"mp_comm_recompute": True, "parallel_optimizer_comm_recompute": False,
-                  "recompute_slice_activation": False}
-        config.update(kwargs)
-        config["mode"] = mode
+        optimizer_comm = kwargs.get("parallel_optimizer_comm_recompute", False)
+        if optimizer_comm and get_auto_parallel_context("pipeline_stages") > 1:
+            logger.warning("For '%s', parallel_optimizer_comm_recompute=True is ignored: the "
+                           "AllGather of optimizer-sliced weights is not recomputed under "
+                           "pipeline parallel.", name)
+            optimizer_comm = False
+        config = CellRecompute(type(self).__name__,
+                               kwargs.get("mp_comm_recompute", True), optimizer_comm)
         object.__setattr__(self, "_recompute", config)
-        self._set_annotation(recompute=True if mode else None)
-        for path, cell in self.cells_and_names():
+        self._set_annotation(recompute=config)
+        for _, cell in self.cells_and_names():
             if cell is not self:
                 object.__setattr__(cell, "_recompute_inherited", True)
-        return self
 
     # -- printing ----------------------------------------------------------------------------
     def extend_repr(self):
@@ -434,11 +480,21 @@ class Cell:
         return info
 
 
+def _placed_eagerly(cell, frame):
+    """`place` is a GRAPH_MODE feature (MindSpore refuses it in PyNative): a placed cell that
+    runs eagerly (switched to PYNATIVE_MODE after place(), or MS_JIT=0) would ignore it."""
+    if "rank_id" not in frame:
+        return None
+    return RuntimeError(
+        f"{type(cell).__name__} is placed on worker {frame['rank_id']} (Cell.place), but it "
+        f"runs eagerly: distributed graph partition works in GRAPH_MODE only (not in "
+        f"PYNATIVE_MODE, nor with MS_JIT=0). Call set_context(mode=GRAPH_MODE) before running "
+        f"it, or remove the place() call.")
+
+
 # Annotations whose passes are not built yet (each is refused at compile time by
 # minispore/parallel/annotations.py; run eagerly, the cell refuses here).
 _UNBUILT_EAGER = {
-    "recompute": "Cell.recompute",
-    "ms_role": "Cell.place",
     "pipeline_stage": "Cell.pipeline_stage",
 }
 

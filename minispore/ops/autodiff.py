@@ -1,4 +1,7 @@
-"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards."""
+"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, and the
+recomputed blocks of PYNATIVE ``Cell.recompute``."""
+from contextlib import contextmanager
+
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
 
@@ -111,3 +114,108 @@ def _accumulate(cot, tensor, grad):
         cot[key] = cot[key] + grad
     else:
         cot[key] = grad
+
+
+# -- recompute (PYNATIVE Cell.recompute) ------------------------------------------------------
+def run_recomputed(forward, name, generators=()):
+    """``forward()`` (a ``Cell.recompute`` cell's call) run so that the active tapes keep only
+    its inputs: its operators are not recorded one by one (their outputs die as soon as the
+    forward drops them); each tape records one `RecomputedBlock` entry instead, whose bprop
+    runs the forward again on the same inputs and differentiates that.
+
+    The entry's inputs are the live tensors the forward read but did not make (its tensor
+    arguments, the parameters it read, tensors it closed over), found while it runs. The
+    global random generator and `generators` are replayed, so a recomputed Dropout draws the
+    forward's mask. Without active tapes this is just ``forward()``.
+    """
+    tapes = _CTX.tapes
+    if not tapes:
+        return forward()
+    outer = list(tapes)
+    probe = _BlockProbe(outer)
+    random_state = _RandomState(generators)
+    tapes[:] = [probe]
+    try:
+        out = forward()
+    finally:
+        tapes[:] = outer
+    made = tuple(t for t in _tensor_leaves(out) if id(t) in probe.made)
+    if probe.inputs and made:
+        block = RecomputedBlock(forward, name, random_state, _leaf_positions(out, probe.made))
+        for tape in outer:
+            tape.record(block, probe.inputs, made)
+    return out
+
+
+class _BlockProbe:
+    """Stands in for the tapes while a recomputed block runs forward: records nothing, but
+    collects the tensors live on the outer tapes that the block's operators read (its inputs)
+    and the ids of the tensors the block made."""
+
+    def __init__(self, outer):
+        self.outer = outer
+        self.inputs = []
+        self._seen = set()
+        self.made = set()
+
+    def record(self, prim, args, outs):
+        for a in args:
+            if isinstance(a, Tensor) and id(a) not in self._seen and id(a) not in self.made \
+                    and any(id(a) in tape.live for tape in self.outer):
+                self._seen.add(id(a))
+                self.inputs.append(a)
+        for o in (outs if isinstance(outs, tuple) else (outs,)):
+            self.made.add(id(o))
+
+
+class RecomputedBlock:
+    """The tape entry of a recomputed block: ``bprop`` runs the block's forward again (random
+    draws replayed) on a fresh tape watching the entry's inputs, and returns their gradients
+    for the cotangents of the outputs the block made."""
+
+    def __init__(self, forward, name, random_state, positions):
+        self.forward = forward
+        self.name = name
+        self.random_state = random_state
+        self.positions = positions      # where the recorded outputs sit among the leaves
+
+    def bprop(self, inputs, out, dout):
+        with self.random_state.replayed(), Tape() as tape:
+            for x in inputs:
+                tape.watch(x)
+            again = self.forward()
+        leaves = _tensor_leaves(again)
+        heads = [leaves[i] for i in self.positions]
+        cot = tape.backward(heads, dout if isinstance(dout, tuple) else (dout,))
+        return tuple(cot.get(id(x)) for x in inputs)
+
+
+class _RandomState:
+    """The states of the global generator and of `generators` when a block ran, to replay."""
+
+    def __init__(self, generators):
+        from minispore.common.seed import rng
+        self.saved = [(g, g.bit_generator.state) for g in (rng(),) + tuple(generators)]
+
+    @contextmanager
+    def replayed(self):
+        current = [(g, g.bit_generator.state) for g, _ in self.saved]
+        for g, state in self.saved:
+            g.bit_generator.state = state
+        try:
+            yield
+        finally:   # the run continues with the draws it would have made without recompute
+            for g, state in current:
+                g.bit_generator.state = state
+
+
+def _tensor_leaves(obj):
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for x in obj for t in _tensor_leaves(x)]
+    return []
+
+
+def _leaf_positions(out, made):
+    return tuple(i for i, t in enumerate(_tensor_leaves(out)) if id(t) in made)

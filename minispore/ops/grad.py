@@ -1,13 +1,47 @@
-"""The gradient API: ms.grad, ms.value_and_grad and ops.GradOperation, over the eager tape."""
+"""The gradient API: ms.grad, ms.value_and_grad and ops.GradOperation, over the eager tape.
+
+Called in GRAPH_MODE outside a trace, a gradient function runs compiled, as in MindSpore (its
+GradOperation wraps the function in ``jit`` in GRAPH_MODE): the tape then records while the
+function is traced, so the backward is part of the graph, and GRAPH-mode cells called inside
+are traced into it rather than run as opaque graphs the tape cannot see through.
+"""
+import functools
 from contextlib import nullcontext
 
-from minispore.common.context import context
+from minispore.common.context import GRAPH_MODE, context
 from minispore.common.tensor import Tensor
 from minispore.ops.autodiff import Tape
 
 _CTX = context()
 # Node phase names (minispore/graph/ir.py), spelled here so ops need not import graph.
 BACKWARD = "backward"
+# How GRAPH_MODE compiles a gradient function: minispore.graph.jit registers its `jit` here
+# once at import (graph sits above ops, which cannot import it).
+_GRAPH_COMPILER = []
+
+
+def use_graph_compiler(jit):
+    _GRAPH_COMPILER[:] = [jit]
+
+
+def _compiled_in_graph_mode(run, fn):
+    """`run` (a gradient function of `fn`) that, called in GRAPH_MODE outside a trace, runs
+    through one jit compile (placeholders: the Cell `fn`'s set_inputs), named after `fn` in
+    the compile cache and the save_graphs folders."""
+    compiled = []
+    run.__name__ = run.__qualname__ = _name(fn)
+
+    @functools.wraps(run)
+    def dispatch(*args):
+        if _CTX.mode != GRAPH_MODE or _CTX.tracer is not None or not _GRAPH_COMPILER:
+            return run(*args)
+        if not compiled:
+            get_inputs = getattr(fn, "get_inputs", None)
+            compiled.append(_GRAPH_COMPILER[0](
+                run, input_signature=get_inputs() if get_inputs is not None else None))
+        return compiled[0](*args)
+
+    return dispatch
 
 
 def _check_positions(grad_position, weights, nargs, fn_name):
@@ -106,7 +140,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
         out, ig, wg = _run_with_tape(fn, args, positions, weights, has_aux)
         return out, _pack(grad_position, ig, wg)
 
-    return wrapper
+    return _compiled_in_graph_mode(wrapper, fn)
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -126,7 +160,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
             return grads, out[1:] if len(out) > 2 else out[1]
         return grads
 
-    return wrapper
+    return _compiled_in_graph_mode(wrapper, fn)
 
 
 def _with_ids(grad_position, positions, weights, grads):
@@ -190,4 +224,4 @@ class GradOperation:
                 return (ig, wg) if self.get_all else wg
             return ig if self.get_all else ig[0]
 
-        return wrapper
+        return _compiled_in_graph_mode(wrapper, fn)

@@ -4,6 +4,7 @@ import logging
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
+from minispore.common.ps_context import get_ps_context
 
 logger = logging.getLogger("minispore")
 
@@ -39,6 +40,17 @@ class Primitive:
 
     # Subclasses with non-differentiable outputs (Argmax, Equal …) set this to False.
     differentiable = True
+    # Collectives set this: the recompute pass re-runs them only as Cell.recompute's
+    # mp_comm_recompute / parallel_optimizer_comm_recompute say.
+    communication = False
+    # False where running the operator again would not give the same outputs or would act
+    # elsewhere (random draws, point-to-point transfers): recompute keeps its outputs instead.
+    replayable = True
+    # Set on an instance whose peer runs its own backward in every backward pass (the
+    # Send/Receive pairs of a graph partitioned by `place`): graph autodiff then calls this
+    # one's bprop every time too, with zero cotangents where none arrived, so both ends of
+    # the pair exchange the gradient message whatever reaches the local loss.
+    backward_always = False
 
     def __init__(self, name=None):
         self.name = name or type(self).__name__
@@ -85,8 +97,14 @@ class Primitive:
         return self
 
     def recompute(self, mode=True):
-        """Mark this operator's output for recomputation in the backward (GRAPH_MODE only, as
-        in MindSpore: PYNATIVE raises TypeError)."""
+        """Recompute this operator's outputs in the backward instead of keeping them from the
+        forward (``mode=False``: keep them even inside a ``Cell.recompute`` cell; the
+        primitive's setting wins over its cell's). GRAPH_MODE only, as in MindSpore: PYNATIVE
+        raises TypeError. Returns self.
+
+        Raises:
+            TypeError: in PYNATIVE_MODE, or `mode` is not a bool.
+        """
         if context().mode == PYNATIVE_MODE:
             raise TypeError(f"For '{self.name}.recompute', recompute is not supported in "
                             f"PYNATIVE_MODE; call set_context(mode=GRAPH_MODE) first.")
@@ -105,6 +123,11 @@ class Primitive:
 
     def bprop(self, inputs, out, dout):
         raise NotImplementedError(f"{self.name} is not differentiable")
+
+    def generators(self):
+        """The random generators this instance draws from besides the global one
+        (``ms.set_seed``'s): PYNATIVE recompute restores their state to replay the draws."""
+        return ()
 
     def local_call(self, args, ctx):
         """Run on this rank's blocks under operator parallelism (minispore/parallel/
@@ -174,3 +197,6 @@ def check_place_args(name, role, rank_id):
     if mode != "stand_alone":
         raise RuntimeError(f"For '{name}.place', graph partition cannot be combined with "
                            f"parallel_mode {mode!r}; it needs parallel_mode 'stand_alone'.")
+    if get_ps_context("enable_ps"):
+        raise RuntimeError(f"For '{name}.place', graph partition cannot be combined with the "
+                           f"parameter server (set_ps_context(enable_ps=True)); turn it off.")

@@ -1,9 +1,9 @@
 """Passes for cell and primitive annotations whose features are not built yet: each refuses
 the compile with a NotImplementedError naming the annotated node, never ignoring it silently.
-Their issues replace them with the real passes (graph partition by `place`, pipeline stages,
-recompute)."""
+Their issues replace them with the real passes (pipeline stages; recompute is
+minispore/graph/recompute.py, graph partition by `place` minispore/parallel/place_partition.py)."""
 
-__all__ = ["partition_by_place", "assign_pipeline_stages", "recompute"]
+__all__ = ["assign_pipeline_stages"]
 
 
 def _refuse(program, key, feature, what_works, applies=lambda value: True):
@@ -16,22 +16,9 @@ def _refuse(program, key, feature, what_works, applies=lambda value: True):
     return program
 
 
-def partition_by_place(program, ctx):
-    """Refuses `Cell.place` / `Primitive.place` (distributed graph partition)."""
-    return _refuse(program, "rank_id", "Distributed graph partition (Cell.place / "
-                   "Primitive.place)", "remove the place() calls to train the whole network "
-                   "on every worker.")
-
-
 def assign_pipeline_stages(program, ctx):
     """Refuses a pipeline stage other than 0 (`Cell.pipeline_stage`)."""
     return _refuse(program, "pipeline_stage", "Pipeline parallel (Cell.pipeline_stage)",
                    "leave every cell in stage 0 (pipeline_stages=1).",
                    applies=lambda stage: stage != 0)
 
-
-def recompute(program, ctx):
-    """Refuses `Cell.recompute` / `Primitive.recompute`."""
-    return _refuse(program, "recompute", "Recompute (Cell.recompute / Primitive.recompute)",
-                   "remove the recompute() calls (activations are then kept for the "
-                   "backward).", applies=bool)

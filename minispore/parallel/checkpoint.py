@@ -1,5 +1,6 @@
-"""Sharded checkpoint values: the layout record of a sliced parameter's block, cutting a whole
-value to a sliced parameter's block, and assembling whole values from per-rank blocks.
+"""Sharded checkpoint values: the layout record of a sliced parameter's block, the run record
+naming the run and strategy a file comes from, cutting a whole value to a sliced parameter's
+block, and assembling whole values from per-rank blocks.
 
 A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
 layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an
@@ -11,15 +12,22 @@ this module works on values only, so it sits in the parallel layer under train.
 >>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
 (4,)
 """
+import hashlib
 import itertools
+import json
+import uuid
 
 import numpy as np
 
+from minispore.common.auto_parallel_context import MAX_DEVICE_NUM
 from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
 __all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
-           "block_for", "merge_values"]
+           "record_blocks", "block_for", "merge_values", "run_record"]
+
+# The run id of a process that never calls init(): its files are one run of their own.
+_PROCESS_RUN_ID = uuid.uuid4().hex
 
 
 def holder_rank(param):
@@ -48,6 +56,23 @@ def layout_record(value):
             "slices": [[s.start, s.stop] for s in lay.local_slices(shape, rank)]}
 
 
+def run_record(layout_records):
+    """The checkpoint index's ``run`` field for a file whose entries have `layout_records`
+    (the ``layout`` fields, None for whole values): ``{"id": ..., "strategy": ...}``.
+
+    ``id`` is this run's: shared by every rank after init() (rank 0 draws it), else this
+    process's own. ``strategy`` is a SHA-256 of every sliced parameter's record without its
+    per-rank fields (device matrix, tensor map, global shape: the same on every rank of a run),
+    None when nothing is sliced.
+    """
+    from minispore.communication import _comm
+    strategy = sorted((name, {k: v for k, v in r.items() if k not in ("rank", "slices")})
+                      for name, r in layout_records.items() if r is not None)
+    digest = hashlib.sha256(json.dumps(strategy, sort_keys=True).encode()).hexdigest()
+    return {"id": _comm.STATE.run_id if _comm.STATE.inited else _PROCESS_RUN_ID,
+            "strategy": digest if strategy else None}
+
+
 def apply_layout_record(param, record):
     """Mark the loaded block `param` with the layout, logical shape and rank of `record`.
 
@@ -56,6 +81,10 @@ def apply_layout_record(param, record):
             of param's shape.
     """
     layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    if layout.device_num > MAX_DEVICE_NUM:
+        # A crafted record could otherwise make merging enumerate billions of blocks.
+        raise ValueError(f"dev_matrix {list(layout.dev_matrix)} spans {layout.device_num} "
+                         f"devices, more than the {MAX_DEVICE_NUM} a run may have")
     global_shape = tuple(int(d) for d in record["global_shape"])
     rank = int(record["rank"])
     if not 0 <= rank < layout.device_num:
@@ -69,6 +98,22 @@ def apply_layout_record(param, record):
         raise ValueError(f"slices {record['slices']} disagree with rank {rank}'s block "
                          f"{slices} under {layout}")
     param.layout, param.global_shape, param.layout_rank = layout, global_shape, rank
+
+
+def record_blocks(record):
+    """``{block: [ranks holding it]}`` of every block of the layout a layout record describes,
+    each block as its ``((start, stop), ...)`` per dim: what the other ranks' files hold.
+
+    >>> record_blocks({"dev_matrix": [2, 2], "tensor_map": [1, -1], "global_shape": [4, 3]})
+    {((0, 2), (0, 3)): [0, 1], ((2, 4), (0, 3)): [2, 3]}
+    """
+    layout = TensorLayout(record["dev_matrix"], record["tensor_map"])
+    shape = tuple(int(d) for d in record["global_shape"])
+    blocks = {}
+    for rank in range(layout.device_num):
+        block = tuple((s.start, s.stop) for s in layout.local_slices(shape, rank))
+        blocks.setdefault(block, []).append(rank)
+    return blocks
 
 
 def _layout_of(value):
@@ -108,9 +153,9 @@ def block_for(param, new, ckpt_name, where):
             raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument "
                                f"'net' is whole (shape {list(param.shape)}) but {ckpt_name!r} "
                                f"in 'parameter_dict'{where} is one rank's slice: "
-                               f"{describe(new)}. Merge the per-rank checkpoints "
-                               f"(tools/merge_checkpoints.py) first, or load after the parallel "
-                               f"net has been compiled.")
+                               f"{describe(new)}. Load the per-rank files with "
+                               f"load_distributed_checkpoint, or merge them "
+                               f"(tools/merge_checkpoints.py) first.")
         return new.asnumpy()
     layout, global_shape = param.layout, tuple(param.global_shape)
     rank = holder_rank(param)
@@ -123,7 +168,8 @@ def block_for(param, new, ckpt_name, where):
                        f"sliced: rank {rank} holds its block of shape {list(param.shape)} of "
                        f"global shape {list(global_shape)} under {layout}. {ckpt_name!r} in "
                        f"'parameter_dict'{where} has {describe(new)}, which is neither the "
-                       f"whole value nor this rank's block; merge the per-rank checkpoints "
+                       f"whole value nor this rank's block; load the per-rank files with "
+                       f"load_distributed_checkpoint, or merge them "
                        f"(tools/merge_checkpoints.py) and load the merged file.")
 
 

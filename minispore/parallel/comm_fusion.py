@@ -14,7 +14,8 @@ an earlier member's output, past a node that writes in place, or beyond the size
 (``comm_fusion={"allreduce"|"allgather"|"reducescatter": {"mode": "size", "config": MB}}``,
 64 MB by default, as MindSpore's "auto"). A run of two or more becomes one `FusedCollective`
 node at its last member's position, producing the members' own output Values, so no consumer
-changes. ``comm_fusion={"openstate": False}`` turns fusion off.
+changes. ``comm_fusion={"openstate": False}`` turns fusion off. Collectives that recompute
+re-emitted in the backward (``duplicated``) are not fused.
 """
 import numpy as np
 
@@ -83,7 +84,9 @@ def fuse_communication(program, ctx):
     groups = {}
     for node in graph.nodes:
         kind = _KINDS.get(type(node.prim))
-        fid = fusion_id(node) if kind else 0
+        # A recomputed collective (minispore/graph/recompute.py) stays just before its backward
+        # reader: fused, it would move up to where its inputs exist and live from there.
+        fid = fusion_id(node) if kind and not node.annotations.get("duplicated") else 0
         if fid:
             x = node.input_values()[0]
             key = (kind, node.prim.group, node.prim.attrs.get("op"), x.dtype, fid, node.phase)

@@ -10,7 +10,8 @@ start of a step and read it at the end:
 
 'bytes' is what this rank sends under the bandwidth-optimal algorithm for a collective of k
 ranks on an n-byte input (the traffic cost of mindspore_semantics.md §3.1): AllGather (k-1)·n,
-AllReduce 2(k-1)/k·n, ReduceScatter, AlltoAll, Broadcast and Reduce (k-1)/k·n, Barrier 0. The
+AllReduce 2(k-1)/k·n, ReduceScatter, AlltoAll, Broadcast and Reduce (k-1)/k·n, Barrier 0; a
+point-to-point Send n and its Receive 0 (each side of a pair is counted on its own rank). The
 redistribution planner prices its plans with the same ``sent_bytes``.
 """
 from minispore.communication import collectives as _collectives
@@ -22,7 +23,9 @@ _stats = {}
 
 def sent_bytes(collective, nbytes, k):
     """Bytes one rank sends in `collective` over k ranks with an nbytes-byte input."""
-    if k <= 1 or collective == "Barrier":
+    if collective == "Send":
+        return nbytes
+    if k <= 1 or collective in ("Barrier", "Receive"):
         return 0
     if collective == "AllGather":
         return (k - 1) * nbytes

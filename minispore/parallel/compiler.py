@@ -5,15 +5,19 @@ import os
 import threading
 from contextlib import contextmanager
 
+from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import context
 from minispore.common.mesh import DeviceMesh
+from minispore.common.ps_context import get_ps_context
 from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
+from minispore.graph.recompute import recompute
+from minispore.parallel.annotations import assign_pipeline_stages
 from minispore.parallel.comm_fusion import fuse_communication
-from minispore.parallel.annotations import assign_pipeline_stages, partition_by_place, recompute
 from minispore.parallel.partition import partition, step_parallel_begin
+from minispore.parallel.place_partition import partition_by_place
 from minispore.parallel.settings import operator_parallel_settings
 
 __all__ = ["PASSES", "pass_context", "on_mesh"]
@@ -79,7 +83,10 @@ def pass_context():
     return PassContext(device=_CTX.device, rank=rank,
                        role=getattr(role, "value", role) or "MS_WORKER",
                        mesh=settings.mesh if settings is not None else None,
-                       parallel=settings)
+                       parallel=settings,
+                       workers=STATE.world.size if STATE.inited else None,
+                       parallel_mode=get_auto_parallel_context("parallel_mode"),
+                       enable_ps=get_ps_context("enable_ps"))
 
 
 use_compiler(PASSES, pass_context)

@@ -213,18 +213,21 @@ class _Partitioner:
                 f"themselves may be read after value_and_grad/grad in a compiled step.")
         raise RuntimeError(f"partition: %{value.name} is read before it is defined.")
 
-    def _redistributed(self, value, want, where):
+    def _redistributed(self, value, want, where, consumer):
         """`value` in layout `want`: redistributed once, and shared by every consumer that
         wants that layout (one collective forward; backward, one whose input cotangent
-        sums theirs)."""
+        sums theirs). The redistribution carries the cell annotations of the consumer it was
+        made for."""
         t, have = self._local(value, want)
         if have == want:
             return t, have
         key = (id(value), want)
         if key not in self.moved:
+            start = len(self.graph.nodes)
             with self.tracer, _param_fusion(value.param):
                 self.moved[key] = move(t, have, want, tuple(value.shape), self.settings, where,
                                        self._scope)
+            _inherit_cell_annotations(self.graph.nodes[start:], consumer)
         return self.moved[key], want
 
     def _moved(self, x, want, global_shape, where):
@@ -254,7 +257,7 @@ class _Partitioner:
             x = node.inputs[i]
             if isinstance(x, Value):
                 args[i], layouts[i] = self._redistributed(x, want,
-                                                          f"{node.scope}.redistribution{k}")
+                                                          f"{node.scope}.redistribution{k}", node)
             else:       # a constant: every rank holds the whole tensor
                 layouts[i] = TensorLayout(want.dev_matrix, (-1,) * len(x.shape))
         global_out = tuple(tuple(v.shape) for v in node.outputs)
@@ -263,10 +266,8 @@ class _Partitioner:
             outs, out_layouts = sharded_apply(node.prim, args, layouts, result,
                                               _arg_avals(node), global_out, self.settings,
                                               node.scope, self._scope)
-        inherited = {k: v for k, v in node.annotations.items() if k in _CELL_ANNOTATIONS}
+        _inherit_cell_annotations(self.graph.nodes[start:], node)
         for new in self.graph.nodes[start:]:
-            for key, value in inherited.items():
-                new.annotations.setdefault(key, value)
             if new.prim is node.prim or type(new.prim) is type(node.prim):
                 new.scope = node.scope
                 new.annotations.update(strategy=result.strategy, dev_matrix=result.dev_matrix)
@@ -414,6 +415,14 @@ class _Partitioner:
             self._set_outputs()
 
         program.update = finish
+
+
+def _inherit_cell_annotations(nodes, node):
+    """Give the local `nodes` made for `node` its cell annotations (their own win)."""
+    inherited = {k: v for k, v in node.annotations.items() if k in _CELL_ANNOTATIONS}
+    for new in nodes:
+        for key, value in inherited.items():
+            new.annotations.setdefault(key, value)
 
 
 @contextmanager

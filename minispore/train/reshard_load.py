@@ -8,25 +8,23 @@ parameter is already sliced (the net was compiled, or its plan described, first)
 tensor otherwise (the compile then slices it as usual). The loader reads the files' indexes,
 then only the entries whose slices meet that region -- one replica of each source block --
 and copies the overlaps into place. Entries saved whole are read from one file. A region
-the files do not cover is an error naming the parameter and what is missing.
+the files do not cover is an error naming the parameter, the slices this rank needs and the
+source blocks (with the ranks that saved them) missing from the files.
 
 Reading entry by entry cannot check the whole-file digest, so each entry's own SHA-256 (in
 the index since this loader exists) is checked instead; files written before carry none and
 are read unverified (``load_checkpoint`` still verifies them whole).
 """
 import hashlib
-import json
 import os
-import struct
 
 import numpy as np
 
-from minispore.parallel.checkpoint import holder_rank
+from minispore.parallel.checkpoint import holder_rank, record_blocks
+from minispore.train.checkpoint_index import TensorEntry, entry_error
 
-__all__ = ["load_resharded", "last_load_stats"]
+__all__ = ["read_regions", "last_load_stats"]
 
-_HEADER = struct.Struct("<8sIQ")
-_ALIGN = 64
 _last = {}
 
 
@@ -37,49 +35,25 @@ def last_load_stats():
 
 
 class _File:
-    """One checkpoint file: its index (read at once) and entries read on demand."""
+    """One checkpoint file: its checked index (read at once) and entries read on demand."""
 
-    def __init__(self, path, magic, version, error):
+    def __init__(self, path, read_index):
         self.path = path
-        with open(path, "rb") as f:
-            head = f.read(_HEADER.size)
-            if len(head) < _HEADER.size or head[:8] != magic:
-                raise error(f"Failed to read the checkpoint file {path!r}: it is not a "
-                            f"minispore checkpoint (bad magic header) or is empty.")
-            _, file_version, index_len = _HEADER.unpack(head)
-            if file_version != version:
-                raise error(f"Failed to read the checkpoint file {path!r}: format version "
-                            f"{file_version} is not supported.")
-            try:
-                self.index = json.loads(f.read(index_len).decode("utf-8"))
-                self.entries = {e["name"]: e for e in self.index["entries"]}
-                self.data_len = int(self.index["data_len"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise error(f"Failed to read the checkpoint file {path!r}: the index is "
-                            f"corrupted ({exc}).") from None
-        end = _HEADER.size + index_len
-        self.data_start = end + (-end) % _ALIGN
-        self.error = error
+        index, self.data_start = read_index(path)
+        self.entries = {e.name: e for e in index.entries if isinstance(e, TensorEntry)}
+        self.data_len = index.data_len
 
     def read(self, entry):
         """The entry's array (its digest checked when the index has one)."""
-        dtype = np.dtype(entry["dtype"])
-        shape = tuple(int(d) for d in entry["shape"])
-        offset, nbytes = int(entry["offset"]), int(entry["nbytes"])
-        if offset < 0 or offset + nbytes > self.data_len or \
-                nbytes != dtype.itemsize * int(np.prod(shape)):
-            raise self.error(f"Failed to read parameter {entry['name']!r} from the checkpoint "
-                             f"file {self.path!r}: its buffer lies outside the data block.")
         with open(self.path, "rb") as f:
-            f.seek(self.data_start + offset)
-            raw = f.read(nbytes)
-        digest = entry.get("sha256")
-        if len(raw) != nbytes or (digest and hashlib.sha256(raw).hexdigest() != digest):
-            raise self.error(f"Failed to read parameter {entry['name']!r} from the checkpoint "
-                             f"file {self.path!r}: the file is truncated or corrupted.")
-        _last["bytes_read"] += nbytes
+            f.seek(self.data_start + entry.offset)
+            raw = f.read(entry.nbytes)
+        if len(raw) != entry.nbytes or \
+                (entry.sha256 and hashlib.sha256(raw).hexdigest() != entry.sha256):
+            raise entry_error(self.path, entry.name, "the file is truncated or corrupted")
+        _last["bytes_read"] += entry.nbytes
         _last["entries_read"] += 1
-        return np.frombuffer(raw, dtype=dtype).reshape(shape)
+        return np.frombuffer(raw, dtype=entry.dtype).reshape(entry.shape)
 
 
 def _region(param):
@@ -104,7 +78,7 @@ def _overlap(a, b):
 def _assemble(param, name, pieces):
     """This rank's region of `name` from `pieces` [(file, entry)] (see the module docstring)."""
     shape, region = _region(param)
-    whole = [(f, e) for f, e in pieces if e.get("layout") is None]
+    whole = [(f, e) for f, e in pieces if e.layout is None]
     if whole:
         f, e = whole[0]
         value = f.read(e)
@@ -113,11 +87,11 @@ def _assemble(param, name, pieces):
                                f"{list(shape)} in the net but {list(value.shape)} in "
                                f"{f.path!r}.")
         return value[region]
-    out = np.empty(tuple(s.stop - s.start for s in region), np.dtype(pieces[0][1]["dtype"]))
+    out = np.empty(tuple(s.stop - s.start for s in region), pieces[0][1].dtype)
     covered = np.zeros(out.shape, bool)
-    seen = set()
+    read = set()
     for f, e in pieces:
-        record = e["layout"]
+        record = e.layout
         if tuple(record["global_shape"]) != shape:
             raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has logical shape "
                                f"{list(shape)} in the net but {record['global_shape']} in "
@@ -125,41 +99,44 @@ def _assemble(param, name, pieces):
         block = tuple(slice(int(a), int(b)) for a, b in record["slices"])
         key = tuple((s.start, s.stop) for s in block)
         meet = _overlap(block, region)
-        if key in seen or meet is None:
+        if key in read or meet is None:
             continue            # a replica already read, or a block this rank does not need
-        seen.add(key)
+        read.add(key)
         value = f.read(e)
         src = tuple(slice(m.start - b.start, m.stop - b.start) for m, b in zip(meet, block))
         dst = tuple(slice(m.start - r.start, m.stop - r.start) for m, r in zip(meet, region))
         out[dst] = value[src]
         covered[dst] = True
     if not covered.all():
-        missing = np.argwhere(~covered)[0] + [r.start for r in region]
-        raise RuntimeError(f"For 'load_distributed_checkpoint', the files do not cover "
-                           f"{name!r}: element {missing.tolist()} of its logical shape "
-                           f"{list(shape)} is in no file's block (got "
-                           f"{sorted({f.path for f, _ in pieces})}).")
+        raise _not_covered(name, shape, region, pieces, read)
     return out
 
 
-def load_resharded(network, paths, strict_load, magic, version, error):
-    """Load the per-rank files `paths` into `network`; returns the names of the net's
-    parameters the files do not hold."""
+def _not_covered(name, shape, region, pieces, read):
+    """The error for a region the files leave uncovered: the blocks of the saved layout that
+    meet it and that no given file holds, each with the ranks that saved it."""
+    missing = {block: ranks for block, ranks in record_blocks(pieces[0][1].layout).items()
+               if block not in read
+               and _overlap(tuple(slice(*b) for b in block), region) is not None}
+    blocks = "; ".join(f"{[list(b) for b in block]} (saved by rank(s) {ranks})"
+                       for block, ranks in sorted(missing.items()))
+    given = sorted({int(e.layout["rank"]) for _, e in pieces})
+    needed = [[s.start, s.stop] for s in region]
+    return ValueError(f"For 'load_distributed_checkpoint', the files do not cover {name!r}: "
+                      f"this rank needs its slices {needed} of logical shape {list(shape)}, "
+                      f"which meet the source block(s) {blocks}, in none of the given files "
+                      f"(they hold the blocks of rank(s) {given}).")
+
+
+def read_regions(network, paths, read_index):
+    """Yield ``(name, param, value)`` for each parameter of `network`: `value` is this rank's
+    region of it read from the per-rank files `paths` (a numpy array in the files' dtype), or
+    None when the files do not hold the parameter. ``read_index(path)`` gives (checked
+    Index, data start)."""
     _last.update(bytes_read=0, entries_read=0, bytes_in_files=0)
-    files = [_File(os.path.abspath(p), magic, version, error) for p in paths]
+    files = [_File(os.path.abspath(p), read_index) for p in paths]
     _last["bytes_in_files"] = sum(f.data_len for f in files)
-    not_loaded = []
     for key, param in network.parameters_and_names():
         name = getattr(param, "name", None) or key
-        pieces = [(f, f.entries[name]) for f in files
-                  if name in f.entries and f.entries[name].get("kind") == "tensor"]
-        if not pieces:
-            not_loaded.append(name)
-            continue
-        value = _assemble(param, name, pieces)
-        if value.dtype != param.dtype.np_dtype and strict_load:
-            raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has dtype "
-                               f"{param.dtype} in the net but {value.dtype} in the files "
-                               f"(strict_load=True forbids casting).")
-        param.set_data(value.astype(param.dtype.np_dtype))
-    return not_loaded
+        pieces = [(f, f.entries[name]) for f in files if name in f.entries]
+        yield name, param, _assemble(param, name, pieces) if pieces else None

@@ -7,7 +7,8 @@ File layout (all integers little-endian)::
     version    u32       FORMAT_VERSION
     index_len  u64       length of the JSON index in bytes
     index      JSON      {"entries": [{name, kind, dtype, ms_dtype, shape, offset, nbytes,
-                                       layout}...], "data_len": N}
+                                       layout, sha256}...], "data_len": N,
+                          "run": {id, strategy}}
     padding    to a 64-byte boundary
     data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
     digest     32 bytes  SHA-256 of everything above
@@ -16,17 +17,29 @@ File layout (all integers little-endian)::
 for one rank's block of a parameter sliced by the parallel pass it is ``{dev_matrix,
 tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical shape, the rank
 whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
-says on its own where its blocks lie. ``merge_sharded_checkpoints`` (and tools/merge_checkpoints.py)
-assembles the files of all ranks into whole tensors; ``load_param_into_net`` cuts whole values
-to the blocks of a net whose parameters are sliced (minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
-(kind "str"). Writes go to a temporary file in the target directory, are fsync'ed and then
-renamed over the target, so a crash mid-write leaves the previous file intact.
+says on its own where its blocks lie. ``run`` names the run that wrote the file (an id shared
+by all ranks of one init()) and the strategy its blocks were cut by (a hash, None when nothing
+is sliced). ``load_distributed_checkpoint`` loads the files of all ranks of one run into a net
+under any plan or world size, each rank reading only the blocks it needs
+(minispore/train/reshard_load.py); ``merge_sharded_checkpoints`` (and
+tools/merge_checkpoints.py) assembles them offline into whole tensors; ``load_param_into_net``
+cuts whole values to the blocks of a net whose parameters are sliced
+(minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
+(kind "str"). Each tensor entry also carries the SHA-256 of its own buffer (``sha256``), so a
+block read on its own is verified. After the digest, every field of the index is checked
+before a buffer is read (minispore/train/checkpoint_index.py). Writes go to a temporary file
+in the target directory, are fsync'ed and then renamed over the target, so a crash mid-write
+leaves the previous file intact.
 """
+import atexit
 import hashlib
 import logging
 import json
 import os
+import re
+import socket
 import struct
+import sys
 import tempfile
 import threading
 
@@ -36,8 +49,10 @@ from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
-                                          merge_values)
-from minispore.train.reshard_load import load_resharded
+                                          merge_values, run_record)
+from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
+                                              entry_error, parse_index)
+from minispore.train.reshard_load import read_regions
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
@@ -47,12 +62,13 @@ _DIGEST_LEN = 32
 _CHUNK = 1 << 24
 
 logger = logging.getLogger("minispore")
+
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read: wrong magic, truncated, corrupted or malformed."""
+_async_failures = {}         # absolute file name -> exception of its failed async save
+# What follows _tmp_head in a temporary file's name: the writer's pid and mkstemp's random part
+# (a name with more dots is the temporary of another file whose name extends this one's).
+_TMP_TAIL = re.compile(r"(\d+)\.[A-Za-z0-9_]+\.tmp")
 
 
 def _pad(n):
@@ -133,16 +149,21 @@ def _build_index(items):
                         "sha256": hashlib.sha256(
                             np.ascontiguousarray(value, arr_dtype).data).hexdigest()})
         offset += value.nbytes + _pad(value.nbytes)
-    return {"entries": entries, "data_len": offset}
+    run = run_record({name: layout for name, _, layout in items})
+    return {"entries": entries, "data_len": offset, "run": run}
 
 
 def _write(path, items):
-    index = _build_index(items)
+    _write_file(path, _build_index(items), items)
+
+
+def _write_file(path, index, items):
     index_bytes = json.dumps(index, separators=(",", ":")).encode("utf-8")
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(index_bytes))
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+    _remove_stale_tmp_files(path)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_head(path)}{os.getpid()}.", suffix=".tmp",
                                dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -180,12 +201,85 @@ def _write(path, items):
         os.close(dir_fd)
 
 
+def _tmp_head(path):
+    """The start of the names of `path`'s temporary files written on this host; the full name
+    is ``.<file name>.<host>.<pid>.<random>.tmp``, so a later save can tell whether the
+    writer still lives."""
+    return f".{os.path.basename(path)}.{socket.gethostname()}."
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:          # another user's process
+        return True
+    return True
+
+
+def _remove_stale_tmp_files(path):
+    """Remove the temporary files of `path` whose writer on this host has died (killed mid-save),
+    which would otherwise stay forever. Files of live writers, of other hosts (whose processes
+    this host cannot see) and of older minispore versions (no pid in the name) are kept."""
+    directory = os.path.dirname(path)
+    head = _tmp_head(path)
+    for name in os.listdir(directory):
+        match = _TMP_TAIL.fullmatch(name[len(head):]) if name.startswith(head) else None
+        if match and not _process_alive(int(match.group(1))):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except FileNotFoundError:     # another saver of the same file removed it first
+                pass
+
+
+def _write_in_background(path, index, items):
+    """An async save's thread: a failure is kept for the caller (``_raise_async_failures``)
+    instead of escaping as a thread traceback nobody acts on."""
+    try:
+        _write_file(path, index, items)
+    except Exception as exc:
+        with _async_lock:
+            _async_failures[path] = exc
+
+
+def _raise_async_failures():
+    """Raise the failures of finished async saves not yet reported, naming their files."""
+    with _async_lock:
+        failures = dict(_async_failures)
+        _async_failures.clear()
+    if failures:
+        raise RuntimeError(f"For 'save_checkpoint', the asynchronous save (async_save=True) "
+                           f"of {_describe_failures(failures)} failed; the file(s) were not "
+                           f"written.") from next(iter(failures.values()))
+
+
+def _describe_failures(failures):
+    return ", ".join(f"{path!r} ({type(exc).__name__}: {exc})" for path, exc in failures.items())
+
+
 def _wait_async(path=None):
-    """Join pending async writers (of `path`, or all)."""
+    """Join pending async writers (of `path`, or all), then raise any async save's failure."""
     with _async_lock:
         threads = [t for p, t in _async_writers.items() if path is None or p == path]
     for t in threads:
         t.join()
+    _raise_async_failures()
+
+
+@atexit.register
+def _report_async_failures_at_exit():
+    """A failed async save that no later save or wait reported makes the process exit with
+    status 1 and a message naming the file; there is no caller left to raise to, and an
+    exception in an atexit handler would leave the exit status 0."""
+    with _async_lock:
+        failures = dict(_async_failures)
+    if failures:
+        sys.stderr.write(f"minispore: the asynchronous save (async_save=True) of "
+                         f"{_describe_failures(failures)} failed; the file(s) were not "
+                         f"written. Exiting with status 1.\n")
+        sys.stderr.flush()
+        os._exit(1)
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
@@ -195,7 +289,11 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     ``{name: Tensor}`` dict to ``ckpt_file_name`` (".ckpt" is appended when missing; an existing
     file is replaced atomically). ``append_dict`` adds int/float/bool/str/Tensor entries.
     ``choice_func(name) -> bool`` keeps only the names it accepts. ``async_save`` writes in a
-    background thread from a snapshot taken now.
+    background thread from a snapshot taken now (the next save first waits for it); if that
+    write fails, the next save_checkpoint or load_checkpoint call (or ModelCheckpoint at the end
+    of training) raises RuntimeError naming the file, with the write's error as its cause, and
+    a failure nothing reported makes the process exit with status 1. The temporary files of
+    writers of the same file that died mid-save (killed) are removed.
 
     >>> save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], "/tmp/w.ckpt")
     """
@@ -210,40 +308,65 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     items = _collect(save_obj, append_dict)
     if choice_func is not None:
         items = [item for item in items if choice_func(item[0])]
-    _wait_async(path)
+    # All earlier async saves, not only this file's: their failures must reach this caller.
+    _wait_async()
     if not async_save:
         _write(path, items)
         return
-    thread = threading.Thread(target=_write, args=(path, items), name=f"ckpt-save:{path}")
+    # The index (with the run id) is built now: init() may be released before the thread runs.
+    thread = threading.Thread(target=_write_in_background,
+                              args=(path, _build_index(items), items), name=f"ckpt-save:{path}")
     with _async_lock:
         _async_writers[path] = thread
     thread.start()
 
 
-def _read_verified(path):
-    """Return (index, data memoryview) after checking magic, version, length and digest."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    if len(blob) < _HEADER.size or blob[:8] != MAGIC:
+def _index_end(header, file_size, path):
+    """Where the index ends, after checking the file's magic, version and that the index fits
+    in the file's `file_size` bytes."""
+    if len(header) < _HEADER.size or header[:8] != MAGIC:
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: it is not a "
                               f"minispore checkpoint (bad magic header) or is empty.")
-    _, version, index_len = _HEADER.unpack_from(blob)
+    _, version, index_len = _HEADER.unpack_from(header)
     if version != FORMAT_VERSION:
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: format version "
                               f"{version} is not supported (this minispore reads version "
                               f"{FORMAT_VERSION}).")
     index_end = _HEADER.size + index_len
-    if index_end > len(blob):
+    if index_end > file_size:
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
-                              f"truncated ({len(blob)} bytes, index needs {index_end}).")
-    try:
-        index = json.loads(blob[_HEADER.size:index_end].decode("utf-8"))
-        data_len = int(index["data_len"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the index is "
-                              f"corrupted ({exc}).") from None
+                              f"truncated ({file_size} bytes, index needs {index_end}).")
+    return index_end
+
+
+def _read_index(path):
+    """The checked Index of `path`, reading only its header and index, not its data (whose
+    digest load_checkpoint checks)."""
+    with open(path, "rb") as f:
+        header = f.read(_HEADER.size)
+        index_end = _index_end(header, os.fstat(f.fileno()).st_size, path)
+        return checked_index(parse_index(f.read(index_end - _HEADER.size), path), path)
+
+
+def _index_and_data_start(path):
+    """(the checked Index of `path`, where its data block starts), reading only the header
+    and index (for loads that read single entries: minispore/train/reshard_load.py)."""
+    with open(path, "rb") as f:
+        header = f.read(_HEADER.size)
+        index_end = _index_end(header, os.fstat(f.fileno()).st_size, path)
+        index = checked_index(parse_index(f.read(index_end - _HEADER.size), path), path)
+    return index, index_end + _pad(index_end)
+
+
+def _read_verified(path):
+    """Return (Index, data memoryview) after checking magic, version, length, digest and every
+    field of the index (minispore/train/checkpoint_index.py)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    index_end = _index_end(blob[:_HEADER.size], len(blob), path)
+    index = parse_index(blob[_HEADER.size:index_end], path)
     data_start = index_end + _pad(index_end)
-    expected = data_start + data_len + _DIGEST_LEN
+    expected = data_start + index["data_len"] + _DIGEST_LEN
     if len(blob) != expected:
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the file is "
                               f"{'truncated' if len(blob) < expected else 'too long'} "
@@ -252,7 +375,7 @@ def _read_verified(path):
     if hashlib.sha256(view[:-_DIGEST_LEN]).digest() != bytes(view[-_DIGEST_LEN:]):
         raise CheckpointError(f"Failed to read the checkpoint file {path!r}: the checksum does "
                               f"not match; the file is corrupted.")
-    return index, view[data_start:data_start + data_len]
+    return checked_index(index, path), view[data_start:data_start + index["data_len"]]
 
 
 def _check_prefix(value, arg):
@@ -294,33 +417,23 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     specify = _check_prefix(specify_prefix, "specify_prefix")
     index, data = _read_verified(path)
     result = {}
-    for entry in index["entries"]:
-        name = entry["name"]
+    for entry in index.entries:
+        name = entry.name
         if filters and name.startswith(filters):
             continue
         if specify and not name.startswith(specify):
             continue
         if choice_func is not None and not choice_func(name):
             continue
-        if entry["kind"] == "str":
-            result[name] = entry["value"]
+        if isinstance(entry, StrEntry):
+            result[name] = entry.value
             continue
-        try:
-            np_dtype = np.dtype(entry["dtype"])
-            shape = tuple(int(d) for d in entry["shape"])
-            start, nbytes = int(entry["offset"]), int(entry["nbytes"])
-            if start + nbytes > len(data) or nbytes != np_dtype.itemsize * int(np.prod(shape)):
-                raise ValueError("its buffer lies outside the data block")
-            arr = np.frombuffer(data[start:start + nbytes], dtype=np_dtype).reshape(shape)
-            if mstype.to_type(np_dtype).name != entry["ms_dtype"]:
-                raise ValueError(f"dtype {entry['dtype']} disagrees with {entry['ms_dtype']}")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CheckpointError(f"Failed to read parameter {name!r} from the checkpoint file "
-                                  f"{path!r}: {exc}.") from None
-        param = Parameter(arr, name=name)
+        buffer = data[entry.offset:entry.offset + entry.nbytes]
+        param = Parameter(np.frombuffer(buffer, dtype=entry.dtype).reshape(entry.shape),
+                          name=name)
         param._ckpt_file = path
-        if entry.get("layout") is not None:
-            _set_block_layout(param, entry["layout"], path)
+        if entry.layout is not None:
+            _set_block_layout(param, entry.layout, path)
         result[name] = param
     if net is not None:
         load_param_into_net(net, result, strict_load)
@@ -330,17 +443,16 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 def _set_block_layout(param, record, path):
     try:
         apply_layout_record(param, record)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"Failed to read parameter {param.name!r} from the checkpoint "
-                              f"file {path!r}: its layout is corrupted ({exc}).") from None
+    except (ValueError, KeyError, TypeError, ArithmeticError) as exc:   # int(inf) overflows
+        raise entry_error(path, param.name, f"its layout is corrupted ({exc})") from None
 
 
-def _convertible(param, new, strict_load):
-    """MindSpore converts between float dtypes (or between int dtypes) unless strict."""
+def _convertible(have, got, strict_load):
+    """MindSpore converts a checkpoint's dtype `got` to a parameter's `have` between float
+    dtypes (or between int dtypes) unless strict."""
     if strict_load:
         return False
-    return ((param.dtype.is_float and new.dtype.is_float)
-            or (param.dtype.is_int and new.dtype.is_int))
+    return (have.is_float and got.is_float) or (have.is_int and got.is_int)
 
 
 def _match_by_prefix(missing, unused):
@@ -358,8 +470,10 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     """Copy ``parameter_dict`` values into ``net``'s parameters of the same name.
 
     Returns ``(param_not_load, ckpt_not_load)``: the net's parameter names that got no value and
-    the checkpoint names that were not used. Without ``strict_load``, names that differ only by a
-    leading cell prefix are matched, and float<->float / int<->int dtype differences are cast.
+    the checkpoint names that were not used; as in MindSpore, a non-empty ``param_not_load`` is
+    also logged as a warning listing the names. Without ``strict_load``, names that differ only
+    by a leading cell prefix are matched, and float<->float / int<->int dtype differences are
+    cast (with a warning).
     A shape or (non-convertible) dtype mismatch raises RuntimeError naming the parameter and
     the checkpoint file.
     """
@@ -391,6 +505,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     used = set(pairs.values())
     param_not_load = [n for n in net_params if n not in pairs]
     ckpt_not_load = [c for c in parameter_dict if c not in used]
+    if param_not_load:
+        logger.warning("For 'load_param_into_net', %d parameter(s) of 'net' are not loaded "
+                       "because 'parameter_dict' does not hold them; check that the network "
+                       "is built as it was when the checkpoint was saved. Not loaded: %s",
+                       len(param_not_load), param_not_load)
     return param_not_load, ckpt_not_load
 
 
@@ -403,11 +522,15 @@ def _update_param(param, new, ckpt_name, strict_load):
                            f"should have the same shape as {ckpt_name!r} in the argument "
                            f"'parameter_dict'{where}. But got its shape {list(param.shape)} in "
                            f"'net' and shape {list(new.shape)} in 'parameter_dict'.")
-    if param.dtype != new.dtype and not _convertible(param, new, strict_load):
+    if param.dtype != new.dtype and not _convertible(param.dtype, new.dtype, strict_load):
         raise RuntimeError(f"For 'load_param_into_net', {param.name!r} in the argument 'net' "
                            f"has dtype {param.dtype} but {ckpt_name!r} in 'parameter_dict'"
                            f"{where} has dtype {new.dtype}"
                            f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
+    if param.dtype != new.dtype:
+        logger.warning("For 'load_param_into_net', %r in 'parameter_dict'%s has dtype %s but "
+                       "%r in 'net' has dtype %s; the value is cast to %s.", ckpt_name, where,
+                       new.dtype, param.name, param.dtype, param.dtype)
     param.set_data(value.astype(param.dtype.np_dtype))
 
 
@@ -437,32 +560,82 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
 
     Raises:
         ValueError: a file is missing; CheckpointError (a ValueError) for a corrupt file or
-            layout record; ValueError when a parameter is missing from some file, the files
-            disagree on a layout, global shape or dtype, replicas disagree, a rank's file is
-            given twice, or no file holds some block (the message names the ranks holding it).
+            layout record; ValueError when the files come from different runs (their run ids
+            differ; the message names each run's files), a parameter is missing from some
+            file, the files disagree on a layout, global shape or dtype, replicas disagree, a
+            rank's file is given twice, or no file holds some block (the message names the
+            ranks holding it).
 
     >>> merge_sharded_checkpoints([f"ckpt/rank_{r}/net.ckpt" for r in range(8)],
     ...                           "ckpt/merged.ckpt")                      # doctest: +SKIP
     """
     _check_files(ckpt_files, "merge_sharded_checkpoints")
-    merged = merge_values([(path, load_checkpoint(path)) for path in ckpt_files], rtol, atol)
+    loaded = [(path, load_checkpoint(path)) for path in ckpt_files]
+    _check_one_run(ckpt_files)
+    merged = merge_values(loaded, rtol, atol)
     result = {n: v if isinstance(v, str) else Parameter(v, name=n) for n, v in merged.items()}
     if out_file is not None:
         save_checkpoint(result, out_file)
     return result
 
 
+def _check_one_run(ckpt_files, func="merge_sharded_checkpoints"):
+    """Refuse to merge files written by different runs (their blocks would mix two trainings)."""
+    runs = {path: _read_index(path).run for path in ckpt_files}
+    unrecorded = [path for path, run in runs.items() if run is None]
+    if len(unrecorded) == len(runs):
+        logger.warning("%s: the files %s record no run id (written before minispore "
+                       "recorded runs); using them without checking that they come from one "
+                       "run.", func, list(runs))
+        return
+    by_id = {}
+    for path, run in runs.items():
+        by_id.setdefault(run and run["id"], []).append(path)
+    if len(by_id) > 1:
+        listing = "; ".join(f"run {run_id or '(none recorded)'} wrote {files}"
+                            for run_id, files in by_id.items())
+        what = "Cannot merge:" if func == "merge_sharded_checkpoints" else f"For '{func}',"
+        raise ValueError(f"{what} the checkpoint files come from {len(by_id)} different "
+                         f"runs ({listing}); give the files of one run only.")
+
+
 def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None,
                                 train_strategy_filename=None, strict_load=False, dec_key=None,
                                 dec_mode="AES-GCM"):
     """Load the per-rank checkpoint files of a parallel run into `network`, whatever plan or
-    world size the network runs under: each rank reads only the blocks its parameters need
-    (its own block of a parameter the net's compile or describe_plan has sliced, the whole
-    value otherwise); see minispore/train/reshard_load.py. ``last_load_stats()`` there says
-    what was read.
+    world size `network` runs under, without merging them first.
 
-    The layouts come from the files and the network's parameters, so ``predict_strategy``,
-    ``train_strategy_filename`` and ``dec_key`` must be None.
+    Each file's index records where its blocks lie (save_checkpoint's layout records), and
+    `network` says what this rank needs of each parameter: its own block when the parameter
+    is already sliced (the net was compiled, or ``minispore.parallel.describe_plan`` ran),
+    the whole value otherwise (the compile then slices it as usual). This rank reads only
+    the source blocks that meet that region, one replica of each, verifying each block's
+    digest (minispore/train/reshard_load.py); ``reshard_load.last_load_stats()`` then says
+    how many bytes it read of how many in the files. Parameters are matched by name; dtypes
+    cast (logged) as in ``load_param_into_net``; a parameter the files do not hold keeps its
+    value (logged) unless `strict_load`.
+
+    Args:
+        network (Cell): the net to load into.
+        checkpoint_filenames (list[str]): the per-rank files, any order; files holding only
+            replicas of blocks other files hold may be left out.
+        predict_strategy, train_strategy_filename, dec_key: must be None -- the layouts come
+            from the files and `network`, and minispore checkpoints are not encrypted.
+        strict_load (bool): no dtype casts, and every parameter of `network` must be in the
+            files.
+
+    Raises:
+        TypeError: `checkpoint_filenames` is not a list of str.
+        ValueError: the list is empty, a file is missing, an unsupported argument is given,
+            the files come from different runs, or they do not cover what this rank needs of
+            a parameter (naming it, the slices needed and the missing source blocks with the
+            ranks that saved them); CheckpointError (a ValueError) for a corrupt file or
+            block.
+        RuntimeError: a parameter's logical shape differs from the files', its dtype cannot
+            be cast, or (strict_load) the files lack some of the net's parameters.
+
+    >>> ms.load_distributed_checkpoint(net, [f"ckpt/rank_{r}/net.ckpt" for r in range(8)])
+    ... # doctest: +SKIP
     """
     _check_files(checkpoint_filenames, "load_distributed_checkpoint")
     for arg, value in (("predict_strategy", predict_strategy),
@@ -476,8 +649,23 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         if not os.path.isfile(path):
             raise ValueError(f"For 'load_distributed_checkpoint', the checkpoint file "
                              f"{path!r} does not exist.")
-    not_loaded = load_resharded(network, list(checkpoint_filenames), strict_load, MAGIC,
-                                FORMAT_VERSION, CheckpointError)
+    _check_one_run(list(checkpoint_filenames), "load_distributed_checkpoint")
+    not_loaded = []
+    for name, param, value in read_regions(network, list(checkpoint_filenames),
+                                           _index_and_data_start):
+        if value is None:
+            not_loaded.append(name)
+            continue
+        got = mstype.to_type(value.dtype)
+        if param.dtype != got and not _convertible(param.dtype, got, strict_load):
+            raise RuntimeError(f"For 'load_distributed_checkpoint', {name!r} has dtype "
+                               f"{param.dtype} in the net but {got} in the files"
+                               f"{' (strict_load=True forbids casting)' if strict_load else ''}.")
+        if param.dtype != got:
+            logger.warning("For 'load_distributed_checkpoint', %r has dtype %s in the files but "
+                           "%s in the net; the value is cast to %s.", name, got, param.dtype,
+                           param.dtype)
+        param.set_data(value.astype(param.dtype.np_dtype))
     if not_loaded:
         if strict_load:
             raise RuntimeError(f"For 'load_distributed_checkpoint', the files hold no value for "

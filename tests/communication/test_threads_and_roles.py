@@ -1,6 +1,6 @@
 """init() under plain mpirun sizes each rank's Numba and BLAS pools for the ranks sharing its
-host (cores // local ranks) unless the user chose; every process is a worker, and MindSpore's
-dynamic-cluster variables (MS_ROLE …) are refused instead of each process training alone."""
+host (cores // local ranks) unless the user chose; every process is a worker there. MS_ROLE
+processes form a dynamic cluster instead (tests/launch); the parameter-server role is refused."""
 import os
 import subprocess
 import sys
@@ -115,18 +115,21 @@ def test_every_process_is_a_worker():
     assert role_from_environment({}) is Role.WORKER
 
 
-@pytest.mark.parametrize("var, value", [("MS_ROLE", "MS_SCHED"), ("MS_ROLE", "MS_WORKER"),
-                                        ("MS_SCHED_PORT", "8118"), ("MS_WORKER_NUM", "8")])
-def test_dynamic_cluster_variables_are_refused(var, value):
-    with pytest.raises(NotImplementedError, match=f"{var}={value}.*mpirun -n N"):
-        role_from_environment({var: value})
+@pytest.mark.parametrize("value, role", [("MS_SCHED", Role.SCHEDULER), ("MS_WORKER", Role.WORKER)])
+def test_ms_role_names_the_dynamic_cluster_role(value, role):
+    environ = {"MS_ROLE": value, "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118",
+               "MS_WORKER_NUM": "8"}
+    assert role_from_environment(environ) is role
 
 
 @needs_mpirun
-def test_init_refuses_under_ms_role():
+def test_init_refuses_the_parameter_server_role():
     script = REPORT_THREADS.format(before="")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, env=_env(MS_ROLE="MS_SCHED", MS_SCHED_HOST="127.0.0.1",
-                                                MS_SCHED_PORT="8118"), cwd=ROOT)
+                          timeout=120, env=_env(MS_ROLE="MS_PSERVER", MS_SCHED_HOST="127.0.0.1",
+                                                MS_SCHED_PORT="8118", MS_WORKER_NUM="1"),
+                          cwd=ROOT)
     assert proc.returncode != 0
-    assert "NotImplementedError: MindSpore's dynamic cluster (MS_ROLE=MS_SCHED" in proc.stderr
+    assert ("NotImplementedError: MS_ROLE=MS_PSERVER: the parameter server (MS_PSERVER "
+            "processes, MS_SERVER_NUM) is not implemented in minispore" in proc.stderr), \
+        proc.stderr

@@ -64,6 +64,55 @@ def test_idx_truncated_header_and_too_long(tmp_path):
         read_idx(str(tmp_path / "l"))
 
 
+def forged(path, dims, data=b"", code=0x08):
+    """An IDX file whose header declares `dims` over `data`."""
+    path.write_bytes(bytes([0, 0, code, len(dims)]) +
+                     b"".join(d.to_bytes(4, "big") for d in dims) + data)
+    return str(path)
+
+
+@pytest.mark.parametrize("dims, data", [
+    ([2 ** 16, 2 ** 16, 2 ** 32 - 1], b""),      # ~2**64 pixels: an int64 count wraps
+    ([2 ** 31, 2 ** 31, 4], b""),                 # exactly 2**64: wraps to 0, the data's size
+    ([2 ** 32 - 1, 2 ** 32 - 1, 1], bytes(784)),
+])
+def test_idx_forged_huge_dims_name_the_file(tmp_path, dims, data):
+    path = forged(tmp_path / "train-images-idx3-ubyte", dims, data)
+    with pytest.raises(RuntimeError, match=rf"IDX file '.*train-images-idx3-ubyte' declares "
+                                           rf"dims \[{dims[0]}, {dims[1]}, {dims[2]}\], too "
+                                           rf"large for an array"):
+        read_idx(path)
+
+
+def test_idx_forged_dims_with_a_zero_name_the_file(tmp_path):
+    path = forged(tmp_path / "imgs", [0, 2 ** 32 - 1, 2 ** 32 - 1])
+    with pytest.raises(RuntimeError, match=r"imgs' declares dims \[0, 4294967295, 4294967295\]"
+                                           r", too large"):
+        read_idx(path)
+    assert read_idx(forged(tmp_path / "empty", [0, 28, 28])).shape == (0, 28, 28)
+
+
+def test_idx_forged_dims_disagreeing_with_the_data(tmp_path):
+    path = forged(tmp_path / "imgs", [2, 28, 29], bytes(2 * 28 * 28))
+    with pytest.raises(RuntimeError, match=r"imgs' is truncated: dims \[2, 28, 29\] need 1624 "
+                                           r"data bytes, found 1568"):
+        read_idx(path)
+
+
+def test_idx_more_dims_than_numpy_holds(tmp_path):
+    path = forged(tmp_path / "deep", [1] * 65, b"\x07")
+    with pytest.raises(RuntimeError, match=r"deep' declares 65 dims; at most 64 are supported"):
+        read_idx(path)
+
+
+def test_mnist_refuses_images_that_are_not_28x28(tmp_path):
+    write_idx(str(tmp_path / "train-images-idx3-ubyte"), np.zeros((3, 27, 28), np.uint8))
+    write_idx(str(tmp_path / "train-labels-idx1-ubyte"), np.zeros(3, np.uint8))
+    with pytest.raises(RuntimeError, match=r"MnistDataset: '.*train-images-idx3-ubyte' holds "
+                                           r"images of 27x28 pixels; MNIST images are 28x28"):
+        ds.MnistDataset(str(tmp_path)).get_dataset_size()
+
+
 def test_idx_corrupt_gzip(tmp_path):
     (tmp_path / "x.gz").write_bytes(b"this is not gzip data")
     with pytest.raises(RuntimeError, match=r"x.gz' could not be read"):

@@ -1,7 +1,9 @@
 """Cell annotations reach every node traced inside the cell -- functional ops included, which
 share one primitive instance -- and only those; a primitive's own annotation wins for its node.
 The annotations are visible in 00_trace.ir (written before any pass) while the passes that
-will consume them still refuse them with a NotImplementedError naming the node."""
+will consume them still refuse them with a NotImplementedError naming the node (recompute's
+pass is built: tests/graph/test_recompute_pass.py); `place`, whose pass is built
+(tests/parallel/test_place_*), has no effect before communication.init(), as in MindSpore."""
 import glob
 import os
 
@@ -58,14 +60,15 @@ def _nodes_by_scope(graph):
     return inside, outside
 
 
-@pytest.mark.parametrize("annotate, key, value", [
-    (lambda b: b.recompute(), "recompute", True),
-    (lambda b: b.place("MS_WORKER", 1), "rank_id", 1),
-    (lambda b: setattr(b, "pipeline_stage", 1), "pipeline_stage", 1),
+@pytest.mark.parametrize("annotate, key, expected", [
+    (lambda b: b.recompute(), "recompute", lambda b: b._recompute),
+    (lambda b: b.place("MS_WORKER", 1), "rank_id", lambda b: 1),
+    (lambda b: setattr(b, "pipeline_stage", 1), "pipeline_stage", lambda b: 1),
 ])
-def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, value):
+def test_cell_annotation_marks_every_node_inside_and_only_those(annotate, key, expected):
     net = Net()
     annotate(net.block)
+    value = expected(net.block)
     graph, _ = trace(net, [_x()], "net")
     inside, outside = _nodes_by_scope(graph)
     assert {n.prim.name for n in inside} >= {"Reshape", "MatMul", "ReLU", "Mul"}
@@ -84,12 +87,10 @@ def test_primitive_annotation_wins_over_the_cell_frame():
     graph, _ = trace(net, [_x()], "net")
     by_name = {n.prim.name: n for n in graph.nodes if ".block." in n.scope}
     assert by_name["MatMul"].annotations["recompute"] is False
-    assert by_name["ReLU"].annotations["recompute"] is True
+    assert by_name["ReLU"].annotations["recompute"] is net.block._recompute
 
 
 @pytest.mark.parametrize("annotate, feature", [
-    (lambda b: b.recompute(), "Recompute"),
-    (lambda b: b.place("MS_WORKER", 1), "Distributed graph partition"),
     (lambda b: setattr(b, "pipeline_stage", 1), "Pipeline parallel"),
 ])
 def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dump(
@@ -104,7 +105,28 @@ def test_unbuilt_annotations_are_refused_at_compile_but_visible_in_the_trace_dum
     text = open(trace_ir[0]).read()
     for line in text.splitlines():
         if "scope=Net.block." in line:
-            assert any(k in line for k in ("recompute=True", "rank_id=1", "pipeline_stage=1"))
+            assert "pipeline_stage=1" in line
+
+
+def test_place_without_init_runs_the_whole_network_with_a_warning(tmp_path, caplog):
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    net = Net()
+    net.block.place("MS_WORKER", 1)
+    out = net(_x())
+    assert "place is ignored: communication.init() was not called" in caplog.text
+    trace_ir = glob.glob(os.path.join(tmp_path, "Net_*", "00_trace.ir"))
+    lines = [ln for ln in open(trace_ir[0]).read().splitlines() if "scope=Net.block." in ln]
+    assert lines and all("rank_id=1" in ln for ln in lines)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(out.asnumpy(), Net()(_x()).asnumpy(), rtol=1e-6)
+
+
+def test_a_placed_cell_run_eagerly_raises_runtime_error():
+    net = Net()
+    net.block.place("MS_WORKER", 0)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(RuntimeError, match="Block is placed on worker 0 .*GRAPH_MODE only"):
+        net(_x())
 
 
 def test_pipeline_stage_zero_is_not_refused():
@@ -117,7 +139,7 @@ def test_pipeline_stage_zero_is_not_refused():
 
 def test_an_annotated_cell_run_eagerly_refuses():
     net = Net()
-    net.block.recompute()
+    net.block.pipeline_stage = 1
     ms.set_context(mode=ms.PYNATIVE_MODE)
-    with pytest.raises(NotImplementedError, match="Cell.recompute on Block"):
+    with pytest.raises(NotImplementedError, match="Cell.pipeline_stage on Block"):
         net(_x())

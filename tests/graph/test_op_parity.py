@@ -8,6 +8,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor
+from minispore.ops.operations.nn_ops import CheckLabelRange
 from tests.graph.helpers import compile_fn, graph_grads
 from tests.ops import test_array_ops, test_conv_pool, test_math_ops, test_nn_ops
 from tools.op_matrix import operator_classes
@@ -29,7 +30,7 @@ ELSEWHERE = {
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.
 for _name in ("AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "Receive", "Reduce",
-              "ReduceScatter", "Send", "_MirrorOperator"):
+              "ReduceScatter", "Send", "_MirrorOperator", "_DynamicReceive"):
     ELSEWHERE[_name] = "collective: needs an MPI world"
 
 
@@ -117,6 +118,9 @@ EXTRA = {
     "scalar_to_tensor": (lambda x: x * ms.ops.scalar_to_tensor(3.0), [_rand(2)]),
     "dynamic_broadcast_to": (lambda x: ms.ops.DynamicBroadcastTo()(x, (3, 4)), [_rand(1, 4)]),
     "dropout": (lambda x: ms.ops.dropout(x, p=0.4), [_rand(8, 16)]),
+    "micro_batch_slice": (lambda x: ms.ops.MicroBatchSlice(1, 4)(x) * 2.0, [_rand(8, 3)]),
+    "check_label_range": (lambda y: CheckLabelRange("test")(y, 5) + 0,
+                          [np.array([0, 3, 4], np.int32)]),
 }
 
 

@@ -32,3 +32,12 @@ def shared_dir(world):
     mpi.Barrier()
     if rank == 0:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _start_in_pynative():
+    """Every test starts in MindSpore's default mode, PYNATIVE, whatever ran before it (most
+    set-up helpers switch to GRAPH_MODE and leave it)."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    yield
+    ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -41,13 +41,14 @@ def mnist(tmp_path_factory):
     return folder
 
 
-def run_sample(script, mnist, **extra_env):
+def run_sample(script, mnist, data_path=None, **extra_env):
     """Each rank's stdout (as run.sh's log_output/1/rank.N/stdout, through Hydra's per-rank
-    file patterns: eight ranks printing to one pipe interleave their lines)."""
+    file patterns: eight ranks printing to one pipe interleave their lines). DATA_PATH is
+    `data_path`, by default the training images' folder."""
     drop = ("PMI_", "PMIX_", "MPI_", "MPICH_", "HYDRA_", "MPIR_", "OMPI_", "MS_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(extra_env)
-    env.update(DATA_PATH=str(mnist / "train"),
+    env.update(DATA_PATH=str(data_path or mnist / "train"),
                PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
     logs = mnist.parent / Path(script).parent
     logs.mkdir(exist_ok=True)
@@ -175,3 +176,73 @@ def test_comm_fusion_sample_fuses_each_layers_gradients(mnist):
     ir = sorted((mnist.parent / "rank_0").glob("*/*_validate.ir"))[-1].read_text()
     fused = re.findall(r"Prim\[FusedCollective\]<kind=AllReduce, group=\S+, count=(\d+)>", ir)
     assert sorted(fused) == ["4", "4", "4"], fused
+
+
+@pytest.fixture(scope="module")
+def mnist_16_steps(tmp_path_factory):
+    """4096 training images: 16 batches of 32 per rank on 8 ranks, so a sample logging every
+    10th step logs two losses per rank."""
+    folder = tmp_path_factory.mktemp("samples_16_steps") / "MNIST_Data"
+    synth_mnist(str(folder), 4096, 32, seed=0)
+    return folder
+
+
+def test_recompute_sample_trains_and_reruns_its_relus(mnist_16_steps):
+    """GRAPH_MODE + data parallel, value_and_grad outside ms.jit (compiled, as MindSpore does
+    in GRAPH_MODE), relu1 and relu2 marked with Primitive.recompute: the compiled step's
+    save_graphs=2 dump on every rank shows both ReLUs re-emitted in the backward.
+    (tests/graph/test_recompute_pass.py measures what those marks do to memory on this
+    network, and tests/parallel/test_recompute_mpi.py recompute under operator parallel.)"""
+    out = run_sample("recompute/train.py", mnist_16_steps)
+    losses = losses_by_rank(out, r"epoch: \d+, step: \d+, loss is Tensor\(shape=\[\], "
+                                 r"dtype=Float32, value=\s*([-\d.e]+)\)")
+    for values in losses.values():        # steps 0 and 10 of each rank's own batches
+        assert len(values) == 2 and np.isfinite(values).all()
+    first, last = np.mean(list(losses.values()), axis=0)
+    assert last < first - 0.02, losses
+    for rank in range(RANKS):
+        dump, = (mnist_16_steps.parent / f"rank_{rank}").glob("forward_fn_*/*_recompute.ir")
+        lines = dump.read_text().splitlines()
+        rerun = [note for call, note in zip(lines, lines[1:])
+                 if "duplicated=True" in note and "Prim[ReLU]" in call]
+        assert len(rerun) == 2, rerun
+        for name in ("relu1", "relu2"):
+            assert any(f"scope=recompute_Network.{name} " in note and "phase=backward" in note
+                       for note in rerun), rerun
+
+
+def test_distributed_graph_partition_sample_trains_each_cell_on_its_worker(mnist):
+    """GRAPH mode, fc1/fc2/fc3/conv1/conv2 placed on workers 0-4 of 8 (5-7 own nothing and
+    still run every step); DATA_PATH holds train/ and test/. Every worker logs the loss
+    computed on worker 0 (minispore returns outputs everywhere); rank 0 prints the accuracy;
+    each worker's compiled step (dumped through MS_DEV_SAVE_GRAPHS) holds only its cells'
+    parameters and reaches the others through Send/Receive.
+    (tests/parallel/test_place_partition_mpi.py checks a small LeNet against the single
+    process run.)"""
+    graphs = mnist.parent / "graph_partition_graphs"
+    out = run_sample("distributed_graph_partition/train.py", mnist, data_path=mnist,
+                     MS_DEV_SAVE_GRAPHS="1", MS_DEV_SAVE_GRAPHS_PATH=str(graphs))
+    losses = losses_by_rank(out, r"epoch: \d+ step: \d+, loss is ([-\d.e]+)")
+    for values in losses.values():
+        assert values == losses[0]
+    # 1024 images, batches of 32, 10 epochs. The sample's LeNet (weights drawn with sigma
+    # 0.02, Momentum(0.01, 0.9)) leaves ln(10) slowly, as a single process does: the mean
+    # loss of an epoch falls from about 2.303 to 2.299 over the 10 epochs.
+    per_epoch = np.mean(np.reshape(losses[0], (10, 32)), axis=1)
+    assert np.isfinite(per_epoch).all(), per_epoch
+    assert np.mean(per_epoch[-3:]) < per_epoch[0] - 0.002, per_epoch
+    assert re.search(r"Accuracy is: \{'Accuracy': [\d.]+\}", out[0]), out[0][-2000:]
+    assert not any("Accuracy is" in o for o in out[1:])
+    cells = {0: {"fc1.weight", "fc1.bias"}, 1: {"fc2.weight", "fc2.bias"},
+             2: {"fc3.weight", "fc3.bias"}, 3: {"conv1.weight"}, 4: {"conv2.weight"}}
+    for rank in range(RANKS):
+        step = sorted((graphs / f"rank_{rank}").glob("TrainOneStepCell_*"))[0]
+        final = sorted(step.glob("*_validate.ir"))[0].read_text()
+        held = set(re.findall(r"# parameter (\S+)", final))
+        mine = cells.get(rank, set())
+        assert held == mine | {f"moments.{p}" for p in mine} | {"global_step"}, (rank, held)
+        segment = sorted(step.glob("*_partition_by_place.ir"))[0].read_text()
+        # every worker receives the loss; the five placed ones exchange activations too
+        assert "Prim[Receive]" in segment
+        assert ("Prim[Send]" in segment) == (rank in cells)
+

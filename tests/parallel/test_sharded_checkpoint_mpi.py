@@ -14,12 +14,16 @@ import numpy as np
 import pytest
 
 import minispore as ms
+from minispore import communication as comm
 from minispore import nn
+from minispore.common.layout import TensorLayout
 from minispore.communication import _comm
 from minispore.parallel.param_slicing import gather_parameter
+from minispore.train import serialization
 from minispore.train.serialization import (load_checkpoint, load_param_into_net,
                                            merge_sharded_checkpoints, save_checkpoint)
 from tests.parallel.semi_auto_net import TutorialNet, batches
+from tests.train.test_sharded_checkpoint import rank_net, whole_values
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
@@ -104,3 +108,40 @@ def check_save_merge_load(rank, n, directory, steps=2):
         for name, param in params_of(cell).items():
             np.testing.assert_allclose(gather_parameter(param), want_after[name], rtol=1e-6,
                                        atol=1e-7, err_msg=name)
+
+
+def save_sliced(rank, path):
+    """This rank's blocks of the test net (fc.weight cut over the 2 ranks), saved to `path`."""
+    net = rank_net(rank, layouts={"fc.weight": TensorLayout((2,), (0, -1))})
+    save_checkpoint(net, path)
+
+
+def test_rank_files_record_one_run_and_merge_refuses_another(world, shared_dir):
+    """The ranks of one init() record the same run id (rank 0 draws it); a new init() is a new
+    run, and merging one file of each is refused (their values alone would merge)."""
+    rank, n = world
+    if n != 2:
+        pytest.skip("the net's strategy is written for 2 ranks")
+    runs = {}
+    for run in ("first", "second"):
+        if run == "second":
+            comm.release()
+            comm.init()
+        save_sliced(rank, os.path.join(shared_dir, run, f"rank_{rank}", "net.ckpt"))
+        runs[run] = [os.path.join(shared_dir, run, f"rank_{r}", "net.ckpt") for r in range(n)]
+        barrier()
+    if rank == 0:
+        ids = {run: {serialization._read_index(f).run["id"] for f in files}
+               for run, files in runs.items()}
+        assert len(ids["first"]) == 1 and len(ids["second"]) == 1
+        assert ids["first"] != ids["second"]
+        for files in runs.values():
+            np.testing.assert_array_equal(merge_sharded_checkpoints(files)["fc.weight"].asnumpy(),
+                                          whole_values()["fc.weight"])
+        crossed = [runs["first"][0], runs["second"][1]]
+        with pytest.raises(ValueError, match=rf"2 different runs \(run {ids['first'].pop()} "
+                                             rf"wrote \['.*first/rank_0/net.ckpt'\]; run "
+                                             rf"{ids['second'].pop()} wrote "
+                                             rf"\['.*second/rank_1/net.ckpt'\]\)"):
+            merge_sharded_checkpoints(crossed)
+    barrier()

@@ -196,6 +196,17 @@ def test_model_checkpoint_naming_and_pruning(tmp_path):
     assert int(extra["epoch_num"]) == 1 and extra["tag"] == "x"
 
 
+def test_model_checkpoint_raises_a_failed_async_save_at_train_end(tmp_path):
+    _, _, _, model = make_model()
+    ckpt = ModelCheckpoint(directory=str(tmp_path),
+                           config=CheckpointConfig(save_checkpoint_steps=1, async_save=True))
+    (tmp_path / "CKP-1_2.ckpt").mkdir()         # the last step's file cannot be written
+    with pytest.raises(RuntimeError, match=r"asynchronous save \(async_save=True\) of "
+                                           r"'.*CKP-1_2\.ckpt' \(IsADirectoryError"):
+        model.train(1, _train_ds(32), callbacks=ckpt)
+    assert ms.load_checkpoint(str(tmp_path / "CKP-1_1.ckpt"))
+
+
 def test_model_checkpoint_saved_network_restores(tmp_path):
     net, _, _, model = make_model()
     ckpt = ModelCheckpoint(directory=str(tmp_path),

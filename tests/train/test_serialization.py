@@ -1,6 +1,8 @@
 """Checkpoint round trips, atomic replacement, corruption detection and loading into a net."""
+import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -10,6 +12,7 @@ import pytest
 
 import minispore as ms
 from minispore import Parameter, Tensor
+from minispore.train import serialization
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
                                            load_param_into_net, save_checkpoint)
 
@@ -190,6 +193,103 @@ def test_save_checkpoint_killed_writer_leaves_old_file(tmp_path):
                                       net.params["fc.weight"].asnumpy())
 
 
+def test_next_save_removes_the_tmp_file_of_the_killed_writer(tmp_path):
+    path = str(tmp_path / "atomic.ckpt")
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, path],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert _wait_for(lambda: _tmp_files(tmp_path)), "the writer never started a tmp file"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _tmp_files(tmp_path)                # what the killed writer left
+    save_checkpoint(_net(), path)
+    assert _tmp_files(tmp_path) == []
+    assert set(load_checkpoint(path)) == {"fc.weight", "fc.bias", "step"}
+
+
+def _wait_for(condition, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _tmp_files(directory):
+    return sorted(f for f in os.listdir(directory) if f.endswith(".tmp"))
+
+
+def test_next_save_keeps_tmp_files_of_live_writers_and_other_hosts(tmp_path):
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(done.stdout)
+    host = socket.gethostname()
+    dead = f".w.ckpt.{host}.{dead_pid}.abc123_x.tmp"
+    live = f".w.ckpt.{host}.{os.getpid()}.abc123_x.tmp"
+    other_host = f".w.ckpt.{host}-b.{dead_pid}.abc123_x.tmp"
+    old_style = ".w.ckpt.abc123_x.tmp"
+    other_file = f".w.ckpt.{host}.{dead_pid}.ckpt.{host}.{os.getpid()}.abc123_x.tmp"
+    for name in (dead, live, other_host, old_style, other_file):
+        (tmp_path / name).write_bytes(b"partial")
+    save_checkpoint(_net(), str(tmp_path / "w.ckpt"))
+    assert _tmp_files(tmp_path) == sorted([live, other_host, old_style, other_file])
+
+
+def _blocked_target(tmp_path, name):
+    """A checkpoint path where a directory stands, so writing the file fails (in the writer
+    thread for an async save) even for root."""
+    (tmp_path / name).mkdir()
+    return str(tmp_path / name)
+
+
+def test_async_save_failure_is_raised_by_the_next_save(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"asynchronous save \(async_save=True\) of "
+                                           r"'.*blocked\.ckpt' \(IsADirectoryError.*\) failed; "
+                                           r"the file\(s\) were not written") as info:
+        save_checkpoint(_net(), str(tmp_path / "next.ckpt"))
+    assert isinstance(info.value.__cause__, IsADirectoryError)
+    assert not os.path.exists(tmp_path / "next.ckpt")     # raised before writing anything
+    save_checkpoint(_net(), str(tmp_path / "next.ckpt"))   # reported once, then saves go on
+    assert _tmp_files(tmp_path) == []
+
+
+def test_async_save_failure_is_raised_by_the_wait_and_by_loading(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"'.*blocked\.ckpt' \(IsADirectoryError"):
+        serialization._wait_async()
+    save_checkpoint(_net(), blocked, async_save=True)
+    with pytest.raises(RuntimeError, match=r"'.*blocked\.ckpt' \(IsADirectoryError"):
+        load_checkpoint(blocked)
+
+
+_ASYNC_FAILS_AT_EXIT = r"""
+import sys, numpy as np
+from minispore import Tensor
+from minispore.train.serialization import save_checkpoint
+save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], sys.argv[1],
+                async_save=True)
+print("script ends normally", flush=True)
+"""
+
+
+def test_async_save_failure_nobody_waited_for_fails_the_exit(tmp_path):
+    blocked = _blocked_target(tmp_path, "blocked.ckpt")
+    proc = subprocess.run([sys.executable, "-c", _ASYNC_FAILS_AT_EXIT, blocked],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "script ends normally\n"
+    assert proc.returncode == 1
+    assert (f"minispore: the asynchronous save (async_save=True) of '{blocked}' "
+            f"(IsADirectoryError") in proc.stderr
+    assert "Exiting with status 1." in proc.stderr
+    assert "Exception in thread" not in proc.stderr
+
+
 def test_load_param_into_net_copies_values_and_reports(tmp_path):
     src, dst = _net(seed=1), _net(seed=2)
     path = str(tmp_path / "p.ckpt")
@@ -199,6 +299,32 @@ def test_load_param_into_net_copies_values_and_reports(tmp_path):
     assert param_not_load == [] and ckpt_not_load == ["extra"]
     for name in src.params:
         np.testing.assert_array_equal(dst.params[name].asnumpy(), src.params[name].asnumpy())
+
+
+def test_load_param_into_net_warns_about_missing_parameters(tmp_path, caplog):
+    path = str(tmp_path / "partial.ckpt")
+    save_checkpoint(_net(seed=1), path, choice_func=lambda name: name != "fc.bias")
+    net = _net(seed=2)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        param_not_load, ckpt_not_load = load_param_into_net(net, load_checkpoint(path))
+    assert param_not_load == ["fc.bias"] and ckpt_not_load == []
+    assert "For 'load_param_into_net', 1 parameter(s) of 'net' are not loaded" in caplog.text
+    assert "Not loaded: ['fc.bias']" in caplog.text
+    np.testing.assert_array_equal(net.params["fc.bias"].asnumpy(), _net(seed=2).params[
+        "fc.bias"].asnumpy())
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        load_checkpoint(path, net=_net(seed=2), filter_prefix="fc.")
+    assert "2 parameter(s) of 'net' are not loaded" in caplog.text
+    assert "Not loaded: ['fc.weight', 'fc.bias']" in caplog.text
+
+
+def test_load_param_into_net_silent_when_everything_loads(tmp_path, caplog):
+    path = str(tmp_path / "full.ckpt")
+    save_checkpoint(_net(seed=1), path)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        assert load_param_into_net(_net(seed=2), load_checkpoint(path)) == ([], [])
+    assert caplog.text == ""
 
 
 def test_load_checkpoint_with_net_loads(tmp_path):
@@ -217,16 +343,20 @@ def test_load_param_into_net_shape_mismatch_names_param_and_file(tmp_path):
         load_param_into_net(_net(w_shape=(5, 4)), load_checkpoint(path))
 
 
-def test_load_param_into_net_strict_load(tmp_path):
+def test_load_param_into_net_strict_load(tmp_path, caplog):
     prefixed = ParamHolder(**{"network.fc.weight": Parameter(np.ones((3, 4), np.float32)),
                               "network.fc.bias": Parameter(np.ones(3, np.float64))})
     path = str(tmp_path / "s.ckpt")
     save_checkpoint(prefixed, path)
     # Non-strict: a leading cell prefix is matched and float64 -> float32 is cast.
     net = _net()
-    not_loaded, unused = load_param_into_net(net, load_checkpoint(path))
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        not_loaded, unused = load_param_into_net(net, load_checkpoint(path))
     assert not_loaded == ["step"] and unused == []
     assert net.params["fc.bias"].dtype == ms.float32
+    assert ("'network.fc.bias' in 'parameter_dict' (from checkpoint file "
+            f"'{path}') has dtype Float64 but 'fc.bias' in 'net' has dtype Float32; the value "
+            "is cast to Float32.") in caplog.text
     np.testing.assert_array_equal(net.params["fc.weight"].asnumpy(), np.ones((3, 4)))
     # Strict: names must match exactly.
     net = _net()

@@ -52,6 +52,7 @@ class RandomAccessSource(Dataset):
 
 _MNIST_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
                 "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
+_MNIST_IMAGE = (28, 28)       # rows, cols: MindSpore's MnistDataset accepts no other size
 
 
 def _find_file(directory, name):
@@ -82,6 +83,10 @@ def load_mnist(dataset_dir, usage):
         if img.dtype != np.uint8 or lbl.dtype != np.uint8:
             raise RuntimeError(f"MnistDataset: '{img_path}' and '{lbl_path}' must hold uint8 "
                                f"data (IDX type 0x08), got {img.dtype} and {lbl.dtype}.")
+        if img.shape[1:] != _MNIST_IMAGE:
+            raise RuntimeError(f"MnistDataset: '{img_path}' holds images of "
+                               f"{img.shape[1]}x{img.shape[2]} pixels; MNIST images are "
+                               f"{_MNIST_IMAGE[0]}x{_MNIST_IMAGE[1]}.")
         if len(img) != len(lbl):
             raise RuntimeError(f"MnistDataset: '{img_path}' holds {len(img)} images but "
                                f"'{lbl_path}' holds {len(lbl)} labels.")

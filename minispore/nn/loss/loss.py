@@ -6,6 +6,7 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 from minispore.ops.operations._base import shapes_equal
+from minispore.ops.operations.nn_ops import CheckLabelRange
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss"]
 
@@ -52,7 +53,8 @@ class LossBase(Cell):
 class SoftmaxCrossEntropyWithLogits(LossBase):
     """Per sample: loss = -sum_c y_c log softmax(x)_c = logsumexp(x) - x[label] (sparse).
 
-    logits: (N, C) float16/float32. labels: (N,) int32/int64 when ``sparse``, else (N, C) of
+    logits: (N, C) float16/float32. labels: (N,) int32/int64 in [0, C) when ``sparse`` (a label
+    outside raises ValueError, as ops.SparseSoftmaxCrossEntropyWithLogits does), else (N, C) of
     the logits' dtype (TypeError otherwise). 'none' gives (N,).
 
     >>> import numpy as np, minispore as ms
@@ -69,6 +71,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
             raise TypeError(f"For 'SoftmaxCrossEntropyWithLogits', 'sparse' must be bool, but "
                             f"got {type(sparse).__name__}.")
         self.sparse = sparse
+        self.check_labels = CheckLabelRange("SoftmaxCrossEntropyWithLogits")
 
     def _check(self, logits, labels):
         name = "SoftmaxCrossEntropyWithLogits"
@@ -98,8 +101,8 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
     def construct(self, logits, labels):
         self._check(logits, labels)
         if self.sparse:
-            labels = F.one_hot(labels, logits.shape[-1], Tensor(1.0, logits.dtype),
-                               Tensor(0.0, logits.dtype))
+            labels = F.one_hot(self.check_labels(labels, logits.shape[-1]), logits.shape[-1],
+                               Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))
         loss = F.softmax_cross_entropy_with_logits(logits, labels)[0]
         return self.get_loss(loss)
 
@@ -108,7 +111,8 @@ class CrossEntropyLoss(LossBase):
     """Cross entropy of logits (N, C) against class indices (N,) or class probabilities
     (N, C): loss_i = -sum_c w_c t_ic log softmax(x_i)_c, with t smoothed as
     (1 - label_smoothing) t + label_smoothing / C. With indices, targets equal to
-    ``ignore_index`` count zero and 'mean' divides by the summed weights of the kept targets.
+    ``ignore_index`` count zero and 'mean' divides by the summed weights of the kept targets;
+    any other index outside [0, C) raises ValueError.
     """
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
@@ -125,6 +129,7 @@ class CrossEntropyLoss(LossBase):
         self.weight = weight
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
+        self.check_labels = CheckLabelRange("CrossEntropyLoss", ignore_index)
 
     def construct(self, logits, labels):
         name = "CrossEntropyLoss"
@@ -140,6 +145,7 @@ class CrossEntropyLoss(LossBase):
             if not shapes_equal(name, labels.shape, (n,)):
                 raise ValueError(f"For '{name}', class-index 'labels' must have shape ({n},), "
                                  f"but got {tuple(labels.shape)}.")
+            labels = self.check_labels(labels, c)
             keep = F.cast(F.not_equal(labels, self.ignore_index), logits.dtype)
             safe = F.mul(labels, F.cast(keep, labels.dtype))
             target = F.one_hot(safe, c, Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))

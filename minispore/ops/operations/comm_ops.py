@@ -17,6 +17,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import is_symbolic
 from minispore.communication import collectives as _coll
 from minispore.communication._comm import WORLD_NAMES, communicator
 from minispore.ops import sharding as rules
@@ -24,7 +25,7 @@ from minispore.ops.operations._base import check_tensor
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast",
-           "Reduce", "Send", "Receive", "Barrier", "_MirrorOperator"]
+           "Reduce", "Send", "Receive", "Barrier", "_MirrorOperator", "_DynamicReceive"]
 
 _WORLD = WORLD_NAMES[0]
 
@@ -53,6 +54,7 @@ class _Collective(Primitive):
     """Shared validation: the `group` attribute, the `op` attribute, and the group lookup."""
     sharding_rule = rules.replicate_only(
         "a collective is what the parallel pass inserts; its group decides its layout")
+    communication = True
 
     def __init__(self, group=_WORLD):
         super().__init__()
@@ -315,8 +317,12 @@ class Send(_Collective):
 
     bprop: receives x's gradient from `dest_rank` (same tag, over `group_back`), sent there by
     the matching Receive's bprop. The token must reach this rank's loss (add it: it is 0) so
-    that backward visits the Send; the peer's Receive must reach its loss too.
+    that backward visits the Send; the peer's Receive must reach its loss too. (A graph
+    partitioned by `place` sets `backward_always` on its pairs instead.)
     """
+
+    replayable = False      # a second send needs a second receive on the peer
+    side_effect = True      # the message is its effect: graphs keep it though the token is unused
 
     def __init__(self, sr_tag, dest_rank, group=_WORLD, group_back=_WORLD):
         super().__init__(group)
@@ -337,6 +343,9 @@ class Send(_Collective):
 
     def bprop(self, inputs, out, dout):
         x, = inputs
+        if is_symbolic(x.shape):
+            return (_DynamicReceive(self.sr_tag, self.dest_rank, x.dtype,
+                                    self.group_back)(x.shape),)
         return (Receive(self.sr_tag, self.dest_rank, x.shape, x.dtype, self.group_back)(),)
 
 
@@ -347,6 +356,9 @@ class Receive(_Collective):
     gradients through it: backward runs only through ops with a watched input). bprop sends
     dout back to `src_rank` (same tag, over `group_back`) and gives the dummies zeros.
     """
+
+    replayable = False      # a second receive needs a second send on the peer
+    side_effect = True      # it consumes a message: graphs keep it and never reorder it
 
     def __init__(self, sr_tag, src_rank, shape, dtype, group=_WORLD, group_back=_WORLD):
         super().__init__(group)
@@ -379,6 +391,32 @@ class Receive(_Collective):
         Send(self.sr_tag, self.src_rank, self.group_back)(dout)
         F = _F()
         return tuple(F.zeros_like(d) for d in inputs)
+
+
+class _DynamicReceive(Receive):
+    """Receive of a value whose shape holds dynamic dims: the shape is the last call argument,
+    ``_DynamicReceive(sr_tag, src_rank, dtype)(*dummies, shape)``, so a compiled graph
+    substitutes each call's sizes (an attribute would stay symbolic). What a partitioned graph
+    and Send's bprop use where Receive's shape cannot be ints."""
+
+    def __init__(self, sr_tag, src_rank, dtype, group=_WORLD, group_back=_WORLD):
+        super().__init__(sr_tag, src_rank, (), dtype, group, group_back)
+        self.del_prim_attr("shape")
+
+    def infer(self, *args):
+        *dummies, shape = args
+        if not isinstance(shape, tuple):
+            raise self.error(f"the last argument must be the shape (a tuple of ints or "
+                             f"dynamic dims), but got {shape!r}.", TypeError)
+        super().infer(*dummies)
+        return Aval(shape, self.dtype)
+
+    def impl(self, *args):
+        *_, shape = args
+        return _coll.receive(shape, self.dtype.np_dtype, self.src_rank, self.sr_tag, self.group)
+
+    def bprop(self, inputs, out, dout):
+        return super().bprop(inputs[:-1], out, dout) + (None,)
 
 
 class Barrier(_Collective):

@@ -177,14 +177,71 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         bad = kernel("softmax", "sparse_softmax_cross_entropy")(
             contiguous(logits), contiguous(labels), loss, dlogits, scale)
         if bad >= 0:
-            raise self.error(f"every label must be in [0, {logits.shape[1]}), but labels[{bad}]"
-                             f" is {labels[bad]}.")
+            raise label_out_of_range(self, labels, bad, logits.shape[1])
         return device.asarray(kernel("softmax", "mean")(loss), logits.dtype), dlogits
 
     def bprop(self, inputs, out, dout):
         if self.is_grad:
             raise self.error("its is_grad=True output is not differentiable.", RuntimeError)
         return _F().mul(out[1], dout[0]), None
+
+
+def label_out_of_range(op, labels, row, num_classes, ignore_index=None, loss=None):
+    """The error of every sparse cross-entropy path for labels[row] outside [0, num_classes)
+    (`loss` names the loss whose labels they are when `op` is not the loss itself)."""
+    valid = f"[0, {num_classes})"
+    if ignore_index is not None:
+        valid += f" or equal ignore_index={ignore_index}"
+    whose = f" of '{loss}'" if loss else ""
+    return op.error(f"every label{whose} must be in {valid}, but labels[{row}] is "
+                    f"{labels[row]}.")
+
+
+class CheckLabelRange(Primitive):
+    """Class-index labels passed through unchanged (the same buffer) once every one is in
+    [0, num_classes) or equals ``ignore_index``: ``CheckLabelRange(loss, ignore_index=None)(
+    labels, num_classes)``, `loss` the name of the loss whose labels they are (for the error).
+
+    The sparse losses built on OneHot (nn.SoftmaxCrossEntropyWithLogits(sparse=True),
+    nn.CrossEntropyLoss) run their labels through it: the one-hot row of an out-of-range label
+    is all zeros, which would give that sample a zero loss and zero gradient without a word.
+    As a node of a compiled graph it checks every step's labels. Not differentiable.
+
+    Raises:
+        ValueError: a label outside the range, naming its position and value (the message of
+            SparseSoftmaxCrossEntropyWithLogits).
+    """
+    sharding_rule = rules.elementwise
+
+    differentiable = False
+
+    def __init__(self, loss, ignore_index=None):
+        super().__init__()
+        if not isinstance(loss, str):
+            raise TypeError(f"For 'CheckLabelRange', 'loss' must be a str, but got "
+                            f"{type(loss).__name__}.")
+        if ignore_index is not None and (not isinstance(ignore_index, int)
+                                         or isinstance(ignore_index, bool)):
+            raise TypeError(f"For 'CheckLabelRange', 'ignore_index' must be an int or None, "
+                            f"but got {type(ignore_index).__name__}.")
+        self.loss, self.ignore_index = loss, ignore_index
+        self.add_prim_attr("loss", loss)
+        self.add_prim_attr("ignore_index", ignore_index)
+
+    def infer(self, labels, num_classes):
+        check_tensor(self, "labels", labels)
+        check_dtype(self, "labels", labels, (mstype.int32, mstype.int64))
+        return Aval(labels.shape, labels.dtype)
+
+    def impl(self, labels, num_classes):
+        # 0 is a valid class, so "ignoring" it when no index is ignored lets nothing through.
+        ignore = 0 if self.ignore_index is None else self.ignore_index
+        bad = kernel("indexing", "first_label_out_of_range")(contiguous(labels).reshape(-1),
+                                                             int(num_classes), ignore)
+        if bad >= 0:
+            raise label_out_of_range(self, labels.reshape(-1), bad, num_classes,
+                                     self.ignore_index, self.loss)
+        return labels
 
 
 # -- dropout -----------------------------------------------------------------------------
@@ -197,6 +254,7 @@ class Dropout(Primitive):
     """
     sharding_rule = rules.elementwise_with_note(
         "per-slice seeds: each rank draws the mask of its block of the single-device mask")
+    replayable = False      # a graph re-run would draw another mask
 
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
         super().__init__()
@@ -233,6 +291,9 @@ class Dropout(Primitive):
     def bprop(self, inputs, out, dout):
         F = _F()
         return (F.mul(F.mul(dout[0], out[1]), 1.0 / self.keep_prob),)
+
+    def generators(self):
+        return (self._rng,) if self._rng is not None else ()
 
     _block = None   # (layout, rank) when this instance runs on one block of a sharded x
 

@@ -67,5 +67,19 @@ def test_one_hot_matches_cpu(dtype):
     assert (out.copy_to_host()[0, :, 2] == off).all()
 
 
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+@pytest.mark.parametrize("labels, ignore, first", [
+    ([0, 9, 3, 1], 0, -1),            # all in [0, 10)
+    ([0, 9, 10, -1], 0, 2),           # the first of two bad labels
+    ([-1, 5, 12], 0, 0),
+    ([-100, 5, -100, 10], -100, 3),   # ignore_index passes, the other one does not
+    ([], 0, -1),
+])
+def test_first_label_out_of_range_matches_cpu(itype, labels, ignore, first):
+    arr = np.array(labels, itype)
+    assert cpu.first_label_out_of_range(arr, 10, ignore) == first
+    assert gpu.first_label_out_of_range(cuda.to_device(arr), 10, ignore) == first
+
+
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))

@@ -1,0 +1,395 @@
+"""The dynamic cluster's scheduler (MS_ROLE=MS_SCHED): registers the workers, gives them ranks,
+sequences their MPI connection, watches them until the job ends, and returns the job's status.
+
+It never trains and never starts MPI: ``init()`` in the scheduler process calls ``serve`` and
+exits with its status (0 when every worker finished its script, 1 otherwise), so the script
+after ``init()`` never runs there.
+
+One thread, one ``selectors`` loop over the listening socket and every connection:
+
+1. Registration. A connection must say ``hello`` with the job's token (cluster_token.py) within
+   HANDSHAKE_TIMEOUT; anything else is refused, logged with the peer's address, and closed. Up to
+   MS_WORKER_NUM workers register; ranks go to integer MS_NODE_IDs first, then to the others in
+   arrival order (assign_ranks). A worker that hangs up now frees its place.
+2. Joining MPI. Rank 0 opens an MPI port and sends its name; the scheduler hands it to rank 1,
+   and to rank k+1 once rank k has joined (cluster_worker.py has the MPI side), so the merged
+   communicator's ranks are the assigned ones.
+3. Running. A worker that fails (its abort hook reports the exception) or whose connection
+   closes before it said ``finished`` ends the job: every other worker gets ``abort`` and exits
+   non-zero within a second. When all have finished and hung up, the job succeeded.
+
+MS_TOPO_TIMEOUT bounds registration, and again joining; when it passes, every registered worker
+is told which ranks are missing and exits, and so does the scheduler.
+"""
+import errno
+import logging
+import math
+import os
+import selectors
+import socket
+import sys
+import time
+
+from minispore.communication import cluster_token, cluster_wire
+from minispore.communication.roles import Role
+
+logger = logging.getLogger("minispore.cluster")
+
+HANDSHAKE_TIMEOUT = 10.0   # a connection must say hello within this, or it is dropped
+ABORT_GRACE = 5.0          # how long aborted workers get to hang up before the scheduler exits
+TICK = 0.25                # how often timeouts are checked
+
+
+def _pinned(node_id):
+    return node_id is not None and node_id.isdigit()
+
+
+def assign_ranks(node_ids, worker_num):
+    """The rank of each worker, given their MS_NODE_IDs in arrival order (None: not set).
+
+    Integer node ids keep their value as rank; the others take the free ranks in arrival order.
+
+    >>> assign_ranks(["b", "0", None], 3)
+    [1, 0, 2]
+    """
+    free = iter(sorted(set(range(worker_num)) - {int(n) for n in node_ids if _pinned(n)}))
+    return [int(n) if _pinned(n) else next(free) for n in node_ids]
+
+
+def missing_ranks(node_ids, worker_num):
+    """The ranks no registered worker would take (the workers that have not arrived).
+
+    >>> missing_ranks(["2", None], 4)
+    [1, 3]
+    """
+    free = sorted(set(range(worker_num)) - {int(n) for n in node_ids if _pinned(n)})
+    return free[sum(1 for n in node_ids if not _pinned(n)):]
+
+
+def _well_formed_hello(message):
+    """The fields the scheduler uses have the types it expects (a stranger's message must not
+    crash it)."""
+    node_id = message.get("node_id")
+    return ((node_id is None or isinstance(node_id, str) and 0 < len(node_id) <= 256)
+            and isinstance(message.get("host"), str) and isinstance(message.get("pid"), int)
+            and isinstance(message.get("worker_num"), int))
+
+
+class Peer:
+    """One connection: a stranger until its hello is accepted, then a registered worker."""
+
+    def __init__(self, sock, address, now):
+        self.sock, self.address, self.opened = sock, f"{address[0]}:{address[1]}", now
+        self.reader = cluster_wire.LineReader()
+        self.hello = None          # the accepted hello message: node_id, host, pid
+        self.rank = None
+        self.finished = False
+
+    def describe(self):
+        if self.hello is None:
+            return f"connection from {self.address}"
+        rank = "" if self.rank is None else f"rank {self.rank}, "
+        node = self.hello.get("node_id")
+        node = f"node id {node}, " if node is not None else ""
+        return f"worker ({rank}{node}host {self.hello['host']}, pid {self.hello['pid']})"
+
+
+class Scheduler:
+    """The state machine of one job; `run()` returns its exit status."""
+
+    def __init__(self, config, token, listener):
+        self.config, self.token, self.listener = config, token, listener
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ)
+        self.workers = []          # registered Peers, in arrival order
+        self.phase = "registering"
+        self.port_name = None
+        self.next_to_join = None   # the rank told to connect and not yet joined
+        self.status = None
+        self.deadline = _deadline(config.topo_timeout)
+
+    # -- loop ------------------------------------------------------------------------------
+    def run(self):
+        logger.info("Scheduler of the dynamic cluster listening on %s for %d workers "
+                    "(MS_TOPO_TIMEOUT %s).", self.config.address, self.config.worker_num,
+                    "unlimited" if self.config.topo_timeout is None
+                    else f"{self.config.topo_timeout:g} s")
+        while not self._over():
+            for key, _ in self.selector.select(TICK):
+                if key.fileobj is self.listener:
+                    self._accept()
+                elif key.fileobj.fileno() >= 0:   # not closed by an earlier event of this batch
+                    self._read(key.data)
+            self._check_timeouts()
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()
+        return self.status
+
+    def _over(self):
+        if self.phase != "ending":
+            return False
+        return not self.workers or time.monotonic() > self.deadline
+
+    def _accept(self):
+        try:
+            sock, address = self.listener.accept()
+        except OSError:
+            return
+        # Sends block at most this long on a peer that stopped reading; reads only follow
+        # readiness, so they never wait.
+        sock.settimeout(5.0)
+        self.selector.register(sock, selectors.EVENT_READ, Peer(sock, address, time.monotonic()))
+
+    def _read(self, peer):
+        try:
+            data = peer.sock.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            self._hung_up(peer)
+            return
+        try:
+            messages = peer.reader.feed(data)
+        except cluster_wire.ProtocolError as e:
+            self._protocol_error(peer, str(e))
+            return
+        for message in messages:
+            if peer.sock.fileno() < 0:
+                return
+            if peer.hello is None:
+                self._greet(peer, message)
+            else:
+                self._handle(peer, message)
+
+    # -- registration ----------------------------------------------------------------------
+    def _greet(self, peer, message):
+        config = self.config
+        if message.get("kind") != "hello" or message.get("protocol") != cluster_wire.PROTOCOL:
+            self._refuse(peer, f"not a minispore worker (first message {message.get('kind')!r})")
+        elif not _well_formed_hello(message):
+            self._refuse(peer, "not a minispore worker (malformed hello)")
+        elif not cluster_token.same_token(message.get("token"), self.token):
+            self._refuse(peer, "wrong cluster token")
+        elif message.get("role") != Role.WORKER.value:
+            self._refuse(peer, f"MS_ROLE={message.get('role')} cannot join: only MS_WORKER "
+                               f"processes register with the scheduler")
+        elif message.get("worker_num") != config.worker_num:
+            self._refuse(peer, f"it has MS_WORKER_NUM={message.get('worker_num')} but the "
+                               f"scheduler has MS_WORKER_NUM={config.worker_num}")
+        elif self.phase != "registering":
+            self._refuse(peer, f"the job has already formed with MS_WORKER_NUM="
+                               f"{config.worker_num} workers" if self.phase != "ending"
+                               else "the job is ending")
+        elif self._node_id_taken(message.get("node_id")):
+            self._refuse(peer, f"MS_NODE_ID={message['node_id']} is already registered by "
+                               f"{self._node_id_taken(message['node_id']).describe()}")
+        else:
+            peer.hello = {k: message.get(k) for k in ("node_id", "host", "pid")}
+            self.workers.append(peer)
+            logger.info("Registered %s: %d of %d.", peer.describe(), len(self.workers),
+                        config.worker_num)
+            self._send(peer, "welcome", registered=len(self.workers), of=config.worker_num)
+            if len(self.workers) == config.worker_num:
+                self._assign()
+
+    def _node_id_taken(self, node_id):
+        if node_id is None:
+            return None
+        return next((w for w in self.workers if w.hello["node_id"] == node_id), None)
+
+    def _refuse(self, peer, reason):
+        logger.warning("Refused the %s: %s.", peer.describe(), reason)
+        self._send(peer, "refused", reason=reason)
+        self._close(peer)
+
+    def _assign(self):
+        ranks = assign_ranks([w.hello["node_id"] for w in self.workers], self.config.worker_num)
+        for worker, rank in zip(self.workers, ranks):
+            worker.rank = rank
+            logger.info("Assign rank id of node id: %s, role: MS_WORKER, host: %s, pid: %s, "
+                        "new rank id: %d", worker.hello["node_id"], worker.hello["host"],
+                        worker.hello["pid"], rank)
+        self.workers.sort(key=lambda w: w.rank)
+        self.phase = "joining"
+        self.deadline = _deadline(self.config.topo_timeout)
+        for worker in self.workers:
+            self._send(worker, "assigned", rank=worker.rank, size=self.config.worker_num)
+
+    # -- joining and running ---------------------------------------------------------------
+    def _handle(self, peer, message):
+        kind = message["kind"]
+        if kind == "port" and self.phase == "joining" and peer.rank == 0 and \
+                isinstance(message.get("name"), str):
+            self.port_name = message.get("name")
+            self._joined(0)
+        elif kind == "joined" and self.phase == "joining" and peer.rank == self.next_to_join:
+            self._joined(peer.rank)
+        elif kind == "failed":
+            # The failing worker aborts itself (its abort hook sent this).
+            self._fail(f"rank {peer.rank} failed: {message.get('error')}", culprit=peer)
+        elif kind == "finished":
+            peer.finished = True
+        else:
+            self._protocol_error(peer, f"unexpected message {kind!r} in phase {self.phase}")
+
+    def _joined(self, rank):
+        if rank + 1 < self.config.worker_num:
+            self.next_to_join = rank + 1
+            self._send(self.workers[rank + 1], "connect", port=self.port_name)
+            return
+        self.next_to_join = None
+        self.phase = "running"
+        logger.info("Cluster is successfully initialized: %d workers in one MPI communicator.",
+                    self.config.worker_num)
+
+    def _hung_up(self, peer):
+        if peer.sock.fileno() < 0:
+            return    # already handled (a failed send, then its end of stream)
+        self._close(peer)
+        if peer.hello is None:
+            return
+        self.workers.remove(peer)
+        if self.phase == "registering":
+            logger.warning("The %s hung up before the cluster formed; its place is free "
+                           "again (%d of %d registered).", peer.describe(), len(self.workers),
+                           self.config.worker_num)
+            return
+        if self.status is not None:
+            return    # the job has ended; the workers told to abort are hanging up
+        if not peer.finished:
+            self._fail(f"{peer.describe()} exited before finishing its script (killed, or "
+                       f"its connection to the scheduler was lost)")
+        elif not self.workers:
+            logger.info("Job finished: all %d workers finished their script.",
+                        self.config.worker_num)
+            self.status = 0
+            self.phase = "ending"
+
+    def _protocol_error(self, peer, what):
+        if peer.hello is None:
+            self._refuse(peer, f"not a minispore worker ({what})")
+        else:
+            self._fail(f"{peer.describe()} broke the protocol: {what}")
+
+    def _fail(self, reason, culprit=None):
+        if self.status is not None:
+            logger.info("Also: %s.", reason)
+            return
+        logger.error("Job failed: %s. Telling every worker to exit.", reason)
+        self.status = 1
+        self.phase = "ending"
+        self.deadline = time.monotonic() + ABORT_GRACE
+        for worker in [w for w in self.workers if w is not culprit]:
+            self._send(worker, "abort", reason=reason)
+
+    def _check_timeouts(self):
+        now = time.monotonic()
+        for key in list(self.selector.get_map().values()):
+            peer = key.data
+            if peer is not None and peer.hello is None and now - peer.opened > HANDSHAKE_TIMEOUT:
+                self._refuse(peer, f"no hello within {HANDSHAKE_TIMEOUT:g} s")
+        if self.phase == "registering" and now > self.deadline:
+            node_ids = [w.hello["node_id"] for w in self.workers]
+            missing = missing_ranks(node_ids, self.config.worker_num)
+            self._fail(f"the cluster did not form within MS_TOPO_TIMEOUT="
+                       f"{self.config.topo_timeout:g} s: {len(self.workers)} of "
+                       f"{self.config.worker_num} workers registered (MS_NODE_ID "
+                       f"{_names(node_ids)}); missing rank(s) {', '.join(map(str, missing))} "
+                       f"(MS_NODE_ID {_names(map(str, missing))}, or workers without "
+                       f"MS_NODE_ID)")
+        elif self.phase == "joining" and now > self.deadline:
+            waiting = range(self.next_to_join or 0, self.config.worker_num)
+            self._fail(f"rank(s) {', '.join(map(str, waiting))} did not join the MPI "
+                       f"communicator within MS_TOPO_TIMEOUT={self.config.topo_timeout:g} s")
+
+    def _send(self, peer, kind, **fields):
+        """Send, treating a peer that cannot be written to as one that hung up."""
+        try:
+            cluster_wire.send(peer.sock, kind, **fields)
+        except OSError:
+            self._hung_up(peer)
+
+    def _close(self, peer):
+        if peer.sock.fileno() >= 0:
+            self.selector.unregister(peer.sock)
+            peer.sock.close()
+
+
+def _names(node_ids):
+    """Node ids for a message, in a stable order (integers by value, then names, then unset)."""
+    order = sorted(node_ids, key=lambda n: (n is None, not _pinned(n), len(n or ""), n or ""))
+    return ", ".join("unset" if n is None else str(n) for n in order) or "none"
+
+
+def _deadline(timeout):
+    return math.inf if timeout is None else time.monotonic() + timeout
+
+
+def bind(config):
+    """The scheduler's socket bound (not yet listening) to MS_SCHED_HOST:MS_SCHED_PORT.
+
+    Raises:
+        RuntimeError: the port is in use, or the host is not an address of this machine.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            config.sched_host, config.sched_port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise RuntimeError(f"The scheduler cannot resolve MS_SCHED_HOST={config.sched_host}: "
+                           f"{e.strerror}.") from None
+    sock = socket.socket(family, kind, proto)
+    # A finished job's connections linger in TIME_WAIT; they must not block the next job's
+    # scheduler. A live listener still does (SO_REUSEADDR on Linux does not share it).
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise RuntimeError(
+                f"The scheduler cannot listen on MS_SCHED_HOST:MS_SCHED_PORT={config.address}: "
+                f"the port is already in use (another job's scheduler, or another program). "
+                f"Choose a free MS_SCHED_PORT (msrun --master_port).") from None
+        raise RuntimeError(f"The scheduler cannot listen on MS_SCHED_HOST:MS_SCHED_PORT="
+                           f"{config.address}: {e.strerror} (MS_SCHED_HOST must be an address "
+                           f"of the scheduler's machine).") from None
+    return sock
+
+
+def _start_logging():
+    """The scheduler's log (its stderr, msrun's scheduler.log) shows registration and failures
+    unless the script configured the 'minispore.cluster' logger itself."""
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("[MS_SCHED] %(asctime)s %(levelname)s "
+                                               "%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+def serve(config):
+    """Run the scheduler of the job `config` describes until the job ends; its exit status."""
+    _start_logging()
+    listener = bind(config)
+    # The token file is written only once the port is ours (a failed second scheduler must not
+    # replace the running job's token), and before listening (a worker that connects reads it).
+    token, token_file = cluster_token.scheduler_token(config.sched_port)
+    try:
+        listener.listen(max(16, config.worker_num))
+        return Scheduler(config, token, listener).run()
+    finally:
+        listener.close()
+        if token_file is not None:
+            token_file.unlink(missing_ok=True)
+
+
+def serve_and_exit(config):
+    """``init()`` in the scheduler: serve the job, then end the process with its status, so
+    that the script's training code after ``init()`` never runs here."""
+    status = serve(config)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit, not SystemExit: a `finally:` or atexit hook of the script must not run
+    # training-side code (get_rank(), collectives) in a process that has no world.
+    os._exit(status)
