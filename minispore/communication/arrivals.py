@@ -5,15 +5,22 @@ every call, read by the watchdogs of the others without any MPI call.
 
 Why shared memory: a one-sided MPI_Get of a peer's record completes only while that peer is
 inside MPI (measured: 29 s, until the sleeping peer reached MPI_Finalize), and the ranks a
-watchdog asks about are exactly those that are not. An MPI_Win_allocate_shared window over
-the ranks of one host is plain memory: a record is read even while its rank sleeps, computes
-or has stopped. Ranks on other hosts are not visible; for them only the deadline applies.
+watchdog asks about are exactly those that are not. A file mapped by every rank of a host is
+plain memory: a record is read even while its rank sleeps, computes or has stopped. It is a
+file (in /dev/shm), not an MPI_Win_allocate_shared window, because the workers of a dynamic
+cluster are separate MPI jobs and MPICH refuses them a shared window ("processes are not in
+the same shared memory domain"); the file is unlinked as soon as every local rank has mapped
+it, so nothing is left behind however the job ends. Ranks on other hosts are not visible; for
+them only the deadline applies.
 
 A record is int64 words (below) and a short UTF-8 note. Its writer keeps one ordering: the
 fields of a call are written before PROGRESS turns odd, and nothing changes while it stays
 odd, so a reader that sees the same odd PROGRESS before and after copying the fields has a
 consistent call.
 """
+import mmap
+import os
+import tempfile
 from collections import namedtuple
 
 from minispore.communication._comm import KINDS, mpi
@@ -65,30 +72,36 @@ def group_key(world_ranks):
 
 
 class ArrivalTable:
-    """The records of this host's ranks in one MPI shared-memory window.
+    """The records of this host's ranks in one shared mapping.
 
     ``mine`` is this rank's words (a memoryview of int64), the hot path's only target;
     ``read(world_rank)`` copies any local rank's record; ranks on other hosts read as None.
     """
 
-    def __init__(self, world_comm, world_rank):
+    def __init__(self, world_comm, world_rank, run_id):
         MPI = mpi()
-        # Ranks of one host, ordered by world rank; the window stays for the whole process (a
-        # rank that has released the communication service still publishes that it left).
-        self.node = world_comm.Split_type(MPI.COMM_TYPE_SHARED, key=world_rank)
-        self.window = MPI.Win.Allocate_shared(RECORD_BYTES, 1, comm=self.node)
-        world_ranks = self.node.allgather(world_rank)
-        self.words, self.notes = {}, {}
-        for local, world in enumerate(world_ranks):
-            buffer, _ = self.window.Shared_query(local)
-            raw = memoryview(buffer).cast("B")[:RECORD_BYTES]
-            self.words[world] = raw[:8 * WORDS].cast("q")
-            self.notes[world] = raw[8 * WORDS:]
         self.world_rank = world_rank
+        # Ranks of one host, ordered by world rank. The mapping stays for the whole process
+        # (a rank that has released the communication service still publishes that it left).
+        node = world_comm.Split_type(MPI.COMM_TYPE_SHARED, key=world_rank)
+        local_ranks = node.allgather(world_rank)
+        try:
+            memory = _map_shared(node, f"minispore-arrivals-{run_id}",
+                                 RECORD_BYTES * len(local_ranks))
+        except OSError:
+            # No common file system for the host's ranks (separate containers, say): only
+            # this rank's own record, so only the deadline watches the others.
+            local_ranks, memory = [world_rank], bytearray(RECORD_BYTES)
+        raw = memoryview(memory).cast("B")
+        self.words, self.notes = {}, {}
+        for slot, world in enumerate(local_ranks):
+            record = raw[slot * RECORD_BYTES:(slot + 1) * RECORD_BYTES]
+            self.words[world] = record[:8 * WORDS].cast("q")
+            self.notes[world] = record[8 * WORDS:]
         self.mine = self.words[world_rank]
-        self.mine[:] = memoryview(bytes(8 * WORDS)).cast("q")
         self.mine[PEER] = -1
-        self.node.Barrier()   # no rank reads a record its owner has not cleared yet
+        node.Barrier()   # no rank reads a record its owner has not initialised yet
+        node.Free()
 
     @property
     def local_ranks(self):
@@ -142,3 +155,36 @@ def calls_made(position, key):
     if position.calls is None:
         return None
     return position.calls.get(key, -1)
+
+
+def _map_shared(node, name, size):
+    """`size` zeroed bytes shared by the ranks of `node` (one host): the lowest rank creates
+    the file, everyone maps it, and it is unlinked once all have. Every rank raises OSError
+    if any rank could not map it (then no rank uses it)."""
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+    path = os.path.join(folder, name)
+    error = None
+    if node.Get_rank() == 0:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+            os.ftruncate(fd, size)
+            os.close(fd)
+        except OSError as e:
+            error = e
+    node.Barrier()
+    memory = None
+    if error is None:
+        try:
+            fd = os.open(path, os.O_RDWR)
+            try:
+                memory = mmap.mmap(fd, size)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            error = e
+    failed = node.allreduce(error is not None)
+    if node.Get_rank() == 0 and os.path.exists(path):
+        os.unlink(path)
+    if failed:
+        raise error or OSError(f"another rank of this host could not map {path}")
+    return memory

@@ -10,8 +10,10 @@ table and aborts the job naming it (watchdog.judge: LEFT), and a rank whose peer
 aborts after MS_COMM_TIMEOUT. A normal end of all ranks stays exit 0.
 
 ``install`` registers the atexit hook and wraps ``sys.exit`` (to learn the code and the call
-site) and ``os._exit`` (which skips atexit); both wrappers act only in the process that
-joined MPI, never in a forked child (dataset workers leave with os._exit).
+site) and ``os._exit`` (which skips atexit: with status 0 it waits for the others like a
+normal end; with a failure status it only publishes and goes, the job failing anyway); both
+wrappers act only in the process that joined MPI, never in a forked child (dataset workers
+leave with os._exit).
 """
 import atexit
 import os
@@ -77,18 +79,27 @@ def _ours():
 
 def _caller():
     frame = sys._getframe(2)
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return frame.f_code.co_filename, f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _sys_exit(status=None):
     if _ours():
-        _EXITS.requested = (status, _caller())
+        _EXITS.requested = (status, _caller()[1])
     _EXITS.sys_exit(status)
 
 
 def _os_exit(code):
     if _ours():
-        _EXITS.leave(code, f"os._exit({code}) at {_caller()}")
+        filename, site = _caller()
+        note = f"os._exit({code}) at {site}"
+        if code == 0 and not filename.startswith(fault_report.PACKAGE_DIR):
+            # Leaving with 0 would make the launcher end the whole job with 0 at once.
+            _EXITS.leave(code, note)
+        else:
+            # A failure status ends the job non-zero anyway, and minispore's own exits (the
+            # dynamic cluster's watcher ending a failed job) must not wait: say so and go.
+            _EXITS.left = True
+            _EXITS.table.publish_exit(code, _EXITS.watch.calls_by_group(), note)
     _EXITS.os_exit(code)
 
 

@@ -13,7 +13,7 @@ from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CRE
 
 TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The modules whose frames mean "inside a watched MPI call".
 _CALL_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                     for name in ("collectives.py", "_comm.py"))
@@ -27,7 +27,7 @@ def write(text):
 
 # -- where code is -------------------------------------------------------------------------
 # Minispore's own code: its package, and the programs the graph executor compiles.
-_OWN_CODE = (_PACKAGE_DIR, "<graph ")
+_OWN_CODE = (PACKAGE_DIR, "<graph ")
 
 
 def _outside_minispore(frame):

@@ -21,7 +21,7 @@ import traceback
 from collections import namedtuple
 
 from minispore.communication import arrivals, fault_report
-from minispore.communication._comm import STATE, mpi
+from minispore.communication._comm import STATE
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
                                               PROGRESS, RUNNING, SEQ, calls_made, group_key)
@@ -193,7 +193,7 @@ def start(settings=None):
     if not settings.enabled:
         return
     if _watchdog is None:
-        table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank)
+        table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
         WATCH.table, WATCH.words = table, table.mine
         _watchdog = Watchdog(table, settings)
         _watchdog.start()
@@ -217,8 +217,11 @@ def abort_job(text):
     """Print `text` (this rank's report), tell the other ranks, and abort the whole job."""
     fault_report.write(text)
     announce_abort()
+    if STATE.cluster is not None:
+        # MPI_Abort ends only this worker's own mpiexec job; the scheduler ends the others.
+        STATE.cluster[1].report_failure(text.splitlines()[0])
     time.sleep(ABORT_PAUSE_S)
-    mpi().COMM_WORLD.Abort(1)
+    STATE.world.comm.Abort(1)
     # Called from a thread, MPICH's MPI_Abort sometimes returns once the launcher has the
     # request (seen here: the thread went on printing); this rank must not go on.
     _exit_now(1)
