@@ -47,15 +47,17 @@ MALLOC_VARS = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_":
 LOOPBACK_VARS = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
 
 
-def rank_environment(ranks, environ=None, cores=None):
+def rank_environment(ranks, environ=None, cores=None, single_host=False):
     """The environment for N ranks on this host: each thread pool sized cores // ranks (at
-    least 1), glibc's malloc thresholds raised (MALLOC_VARS) and the netmods on loopback
-    (LOOPBACK_VARS), unless the user set that variable already."""
+    least 1), glibc's malloc thresholds raised (MALLOC_VARS) and, for a job whose every rank
+    runs here (`single_host`), the netmods on loopback (LOOPBACK_VARS), unless the user set
+    that variable already. (msrun shares it for its node's workers, which may talk to other
+    nodes: no loopback there.)"""
     env = dict(os.environ if environ is None else environ)
     threads = str(max(1, (cores or host_cores()) // ranks))
     for var in THREAD_VARS:
         env.setdefault(var, threads)
-    for var, value in {**MALLOC_VARS, **LOOPBACK_VARS}.items():
+    for var, value in {**MALLOC_VARS, **(LOOPBACK_VARS if single_host else {})}.items():
         env.setdefault(var, value)
     return env
 
@@ -133,7 +135,7 @@ def main(argv=None):
     if note:
         print(note, file=sys.stderr)
     cores = host_cores()
-    env = rank_environment(ranks, cores=cores)
+    env = rank_environment(ranks, cores=cores, single_host=True)
     cmd = build_command(ranks, target, args, mpirun, _is_open_mpi(mpirun), cores)
     if dry_run:
         print(" ".join(f"{v}={env[v]}" for v in THREAD_VARS + tuple(LOOPBACK_VARS)),
