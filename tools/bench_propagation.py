@@ -12,7 +12,6 @@ Usage: python tools/bench_propagation.py          (launches 8 ranks, prints the 
 """
 import json
 import os
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -23,7 +22,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
+from benchlib import Table, run_job  # noqa: E402
 
 MARK = "BENCH_PROPAGATION "
 BATCH = 256
@@ -137,15 +136,6 @@ def measure():
         print(MARK + json.dumps(figures), flush=True)
 
 
-def _run_job(timeout):
-    cmd = [sys.executable, "-m", "minispore.run", "-n", "8", os.path.abspath(__file__), "--job"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return json.loads(proc.stdout.split(MARK)[-1].strip().splitlines()[0])
-
-
 def _bytes(stats):
     return sum(entry["bytes"] for entry in stats.values())
 
@@ -179,7 +169,7 @@ def _search_table(rows):
 
 
 def propagation_tables(timeout=900):
-    figures = _run_job(timeout)
+    figures = run_job(__file__, 8, MARK, timeout)
     return [_propagation_table(figures["propagation"]), _search_table(figures["search"])]
 
 

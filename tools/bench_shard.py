@@ -8,7 +8,6 @@ Usage: python tools/bench_shard.py          (launches 2 ranks, prints the table)
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -17,7 +16,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
+from benchlib import Table, run_job  # noqa: E402
 
 MARK = "BENCH_SHARD "
 BATCH, WARMUP, STEPS = 32, 3, 20
@@ -94,12 +93,7 @@ def measure():
 
 
 def shard_table(timeout=600):
-    cmd = [sys.executable, "-m", "minispore.run", "-n", "2", os.path.abspath(__file__), "--job"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
-    r = json.loads(proc.stdout.split(MARK)[-1].strip().splitlines()[0])
+    r = run_job(__file__, 2, MARK, timeout)
     t = Table(f"PYNATIVE shard region, the tutorial's network, batch {BATCH} (full_batch), "
               f"{r['ranks']} ranks: median step (value_and_grad + SGD) over {STEPS} steps",
               ["run", "step (ms)", "collectives per step"])

@@ -1,5 +1,10 @@
-"""Timing helpers for `make bench`: interleaved rounds, medians, and a markdown table writer."""
+"""Timing helpers for `make bench`: interleaved rounds, medians, a markdown table writer, and
+the launch of a tool's multi-rank job."""
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 
@@ -46,3 +51,16 @@ class Table:
                  "|" + "---|" * len(self.columns)]
         lines += ["| " + " | ".join(r) + " |" for r in self.rows]
         return "\n".join(lines) + "\n"
+
+
+def run_job(script, ranks, mark, timeout):
+    """Run ``script --job`` on `ranks` ranks (minispore.run) and return the JSON its rank 0
+    printed after `mark`."""
+    cmd = [sys.executable, "-m", "minispore.run", "-n", str(ranks), os.path.abspath(script),
+           "--job"]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root,
+                          stdin=subprocess.DEVNULL)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return json.loads(proc.stdout.split(mark)[-1].strip().splitlines()[0])

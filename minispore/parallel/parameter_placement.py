@@ -13,6 +13,7 @@ A parameter still replicated over devices reads through a `_MirrorOperator`, who
 all-reduces its gradient over the replicas.
 """
 import logging
+import math
 
 from minispore.common.layout import TensorLayout, group_ranks
 from minispore.parallel.param_slicing import fixed_layout, global_shape_of, slice_parameter
@@ -20,13 +21,6 @@ from minispore.parallel.param_slicing import fixed_layout, global_shape_of, slic
 __all__ = ["place_parameter", "parameter_read_ops", "optimizer_shard_layout"]
 
 logger = logging.getLogger("minispore")
-
-
-def _product(values):
-    out = 1
-    for v in values:
-        out *= v
-    return out
 
 
 def optimizer_shard_layout(layout, param, settings):
@@ -37,7 +31,7 @@ def optimizer_shard_layout(layout, param, settings):
         return None
     shape = global_shape_of(param)
     axes = layout.replica_axes()
-    k = _product(layout.dev_matrix[a] for a in axes)
+    k = math.prod(layout.dev_matrix[a] for a in axes)
     if k == 1 or not shape:
         return None
     if settings.optimizer_shard_size not in (-1, k):
@@ -46,7 +40,7 @@ def optimizer_shard_layout(layout, param, settings):
             f"{settings.optimizer_shard_size} is not implemented in minispore: parameter "
             f"'{param.name}' is replicated over {k} devices and is sharded over all of them; "
             f"use -1 (the default) or {k}.")
-    nbytes = _product(shape) * param.dtype.np_dtype.itemsize
+    nbytes = math.prod(shape) * param.dtype.np_dtype.itemsize
     if nbytes < settings.optimizer_threshold_kb * 1024:
         return None
     rows = layout.local_shape(shape)[0]

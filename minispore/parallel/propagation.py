@@ -37,7 +37,7 @@ def propagate_strategies(graph, settings, arg_avals, tensor_positions, within=No
     read a node's call arguments as the rules see them. With `within` (a predicate on nodes),
     only the nodes it accepts take propagated strategies (semi-auto's shard regions)."""
     nodes = [n for n in graph.nodes if n.phase == FORWARD]
-    _refuse_dynamic(graph)
+    refuse_dynamic(graph)
     consumers = {}
     for node in nodes:
         for pos, x in enumerate(node.inputs):
@@ -75,12 +75,13 @@ def propagate_strategies(graph, settings, arg_avals, tensor_positions, within=No
     return fixed
 
 
-def _refuse_dynamic(graph):
+def refuse_dynamic(graph, mode="sharding_propagation"):
+    """Auto parallel's search modes take concrete shapes only, as in MindSpore."""
     for v in graph.inputs:
         if any(is_symbolic(d) for d in v.shape):
             raise NotImplementedError(
-                f"search_mode='sharding_propagation' does not support dynamic shapes (input "
-                f"%{v.name} has shape {tuple(v.shape)}), as in MindSpore; use "
+                f"search_mode={mode!r} does not support dynamic shapes (input %{v.name} has "
+                f"shape {tuple(v.shape)}), as in MindSpore; use "
                 f"parallel_mode='semi_auto_parallel' with Symbol(divisor=...) dims.")
 
 

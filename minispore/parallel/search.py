@@ -67,11 +67,11 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from minispore.common.layout import TensorLayout
-from minispore.common.symbolic import is_symbolic
 from minispore.graph.ir import FORWARD, Value
 from minispore.ops.sharding import tensor_args
 from minispore.parallel.comm_stats import sent_bytes
-from minispore.parallel.propagation import candidate_strategies, cuttable_labels, strategy_of
+from minispore.parallel.propagation import (candidate_strategies, cuttable_labels, refuse_dynamic,
+                                            strategy_of)
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy
 from minispore.parallel.strategy import operator_layouts
@@ -97,7 +97,7 @@ def search_strategies(graph, settings, arg_avals, tensor_positions, pinned=()):
     if mode not in SEARCH_MODES:
         raise ValueError(f"search_strategies: search_mode must be one of {list(SEARCH_MODES)}, "
                          f"but got {mode!r}.")
-    _refuse_dynamic(graph, mode)
+    refuse_dynamic(graph, mode)
     model = CostModel(graph, settings, arg_avals, tensor_positions)
     kept = _kept_nodes(model.nodes, mode, pinned)
     fixed = {i: _user_result(model, i) for i in kept}
@@ -113,15 +113,6 @@ def search_strategies(graph, settings, arg_avals, tensor_positions, pinned=()):
                             f"with semi_auto_parallel instead.")
     return {id(node): (chosen[i], "user" if i in fixed else "searched")
             for i, node in enumerate(model.nodes)}
-
-
-def _refuse_dynamic(graph, mode):
-    for v in graph.inputs:
-        if any(is_symbolic(d) for d in v.shape):
-            raise NotImplementedError(
-                f"search_mode={mode!r} does not support dynamic shapes (input %{v.name} has "
-                f"shape {tuple(v.shape)}), as in MindSpore; use "
-                f"parallel_mode='semi_auto_parallel' with Symbol(divisor=...) dims.")
 
 
 def _kept_nodes(nodes, mode, pinned):
