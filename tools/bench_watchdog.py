@@ -4,17 +4,15 @@ off in the same job (interleaved rounds, so machine drift hits both alike), besi
 the rejected alternative (a status word exchanged before every call) and the full check.
 
 Usage: python -m minispore.run -n 2 tools/bench_watchdog.py      (prints rank 0's table)
-From bench.py: ``watchdog_table()`` launches that job, and a one-rank run for the hot path's
-own cost (``--hot-path``: no second rank spinning in MPI beside the timing), and returns a
-Table.
+From bench.py: ``watchdog_table()`` runs ``--job`` on 2 ranks, and on 1 rank, where it times
+the hot path alone (no second rank spinning in MPI beside the timing), and returns a Table.
 
 Every rank runs the same fixed number of calls per round and switches the hot path at the
 same points (the call numbers of a group stay equal on all ranks).
 """
-import ast
+import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import timeit
@@ -24,8 +22,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
+from benchlib import Table, run_job  # noqa: E402
 
+MARK = "<!-- watchdog -->"
 SIZES = (4 << 10, 1 << 20)
 ROUNDS = 11
 COLUMNS = ("raw", "off", "on", "status word", "full check")
@@ -116,12 +115,13 @@ def _label(nbytes):
 
 
 def overhead_table(rows, dp, hot_ns, load):
+    """`rows`: [(bytes, {column: seconds})]; `dp`: {"off"|"on": seconds per step}."""
     t = Table(f"Collective watchdog and default desync check on 2 ranks (goal: on vs off "
               f"<= 5 %; load average {load:.1f} on {os.cpu_count()} cores while measured, "
               f"so not an idle machine; hot path: {hot_ns:.0f} ns per call)",
               ["workload", "raw mpi4py", "watch off", "watch on (default)", "overhead",
                "status word per call (rejected)", "full check (debug)"])
-    for nbytes, r in rows.items():
+    for nbytes, r in rows:
         t.add(f"AllReduce {_label(nbytes)}, µs", r["raw"] * 1e6, r["off"] * 1e6,
               r["on"] * 1e6, f"{(r['on'] / r['off'] - 1) * 100:+.1f} %",
               f"{r['status word'] * 1e6:.3g} ({(r['status word'] / r['off'] - 1) * 100:+.0f} %)",
@@ -131,36 +131,34 @@ def overhead_table(rows, dp, hot_ns, load):
     return t
 
 
-def _run(cmd, timeout):
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return ast.literal_eval(proc.stdout.split("<!-- watchdog -->", 1)[1])
-
-
 def watchdog_table(timeout=600):
-    """Run this file on 2 ranks through ``python -m minispore.run`` and alone for the hot
-    path, and return the Table (rebuilt here from the numbers the runs print)."""
+    """The Table, from this file's job on 2 ranks and on 1 (the hot path)."""
     me = os.path.abspath(__file__)
-    rows, dp, load = _run([sys.executable, "-m", "minispore.run", "-n", "2", me,
-                           "--numbers"], timeout)
-    hot_ns = _run([sys.executable, me, "--hot-path"], timeout)
-    return overhead_table(rows, dp, hot_ns, load)
+    measured = run_job(me, 2, MARK, timeout)
+    hot_ns = run_job(me, 1, MARK, timeout)["hot_ns"]
+    return overhead_table(measured["rows"], measured["dp"], hot_ns, measured["load"])
+
+
+def job():
+    """On 1 rank: {"hot_ns"}; on more: {"rows", "dp", "load"} (printed by rank 0)."""
+    from minispore.communication import get_group_size, get_rank, init
+    init()
+    if get_group_size() == 1:
+        return {"hot_ns": _hot_path_ns()}
+    rows, dp = allreduce_rows(), dp_step_rows()
+    found = {"rows": list(rows.items()), "dp": dp, "load": os.getloadavg()[0]}
+    return found if get_rank() == 0 else None
 
 
 def main(argv):
-    from minispore.communication import get_rank, init
-    init()
-    if "--hot-path" in argv:
-        print("<!-- watchdog -->" + repr(_hot_path_ns()), flush=True)
+    found = job()
+    if found is None:
         return
-    rows, dp = allreduce_rows(), dp_step_rows()
-    load = os.getloadavg()[0]
-    if get_rank() == 0:
-        if "--numbers" in argv:
-            print("<!-- watchdog -->" + repr((rows, dp, load)), flush=True)
-        else:
-            print(overhead_table(rows, dp, _hot_path_ns(), load).markdown(), flush=True)
+    if "--job" in argv:
+        print(MARK + json.dumps(found), flush=True)
+    elif "rows" in found:
+        print(overhead_table(found["rows"], found["dp"], _hot_path_ns(),
+                             found["load"]).markdown(), flush=True)
 
 
 if __name__ == "__main__":
