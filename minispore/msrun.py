@@ -26,6 +26,7 @@ import argparse
 import ast
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -238,13 +239,29 @@ def main(argv=None):
     if not args.join:
         return 0
     say("distributed job started; waiting for all processes to exit.")
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         return join(scheduler, workers, log_dir)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stopped) as stop:
+        # the job ends with msrun: a SIGTERM or Ctrl-C reaches every process it started
+        signum = stop.signum if isinstance(stop, _Stopped) else signal.SIGINT
+        say(f"{signal.Signals(signum).name}: stopping the job's processes.")
         for p in [scheduler] + [p for p, _ in workers]:
             if p is not None and p.poll() is None:
                 p.terminate()
-        return 130
+        return 128 + signum
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Stopped(Exception):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, frame):
+    raise _Stopped(signum)
 
 
 if __name__ == "__main__":

@@ -206,3 +206,41 @@ def test_msrun_without_join_returns_at_once_and_the_job_runs_on(tmp_path):
             pytest.fail(f"the job did not finish:\n{scheduler.read_text()}")
         time.sleep(0.2)
     assert "rank 0 trained" in (tmp_path / "logs" / "worker_0.log").read_text()
+
+
+def test_sigterm_to_a_joined_msrun_stops_every_process_it_started(tmp_path):
+    """msrun --join=True owns its job: a SIGTERM to it ends the scheduler and the workers
+    (nothing orphaned) and msrun exits 128 + SIGTERM."""
+    import subprocess
+    script = tmp_path / "forever.py"
+    script.write_text("import time\nfrom mindspore.communication import init\ninit()\n"
+                      "time.sleep(600)\n")
+    proc = subprocess.Popen([PYTHON, "-m", "minispore.msrun", "--worker_num=2",
+                             "--local_worker_num=2", f"--master_port={free_port()}",
+                             "--join=True", "--log_dir=logs", str(script)],
+                            env=msrun_env(tmp_path), cwd=tmp_path, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True)
+    logs = tmp_path / "logs"
+    give_up = time.monotonic() + 120
+    while not all((logs / f"worker_{r}.log").exists() and "Global rank id" in
+                  (logs / f"worker_{r}.log").read_text() for r in range(2)):
+        if time.monotonic() > give_up or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("the job did not start")
+        time.sleep(0.2)
+    pids = [int(p) for p in re.findall(r"started worker pid (\d+)", proc.stderr.readline()
+                                       + proc.stderr.readline())]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pids and not any(_alive(pid) for pid in pids), pids
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
