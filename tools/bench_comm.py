@@ -12,14 +12,13 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
+from benchlib import Table, timed_after_barrier  # noqa: E402
 
 SIZES = (4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20)
 
@@ -27,14 +26,6 @@ SIZES = (4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20)
 def _reps(nbytes):
     """Calls per timed round: ~20 ms of traffic at ~6 GB/s, at least 3, at most 500."""
     return int(min(500, max(3, 20e-3 * 6e9 / nbytes / 4)))
-
-
-def _timed(fn, reps, barrier):
-    barrier()
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    return (time.perf_counter() - t0) / reps
 
 
 def collective_latency(sizes=SIZES, rounds=5):
@@ -74,7 +65,7 @@ def collective_latency(sizes=SIZES, rounds=5):
                 fn()
             for _ in range(rounds):
                 for fn, got in zip(fns, samples):
-                    got.append(_timed(fn, reps, world.Barrier))
+                    got.append(timed_after_barrier(fn, reps, world.Barrier))
             raw_s, fresh_s, ms_s = (statistics.median(v) for v in samples)
             # Bus bandwidth as nccl-tests define it: what each rank moves per second.
             factor = 2 * (k - 1) / k if name == "AllReduce" else (k - 1) / k * k

@@ -9,22 +9,13 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
-
-
-def _timed(fn, reps, barrier):
-    barrier()
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    return (time.perf_counter() - t0) / reps
+from benchlib import Table, timed_after_barrier  # noqa: E402
 
 
 DP_BATCH = 256          # the global batch; each of k ranks trains on DP_BATCH // k rows
@@ -100,7 +91,7 @@ def dp_step_time(framework, steps=20, rounds=5):
     step, barrier = (_torch_dp_step if framework == "torch" else _minispore_dp_step)(rank, k)
     for _ in range(3):
         step()
-    samples = [_timed(step, steps, barrier) for _ in range(rounds)]
+    samples = [timed_after_barrier(step, steps, barrier) for _ in range(rounds)]
     return rank, statistics.median(samples)
 
 

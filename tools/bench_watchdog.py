@@ -14,7 +14,6 @@ import json
 import os
 import statistics
 import sys
-import time
 import timeit
 
 import numpy as np
@@ -22,20 +21,12 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table, run_job  # noqa: E402
+from benchlib import Table, run_job, timed_after_barrier  # noqa: E402
 
 MARK = "<!-- watchdog -->"
 SIZES = (4 << 10, 1 << 20)
 ROUNDS = 11
 COLUMNS = ("raw", "off", "on", "status word", "full check")
-
-
-def _timed(fn, reps, barrier):
-    barrier()
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    return (time.perf_counter() - t0) / reps
 
 
 def _hot_path_ns():
@@ -83,7 +74,7 @@ def allreduce_rows():
             for name, (fn, watched, check) in cases.items():
                 watchdog.set_hot_path(watched)
                 _comm.STATE.check = check
-                samples[name].append(_timed(fn, reps, world.Barrier))
+                samples[name].append(timed_after_barrier(fn, reps, world.Barrier))
         watchdog.set_hot_path(True)
         _comm.STATE.check = False
         rows[nbytes] = {name: statistics.median(v) for name, v in samples.items()}
@@ -103,7 +94,7 @@ def dp_step_rows(steps=10):
     for _ in range(ROUNDS):
         for name in samples:
             watchdog.set_hot_path(name == "on")
-            samples[name].append(_timed(step, steps, barrier))
+            samples[name].append(timed_after_barrier(step, steps, barrier))
     watchdog.set_hot_path(True)
     return {name: statistics.median(v) for name, v in samples.items()}
 

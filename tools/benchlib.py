@@ -64,3 +64,12 @@ def run_job(script, ranks, mark, timeout):
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
     return json.loads(proc.stdout.split(mark)[-1].strip().splitlines()[0])
+
+
+def timed_after_barrier(fn, reps, barrier):
+    """Seconds per call of `fn` over `reps` calls, started together on every rank."""
+    barrier()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
