@@ -43,7 +43,7 @@ def main(argv=None):
     if not files:
         parser.error("give the per-rank checkpoint files or --dir")
 
-    from minispore.train.serialization import merge_sharded_checkpoints
+    from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
     try:
         merged = merge_sharded_checkpoints(files, args.out, rtol=args.rtol, atol=args.atol)
     except (ValueError, TypeError) as exc:       # CheckpointError is a ValueError

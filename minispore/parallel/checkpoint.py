@@ -6,8 +6,8 @@ A checkpoint file stores, for each parameter the parallel pass sliced, this rank
 layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an
 axis, -1, or a list of axes for a dim cut over several, outermost first); parameters never sliced
 are stored whole by every rank. The file format and the file-level API (save_checkpoint,
-merge_sharded_checkpoints, load_distributed_checkpoint) live in minispore/train/serialization.py;
-this module works on values only, so it sits in the parallel layer under train.
+merge_sharded_checkpoints, load_distributed_checkpoint) live in minispore/train/serialization.py
+and sharded_checkpoints.py; this module works on values only, so it sits in the parallel layer under train.
 
 >>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
 (4,)

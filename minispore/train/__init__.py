@@ -9,8 +9,9 @@ from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbe
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.model import Model
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
-                                           load_distributed_checkpoint, load_param_into_net,
-                                           merge_sharded_checkpoints, save_checkpoint)
+                                           load_param_into_net, save_checkpoint)
+from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
+                                                 merge_sharded_checkpoints)
 from minispore.train.transform import transform_checkpoints
 from minispore.parallel.checkpoint import merge_sliced_parameter
 

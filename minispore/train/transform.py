@@ -16,7 +16,8 @@ import os
 from minispore.common.parameter import Parameter
 from minispore.parallel.param_slicing import slice_parameter
 from minispore.parallel.strategy_ckpt import parameter_layouts, read_strategy_file
-from minispore.train.serialization import merge_sharded_checkpoints, save_checkpoint
+from minispore.train.serialization import save_checkpoint
+from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
 
 __all__ = ["transform_checkpoints"]
 

@@ -24,7 +24,7 @@ from minispore.communication import _comm
 from minispore.parallel import describe_plan
 from minispore.parallel.param_slicing import gather_parameter
 from minispore.train.reshard_load import last_load_stats
-from minispore.train.serialization import load_distributed_checkpoint
+from minispore.train.sharded_checkpoints import load_distributed_checkpoint
 from tests.parallel import reshard_jobs as jobs
 
 pytestmark = pytest.mark.mpi(min_size=2)

@@ -20,8 +20,8 @@ from minispore.common.layout import TensorLayout
 from minispore.communication import _comm
 from minispore.parallel.param_slicing import gather_parameter
 from minispore.train import serialization
-from minispore.train.serialization import (load_checkpoint, load_param_into_net,
-                                           merge_sharded_checkpoints, save_checkpoint)
+from minispore.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
 from tests.parallel.semi_auto_net import TutorialNet, batches
 from tests.train.test_sharded_checkpoint import rank_net, whole_values
 

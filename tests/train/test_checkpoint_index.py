@@ -8,8 +8,8 @@ import struct
 import numpy as np
 import pytest
 
-from minispore.train.serialization import (MAGIC, CheckpointError, load_checkpoint,
-                                           merge_sharded_checkpoints)
+from minispore.train.serialization import MAGIC, CheckpointError, load_checkpoint
+from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
 
 DATA = np.arange(4, dtype=np.float32).tobytes() + bytes(48)          # one 64-byte data block
 GOOD = {"name": "w", "kind": "tensor", "dtype": "<f4", "ms_dtype": "Float32", "shape": [2, 2],

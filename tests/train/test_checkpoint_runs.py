@@ -11,8 +11,9 @@ import pytest
 
 from minispore.common.layout import TensorLayout
 from minispore.train import serialization
-from minispore.train.serialization import (load_distributed_checkpoint,
-                                           merge_sharded_checkpoints, save_checkpoint)
+from minispore.train.serialization import save_checkpoint
+from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
+                                                 merge_sharded_checkpoints)
 from tests.train.test_sharded_checkpoint import (N, ROOT, rank_net, read_index, run_tool,
                                                  save_ranks, whole_values)
 

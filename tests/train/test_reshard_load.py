@@ -9,7 +9,8 @@ import pytest
 from minispore import Parameter
 from minispore.common.layout import TensorLayout
 from minispore.train.reshard_load import last_load_stats
-from minispore.train.serialization import CheckpointError, load_distributed_checkpoint
+from minispore.train.serialization import CheckpointError
+from minispore.train.sharded_checkpoints import load_distributed_checkpoint
 from tests.train.test_serialization import ParamHolder
 from tests.train.test_sharded_checkpoint import (N, read_index, rank_files,  # noqa: F401
                                                  rank_net, whole_values)

@@ -16,8 +16,9 @@ from minispore.parallel.checkpoint import merge_sliced_parameter
 from minispore.parallel.param_slicing import slice_parameter
 from minispore.train import serialization
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
-                                           load_distributed_checkpoint, load_param_into_net,
-                                           merge_sharded_checkpoints, save_checkpoint)
+                                           load_param_into_net, save_checkpoint)
+from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
+                                                 merge_sharded_checkpoints)
 from tests.train.test_serialization import ParamHolder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -9,7 +9,8 @@ import pytest
 
 import minispore as ms
 from minispore.common.layout import TensorLayout
-from minispore.train.serialization import load_checkpoint, merge_sharded_checkpoints
+from minispore.train.serialization import load_checkpoint
+from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
 from tests.train.test_sharded_checkpoint import N, rank_net, save_ranks, whole_values
 
 DST = {"fc.weight": TensorLayout((2,), (-1, 0)),       # columns over 2
