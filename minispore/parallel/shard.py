@@ -127,6 +127,7 @@ class ShardFunction:
         self.plans = {}         # PYNATIVE: input signature -> RegionPlan
         self._exits = {}
         self._compiled = None
+        self._settings = None   # the call's ParallelSettings
 
     def __call__(self, *args):
         from minispore.parallel.settings import operator_parallel_settings
@@ -135,6 +136,7 @@ class ShardFunction:
         if settings is None:    # one device: nothing to shard
             return self._run_fn(*args)
         self._refuse_nesting()
+        self._settings = settings       # for the exit operators' layouts (see _leave)
         tensors = sum(isinstance(a, Tensor) for a in args)
         if len(self.in_strategy) != tensors:
             raise ValueError(f"For '{self.name}', 'in_strategy' has {len(self.in_strategy)} "
@@ -182,8 +184,7 @@ class ShardFunction:
             frames.pop()
 
     def _leave(self, out):
-        from minispore.parallel.settings import operator_parallel_settings
-        settings = operator_parallel_settings()
+        settings = self._settings
         outputs = out if isinstance(out, tuple) else (out,)
         done = []
         for k, t in enumerate(outputs):
