@@ -22,6 +22,7 @@ _DEFAULTS = {
     "parallel_optimizer_config": {},
     "pipeline_stages": 1,
     "pipeline_config": {},
+    "pipeline_result_broadcast": False,
     "strategy_ckpt_config": {},
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_save_file": "",
@@ -93,14 +94,12 @@ def user_set(key):
 # naming itself and what works instead, never a silent no-op. Their issues replace the entries.
 def _refuse_unbuilt(key, value):
     what = None
-    if key == "pipeline_stages" and value > 1:
-        what = (f"pipeline_stages={value} (pipeline parallel)",
-                "use pipeline_stages=1; operator and data parallel work across all devices")
-    elif key == "grad_accumulation_step" and value != 1:
+    if key == "grad_accumulation_step" and value != 1:
         what = (f"grad_accumulation_step={value} (gradient accumulation)",
                 "use grad_accumulation_step=1")
-    elif key == "pipeline_config" and value:
-        what = ("pipeline_config (pipeline parallel)", "leave it unset")
+    elif key == "pipeline_config" and value.get("pipeline_interleave"):
+        what = ("pipeline_config['pipeline_interleave']=True (interleaved pipeline stages)",
+                "leave it False: the 1f1b and gpipe schedules are built")
     if what is not None:
         raise NotImplementedError(f"For 'set_auto_parallel_context', {what[0]} is not "
                                   f"implemented in minispore yet; {what[1]}.")
@@ -238,6 +237,30 @@ def _check_pipeline_stages(value):
                          f"but got {value}.")
 
 
+PIPELINE_SCHEDULERS = ("1f1b", "gpipe")
+
+
+def _check_pipeline_config(value):
+    if not isinstance(value, dict):
+        raise TypeError(f"For 'set_auto_parallel_context', the argument 'pipeline_config' must "
+                        f"be dict, but got the type : {type(value).__name__}.")
+    for key, item in value.items():
+        if key == "pipeline_interleave":
+            if not isinstance(item, bool):
+                raise TypeError(f"For 'set_auto_parallel_context', "
+                                f"pipeline_config['pipeline_interleave'] must be bool, but got "
+                                f"the type : {type(item).__name__}.")
+        elif key == "pipeline_scheduler":
+            if item not in PIPELINE_SCHEDULERS:
+                raise ValueError(f"For 'set_auto_parallel_context', "
+                                 f"pipeline_config['pipeline_scheduler'] must be one of "
+                                 f"{list(PIPELINE_SCHEDULERS)}, but got {item!r}.")
+        else:
+            raise ValueError(f"For 'set_auto_parallel_context', pipeline_config has the unknown "
+                             f"key {key!r}; the valid keys are ['pipeline_interleave', "
+                             f"'pipeline_scheduler'].")
+
+
 _OPTIMIZER_CONFIG_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_threshold",
                           "optimizer_weight_shard_size", "optimizer_level")
 
@@ -322,6 +345,8 @@ _CHECKS = {
     "search_mode": _check_search_mode("search_mode"),
     "auto_parallel_search_mode": _check_search_mode("auto_parallel_search_mode"),
     "pipeline_stages": _check_pipeline_stages,
+    "pipeline_config": _check_pipeline_config,
+    "pipeline_result_broadcast": _check_bool("pipeline_result_broadcast"),
     "enable_parallel_optimizer": _check_bool("enable_parallel_optimizer"),
     "parallel_optimizer_config": _check_parallel_optimizer_config,
     "strategy_ckpt_config": _check_strategy_ckpt_config,

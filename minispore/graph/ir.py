@@ -67,7 +67,7 @@ class Node:
         self.phase = phase
         self.derived_from = derived_from
         self.stage = annotations.get("pipeline_stage")
-        self.micro_batch = None
+        self.micro_batch = annotations.get("micro_batch")
 
     def input_values(self):
         """The Values read (also inside tuple/list arguments), in argument order."""

@@ -42,14 +42,16 @@ class TracedGradient:
 
 @dataclass
 class Program:
-    """One or more graphs compiled together (the SPMD graph today; pipeline stages and
-    placed segments as their issues land), and what later passes still have to do.
+    """One or more graphs compiled together (the SPMD graph, or this rank's pipeline stage or
+    placed segment), and what later passes still have to do.
 
     ``grad``: the gradient the `differentiate` pass appends; ``grads``: its result, left for
     ``update(grads)``, which `apply_optimizer_update` traces onto them (the gradient reducer
     and the optimizer; under operator parallel, the traced step's update nodes replayed on
     this rank's blocks). ``traced_gradients``: gradients taken while tracing.
     ``parallel_plan``: what `step_parallel_begin` decided, for `partition`.
+    ``pipeline``: this stage's split (minispore/parallel/pipeline.py), for the passes that
+    finish and schedule the stage's program.
     """
     graphs: list
     grad: GradRequest = None
@@ -57,6 +59,7 @@ class Program:
     update: object = None
     traced_gradients: list = field(default_factory=list)
     parallel_plan: object = None
+    pipeline: object = None
 
     @property
     def graph(self):
@@ -69,7 +72,7 @@ class Program:
 
     def pending(self):
         """Names of the requests no pass has consumed (a compile that ends with some is a bug)."""
-        return [name for name in ("grad", "grads", "update", "parallel_plan")
+        return [name for name in ("grad", "grads", "update", "parallel_plan", "pipeline")
                 if getattr(self, name) is not None]
 
 
@@ -84,7 +87,9 @@ class PassContext:
     operator-parallel settings (minispore/parallel/settings.py) or None when operators are
     not sharded. Graph passes treat ``parallel`` as opaque; only parallel passes read it.
     ``workers``: the job's worker count (None before communication.init());
-    ``parallel_mode``: set_auto_parallel_context's; ``enable_ps``: set_ps_context's.
+    ``parallel_mode``: set_auto_parallel_context's; ``enable_ps``: set_ps_context's;
+    ``pipeline``: this rank's place in the pipeline (a minispore.parallel.pipeline
+    PipelineSpec) when pipeline_stages > 1, else None.
     """
     device: str = "cpu"
     rank: int = 0
@@ -94,6 +99,7 @@ class PassContext:
     workers: int = None
     parallel_mode: str = "stand_alone"
     enable_ps: bool = False
+    pipeline: object = None
 
     def logical_shape(self, index, local_shape):
         """The logical shape of graph input `index` whose block this rank feeds."""

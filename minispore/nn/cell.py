@@ -2,6 +2,7 @@
 import logging
 from collections import OrderedDict
 
+from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common import dtype as mstype
 from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
@@ -242,7 +243,7 @@ class Cell:
     def _run_construct(self, *args, **kwargs):
         frame = self._annotations
         if frame is not None and _CTX.tracer is None:
-            error = _placed_eagerly(self, frame) or _unbuilt_eager(self, frame)
+            error = _placed_eagerly(self, frame) or _staged_eagerly(self, frame)
             if error is not None:
                 raise error
             if self._recompute is not None and _CTX.tapes:
@@ -492,19 +493,13 @@ def _placed_eagerly(cell, frame):
         f"it, or remove the place() call.")
 
 
-# Annotations whose passes are not built yet (each is refused at compile time by
-# minispore/parallel/annotations.py; run eagerly, the cell refuses here).
-_UNBUILT_EAGER = {
-    "pipeline_stage": "Cell.pipeline_stage",
-}
-
-
-def _unbuilt_eager(cell, frame):
-    names = [_UNBUILT_EAGER[k] for k in frame if k in _UNBUILT_EAGER
-             and not (k == "pipeline_stage" and frame[k] == 0)]
-    if not names:
+def _staged_eagerly(cell, frame):
+    """Pipeline parallel is a GRAPH_MODE feature (as in MindSpore): under pipeline_stages > 1
+    a cell in a stage other than 0 that runs eagerly would ignore its stage."""
+    stage = frame.get("pipeline_stage")
+    if not stage or get_auto_parallel_context("pipeline_stages") == 1:
         return None
-    return NotImplementedError(
-        f"{', '.join(names)} on {type(cell).__name__} is not implemented in minispore for "
-        f"PYNATIVE_MODE: the annotation would be ignored. Run the network in GRAPH_MODE (where "
-        f"the compile reports which annotated features are built), or remove the annotation.")
+    return RuntimeError(
+        f"{type(cell).__name__} is in pipeline stage {stage} (Cell.pipeline_stage), but it runs "
+        f"eagerly: pipeline parallel works in GRAPH_MODE only (not in PYNATIVE_MODE, nor with "
+        f"MS_JIT=0). Call set_context(mode=GRAPH_MODE) before running it, or remove the stage.")

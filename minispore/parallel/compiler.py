@@ -14,9 +14,11 @@ from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
-from minispore.parallel.annotations import assign_pipeline_stages
 from minispore.parallel.comm_fusion import fuse_communication
 from minispore.parallel.partition import partition, step_parallel_begin
+from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
+                                         pipeline_spec, split_pipeline_stage)
+from minispore.parallel.pipeline_schedule import schedule_pipeline
 from minispore.parallel.place_partition import partition_by_place
 from minispore.parallel.settings import operator_parallel_settings
 
@@ -33,19 +35,22 @@ def step_parallel_end(program, ctx):
 
 
 # DESIGN.md "Graph mode": 2. symbolic shapes; 3. parallel passes on the forward graph;
-# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion; 7. elementwise fusion;
-# then validation, and 8. scheduling/memory planning in the executor.
+# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion; the pipeline
+# schedule; 7. elementwise fusion; then validation, and 8. memory planning in the executor.
 PASSES = [
     graph_passes.infer_symbolic_shapes,
     assign_pipeline_stages,
     partition_by_place,
     step_parallel_begin,
     partition,
+    split_pipeline_stage,
     step_parallel_end,
     differentiate,
     graph_passes.apply_optimizer_update,
+    finish_pipeline_stage,
     recompute,
     fuse_communication,
+    schedule_pipeline,
     graph_passes.fuse_elementwise,
     graph_passes.eliminate_dead_code,
     graph_passes.validate,
@@ -77,7 +82,15 @@ def pass_context():
             f"MS_COMM_COMPILER_OPT={os.environ['MS_COMM_COMPILER_OPT']} (communication "
             f"subgraph extraction and reuse) is not implemented in minispore yet; unset it to "
             f"compile every collective as its own node.")
-    settings = operator_parallel_settings(getattr(_SCOPED, "mesh", None))
+    scoped_mesh = getattr(_SCOPED, "mesh", None)
+    pipeline = pipeline_spec()
+    if pipeline is not None:
+        if scoped_mesh is not None:
+            raise NotImplementedError("Pipeline parallel inside on_mesh(...) is not "
+                                      "implemented: a pipeline spans the whole world.")
+        scoped_mesh = pipeline.stage_mesh()
+    settings = operator_parallel_settings(scoped_mesh, stages=pipeline.stages if pipeline
+                                          else 1)
     rank = STATE.world.rank if STATE.inited else 0
     role = getattr(STATE, "role", None)
     return PassContext(device=_CTX.device, rank=rank,
@@ -86,7 +99,7 @@ def pass_context():
                        parallel=settings,
                        workers=STATE.world.size if STATE.inited else None,
                        parallel_mode=get_auto_parallel_context("parallel_mode"),
-                       enable_ps=get_ps_context("enable_ps"))
+                       enable_ps=get_ps_context("enable_ps"), pipeline=pipeline)
 
 
 use_compiler(PASSES, pass_context)

@@ -50,7 +50,7 @@ logger = logging.getLogger("minispore")
 
 # Annotations of the cells a node was traced in, kept by the local nodes made from it (the
 # collectives inserted for it included) for the passes after partition (recompute …).
-_CELL_ANNOTATIONS = ("recompute", "ms_role", "rank_id", "pipeline_stage")
+_CELL_ANNOTATIONS = ("recompute", "ms_role", "rank_id", "pipeline_stage", "micro_batch")
 
 
 class _Plan:

@@ -1,15 +1,17 @@
-"""The optimizer update of a `place` segment: each worker updates only the parameters that
-live on it (minispore/parallel/place_partition.py), with their optimizer state."""
+"""The optimizer update of a `place` segment or a pipeline stage: each worker (stage) updates
+only the parameters that live on it (minispore/parallel/place_partition.py, pipeline.py), with
+their optimizer state."""
 from minispore.ops import functional as F
 
 __all__ = ["local_update"]
 
 
-def local_update(update, wrt_owners, worker, tracer):
+def local_update(update, wrt_owners, worker, tracer, where="worker"):
     """The program's ``update(grads)`` (one gradient per wrt entry) as the update of this
     worker's gradients, traced by `tracer` (the segment's).
 
-    `wrt_owners`: (traced wrt Value, worker it lives on) per entry, in order. The entries living
+    `wrt_owners`: (traced wrt Value, worker it lives on) per entry, in order; `where`: what a
+    worker is called in errors ("worker" for `place`, "pipeline stage"). The entries living
     elsewhere get a zero stand-in; the whole update is traced (the optimizer loops over all its
     parameters), then every node it made that depends on another worker's parameter or
     stand-in is dropped, so those parameters and their state are not even read here. Nodes
@@ -44,12 +46,12 @@ def local_update(update, wrt_owners, worker, tracer):
                     owners.add(owner)
             if len(owners) > 1:
                 raise NotImplementedError(
-                    f"Under distributed graph partition (place), the optimizer update "
-                    f"'{node.prim.name}' (in {node.scope}) combines parameters living on "
-                    f"workers {sorted(owners)}, but each worker updates only its own "
-                    f"parameters; updates that couple parameters of several workers (e.g. "
-                    f"global-norm clipping) are not implemented. Place the cells of those "
-                    f"parameters on one worker, or update them one by one.")
+                    f"The optimizer update '{node.prim.name}' (in {node.scope}) combines "
+                    f"parameters living on {where}s {sorted(owners)}, but each {where} "
+                    f"updates only its own parameters; updates that couple parameters of "
+                    f"several {where}s (e.g. global-norm clipping) are not implemented. Keep "
+                    f"the cells of those parameters on one {where}, or update them one by "
+                    f"one.")
             owner = owners.pop() if owners else None
             for v in node.outputs:
                 owner_of[id(v)] = owner

@@ -108,10 +108,12 @@ def layout_of_cuts(cuts, device_num):
     return TensorLayout(dev, tuple(tmap))
 
 
-def operator_parallel_settings(mesh=None):
+def operator_parallel_settings(mesh=None, stages=1):
     """The settings when operators are sharded (semi-auto or auto parallel on more than one
     device), else None. `mesh`: the DeviceMesh the program runs on (default: every worker of
-    the world); its size must equal device_num.
+    the world); its size must equal device_num, or device_num / `stages` for the mesh of one
+    pipeline stage (which gets settings even with one device: the stage's program is
+    partitioned like every other stage's).
 
     Raises:
         RuntimeError: an operator-parallel mode with device_num > 1 but no init(), a
@@ -119,8 +121,8 @@ def operator_parallel_settings(mesh=None):
     """
     if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL:
         return None
-    device_num = get_auto_parallel_context("device_num")
-    if device_num <= 1:
+    device_num = get_auto_parallel_context("device_num") // stages
+    if device_num <= 1 and stages == 1:
         return None
     from minispore.communication._comm import STATE
     if not STATE.inited:
