@@ -270,7 +270,11 @@ def _build(group):
     module = fused_kernels.load(spec)
     inputs = list(externals) + ([] if shape_from is not None else [tuple(out.shape)])
     prim = FusedElementwise([n.prim for n in group], module)
-    fused = Node(prim, inputs, [out], root.scope, dict(root.annotations))
+    # The fused node keeps the provenance of the node whose output it makes (a fused backward
+    # chain is backward work: memory accounting and the pipeline schedule read the phase).
+    fused = Node(prim, inputs, [out], root.scope, dict(root.annotations), phase=root.phase,
+                 derived_from=root.derived_from)
+    fused.micro_batch = root.micro_batch
     out.producer = fused
     return fused
 

@@ -262,12 +262,12 @@ def split_pipeline_stage(program, ctx):
             elif edge.dst == mine:
                 kept.append(_receive(edge, spec, node))
     graph.nodes = kept
-    split = StageSplit(spec, labels, list(graph_nodes), next_tag=len(edges))
+    split = StageSplit(spec, labels, graph_nodes, next_tag=len(edges))
     split.micro_size = 1 + max((n.micro_batch for n in kept if n.micro_batch is not None),
                                default=0)
     program.pipeline = split
     if request is not None:
-        program.grad, wrt_owners = _local_request(request, graph, labels, mine)
+        program.grad, wrt_owners = _local_request(request, graph_nodes, labels, mine)
         if program.update is not None:
             program.update = local_update(program.update, wrt_owners, mine, tracer,
                                           where="pipeline stage")
@@ -327,7 +327,7 @@ def _receive(edge, spec, producer):
     return node
 
 
-def _local_request(request, graph, labels, mine):
+def _local_request(request, nodes, labels, mine):
     """The gradient request of this stage: the loss where this stage makes it (else the
     cotangents arrive through the StageReceive bprops), and this stage's parameters; with
     the stage of every wrt entry, for the update. A parameter no node reads is stage 0's."""
@@ -335,7 +335,7 @@ def _local_request(request, graph, labels, mine):
     if head is not None and (head.producer is None or labels.get(id(head.producer)) != mine):
         head = None
     param_stage = {}
-    for node in graph.nodes:
+    for node in nodes:
         for v in node.input_values():
             if v.param is not None:
                 param_stage.setdefault(id(v.param), labels[id(node)])

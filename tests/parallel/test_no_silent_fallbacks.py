@@ -27,11 +27,10 @@ def clean_context():
 
 # -- settings refused at the call that sets them ----------------------------------------------
 @pytest.mark.parametrize("kwargs, named", [
-    ({"pipeline_stages": 2}, "pipeline_stages=2"),
     ({"parallel_optimizer_config": {"gradient_accumulation_shard": True}},
      "gradient_accumulation_shard"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
-    ({"pipeline_config": {"pipeline_scheduler": "1f1b"}}, "pipeline_config"),
+    ({"pipeline_config": {"pipeline_interleave": True}}, "pipeline_interleave"),
 ])
 def test_unbuilt_settings_are_refused(kwargs, named):
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -97,6 +96,11 @@ def test_parameter_server_is_refused():
     ({"pipeline_stages": True}, TypeError, "'pipeline_stages' must be int"),
     ({"pipeline_stages": 1.5}, TypeError, "'pipeline_stages' must be int"),
     ({"pipeline_stages": 0}, ValueError, "'pipeline_stages' must be >= 1"),
+    ({"pipeline_config": {"pipeline_scheduler": "zb"}}, ValueError, "must be one of"),
+    ({"pipeline_config": {"interleave": True}}, ValueError, "unknown key 'interleave'"),
+    ({"pipeline_config": {"pipeline_interleave": 1}}, TypeError, "must be bool"),
+    ({"pipeline_config": "1f1b"}, TypeError, "'pipeline_config' must be dict"),
+    ({"pipeline_result_broadcast": 1}, TypeError, "'pipeline_result_broadcast' must be bool"),
     ({"enable_parallel_optimizer": 1}, TypeError, "'enable_parallel_optimizer' must be bool"),
     ({"parallel_optimizer_config": {"threshold": 1}}, ValueError, "unknown config"),
     ({"parallel_optimizer_config": [1]}, TypeError, "must be a dict"),
@@ -144,20 +148,19 @@ def test_place_outside_graph_stand_alone_raises_runtime_error(mode, parallel_mod
             target.place("MS_WORKER", 0)
 
 
-def test_graph_refuses_the_unbuilt_pipeline_stage_annotation():
-    """(tests/graph/test_annotation_frames.py checks every node and the dump.)"""
+def test_pipeline_needs_an_operator_parallel_mode_and_a_divisible_device_number():
     ms.set_context(mode=ms.GRAPH_MODE)
     x = Tensor(np.ones((2, 2), np.float32))
     net = nn.SequentialCell(nn.Dense(2, 2), nn.ReLU())
-    net[0].pipeline_stage = 2
-    with pytest.raises(NotImplementedError, match="Pipeline"):
+    net[0].pipeline_stage = 1
+    ms.set_auto_parallel_context(pipeline_stages=2)
+    with pytest.raises(RuntimeError, match="pipeline_stages=2 needs parallel_mode"):
         net(x)
 
 
 # -- MindSpore's samples end with the clear error -------------------------------------------------
 REFUSED_SAMPLES = {
     "parameter_server/train.py": "enable_ps=True",
-    "distributed_pipeline_parallel/distributed_pipeline_parallel.py": "pipeline_stages=2",
 }
 
 
