@@ -246,3 +246,35 @@ def test_distributed_graph_partition_sample_trains_each_cell_on_its_worker(mnist
         assert "Prim[Receive]" in segment
         assert ("Prim[Send]" in segment) == (rank in cells)
 
+
+
+@pytest.fixture(scope="module")
+def mnist_128(tmp_path_factory):
+    """128 training images: 4 batches of 32 per epoch (the pipeline sample reads every image
+    on every rank)."""
+    folder = tmp_path_factory.mktemp("samples_128") / "MNIST_Data"
+    synth_mnist(str(folder), 128, 32, seed=0)
+    return folder
+
+
+def test_pipeline_sample_runs_two_stages_of_four_ranks(mnist_128):
+    """pipeline_stages=2 on 8 ranks: ranks 0-3 run layer1/relu1/layer2 (and the Print inside
+    layer1), ranks 4-7 relu2/layer3 and the loss, each stage data parallel over its 4 ranks;
+    4 micro-batches cross the stage boundary as 4 activations forward and 4 gradients back.
+    (tests/parallel/test_pipeline_mpi.py checks pipelines against the single-device run.)"""
+    out = run_sample("distributed_pipeline_parallel/distributed_pipeline_parallel.py", mnist_128,
+                     MS_DEV_SAVE_GRAPHS="1")
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    for rank in range(4):       # the first stage returns a placeholder for the loss
+        assert losses[rank] == [0.0] * 10, losses[rank]
+    for rank in range(4, 8):    # the sum of 4 micro-batch losses, about 4 ln 10 at first
+        values = losses[rank]
+        assert len(values) == 10 and values[0] > 8 and values[-1] < values[0] - 1, values
+    # 4 steps of 4 micro-batches per epoch, 10 epochs: the Print of layer1 runs on stage 0 only
+    assert [o.count("out is:") for o in out] == [160] * 4 + [0] * 4
+    for rank, params in ((0, {"layer1.param", "layer2.weight", "layer2.bias"}),
+                         (4, {"layer3.weight", "layer3.bias"})):
+        ir = sorted((mnist_128.parent / f"rank_{rank}").glob("*/*_validate.ir"))[-1].read_text()
+        assert ir.count("Prim[StageSend]") == 4 and ir.count("Prim[StageReceive]") == 4
+        held = set(re.findall(r"# parameter (layer\S+)", ir))
+        assert held == params, held

@@ -16,6 +16,7 @@ stage's schedule orders the micro-batches' forward and backward work
 """
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.context import GRAPH_MODE, context
+from minispore.common.symbolic import is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
@@ -95,6 +96,13 @@ class PipelineCell(GradAccumulationCell):
             raise RuntimeError("For 'PipelineCell', pipeline parallel runs in GRAPH_MODE only "
                                "(as in MindSpore), but the cell runs eagerly: call "
                                "set_context(mode=GRAPH_MODE) or compile the step with ms.jit.")
+        if get_auto_parallel_context("pipeline_stages") > 1:
+            for i, x in enumerate(inputs):
+                if isinstance(x, Tensor) and is_symbolic(tuple(x.shape)):
+                    raise NotImplementedError(
+                        f"For 'PipelineCell', input {i} has the dynamic shape {tuple(x.shape)}, "
+                        f"but pipeline outputs do not support dynamic shape (as in MindSpore); "
+                        f"give the network static input shapes under pipeline_stages > 1.")
         return super().construct(*inputs)
 
 
