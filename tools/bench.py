@@ -393,12 +393,14 @@ def bench_parallel(quick=False):
     vs raw mpi4py (tools/bench_comm.py), data-parallel throughput (tools/bench_dp.py), the
     semi-auto-parallel tutorial network (tools/bench_semi_auto.py), sharding propagation and
     the strategy searches (tools/bench_propagation.py), a PYNATIVE shard region
-    (tools/bench_shard.py), the collective watchdog's cost (tools/bench_watchdog.py) and
-    pipeline parallel's step time and bubble (tools/bench_pipeline.py)."""
+    (tools/bench_shard.py), the collective watchdog's cost (tools/bench_watchdog.py),
+    pipeline parallel's step time and bubble (tools/bench_pipeline.py) and optimizer
+    parallel's bytes per rank (tools/bench_optimizer_parallel.py)."""
     import types
 
     import bench_comm
     import bench_dp
+    import bench_optimizer_parallel
     import bench_pipeline
     import bench_propagation
     import bench_semi_auto
@@ -410,7 +412,8 @@ def bench_parallel(quick=False):
     return [types.SimpleNamespace(markdown=lambda: latency), bench_dp.dp_throughput_table(),
             bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table(),
             *bench_propagation.propagation_tables(), bench_shard.shard_table(),
-            bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table()]
+            bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table(),
+            bench_optimizer_parallel.optimizer_parallel_table()]
 
 
 def main():
