@@ -6,6 +6,10 @@ from minispore.communication.relaunch import relaunch_worker_under_mpiexec
 
 relaunch_worker_under_mpiexec()
 
+from minispore.common.log_level import apply_glog_v
+
+apply_glog_v()
+
 from minispore.common import dtype
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,

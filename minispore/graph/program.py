@@ -89,7 +89,8 @@ class PassContext:
     ``workers``: the job's worker count (None before communication.init());
     ``parallel_mode``: set_auto_parallel_context's; ``enable_ps``: set_ps_context's;
     ``pipeline``: this rank's place in the pipeline (a minispore.parallel.pipeline
-    PipelineSpec) when pipeline_stages > 1, else None.
+    PipelineSpec) when pipeline_stages > 1, else None; ``comm_reuse_limit``: the reuse limit
+    of communication subgraphs (MS_COMM_COMPILER_OPT), None when off.
     """
     device: str = "cpu"
     rank: int = 0
@@ -100,6 +101,7 @@ class PassContext:
     parallel_mode: str = "stand_alone"
     enable_ps: bool = False
     pipeline: object = None
+    comm_reuse_limit: int = None
 
     def logical_shape(self, index, local_shape):
         """The logical shape of graph input `index` whose block this rank feeds."""

@@ -15,6 +15,7 @@ from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
 from minispore.parallel.comm_fusion import fuse_communication
+from minispore.parallel.comm_subgraph import comm_reuse_limit, reuse_communication_subgraphs
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
                                          pipeline_spec, split_pipeline_stage)
@@ -35,8 +36,8 @@ def step_parallel_end(program, ctx):
 
 
 # DESIGN.md "Graph mode": 2. symbolic shapes; 3. parallel passes on the forward graph;
-# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion; the pipeline
-# schedule; 7. elementwise fusion; then validation, and 8. memory planning in the executor.
+# 4. autodiff; 5. optimizer update; 6. recompute, communication fusion and subgraph reuse;
+# the pipeline schedule; 7. elementwise fusion; then validation, and 8. memory planning in the executor.
 PASSES = [
     graph_passes.infer_symbolic_shapes,
     assign_pipeline_stages,
@@ -50,6 +51,7 @@ PASSES = [
     finish_pipeline_stage,
     recompute,
     fuse_communication,
+    reuse_communication_subgraphs,
     schedule_pipeline,
     graph_passes.fuse_elementwise,
     graph_passes.eliminate_dead_code,
@@ -77,11 +79,6 @@ def pass_context():
     """The PassContext of a compile started now: device, this process's rank and role, the
     mesh, and the operator-parallel settings."""
     from minispore.communication._comm import STATE
-    if os.environ.get("MS_COMM_COMPILER_OPT"):
-        raise NotImplementedError(
-            f"MS_COMM_COMPILER_OPT={os.environ['MS_COMM_COMPILER_OPT']} (communication "
-            f"subgraph extraction and reuse) is not implemented in minispore yet; unset it to "
-            f"compile every collective as its own node.")
     scoped_mesh = getattr(_SCOPED, "mesh", None)
     pipeline = pipeline_spec()
     if pipeline is not None:
@@ -99,7 +96,8 @@ def pass_context():
                        parallel=settings,
                        workers=STATE.world.size if STATE.inited else None,
                        parallel_mode=get_auto_parallel_context("parallel_mode"),
-                       enable_ps=get_ps_context("enable_ps"), pipeline=pipeline)
+                       enable_ps=get_ps_context("enable_ps"), pipeline=pipeline,
+                       comm_reuse_limit=comm_reuse_limit(os.environ))
 
 
 use_compiler(PASSES, pass_context)

@@ -278,3 +278,19 @@ def test_pipeline_sample_runs_two_stages_of_four_ranks(mnist_128):
         assert ir.count("Prim[StageSend]") == 4 and ir.count("Prim[StageReceive]") == 4
         held = set(re.findall(r"# parameter (layer\S+)", ir))
         assert held == params, held
+
+
+def test_comm_subgraph_sample_reuses_collectives_up_to_its_limit(mnist):
+    """run.sh's MS_COMM_COMPILER_OPT=3 (and GLOG_v=1 for MindSpore's INFO line): the twin
+    collectives of the compiled step (the optimizer-parallel AllGathers and ReduceScatters of
+    equal slices) call shared subgraphs, at most 3 calls per subgraph."""
+    out = run_sample("comm_subgraph/train.py", mnist, MS_COMM_COMPILER_OPT="3", GLOG_v="1",
+                     MS_DEV_SAVE_GRAPHS="1")
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    assert all(len(v) == 2 and np.isfinite(v).all() for v in losses.values()), losses
+    err = (mnist.parent / "comm_subgraph" / "rank.0.err").read_text()
+    assert "MAX_COMM_OP_REUSE_NUM: 3" in err
+    ir = sorted((mnist.parent / "rank_0").glob("train_step_*/*_validate.ir"))[-1].read_text()
+    calls = re.findall(r"comm_subgraph=(\S+)", ir)
+    per_subgraph = {name: calls.count(name) for name in set(calls)}
+    assert len(calls) >= 4 and max(per_subgraph.values()) <= 3, per_subgraph

@@ -68,13 +68,6 @@ def test_what_is_built_is_still_accepted():
         {"allreduce": {"mode": "size", "config": 32}}
 
 
-def test_comm_subgraph_reuse_is_refused_at_compile(monkeypatch):
-    monkeypatch.setenv("MS_COMM_COMPILER_OPT", "-1")
-    f = ms.jit(lambda x: x + 1.0)
-    with pytest.raises(NotImplementedError, match="MS_COMM_COMPILER_OPT=-1"):
-        f(Tensor(np.ones(2, np.float32)))
-
-
 def test_parameter_server_is_refused():
     with pytest.raises(NotImplementedError, match="enable_ps=True"):
         ms.set_ps_context(enable_ps=True)
