@@ -394,11 +394,13 @@ def bench_parallel(quick=False):
     semi-auto-parallel tutorial network (tools/bench_semi_auto.py), sharding propagation and
     the strategy searches (tools/bench_propagation.py), a PYNATIVE shard region
     (tools/bench_shard.py), the collective watchdog's cost (tools/bench_watchdog.py),
-    pipeline parallel's step time and bubble (tools/bench_pipeline.py) and optimizer
-    parallel's bytes per rank (tools/bench_optimizer_parallel.py)."""
+    pipeline parallel's step time and bubble (tools/bench_pipeline.py), optimizer
+    parallel's bytes per rank (tools/bench_optimizer_parallel.py), and communication fusion
+    and subgraph reuse in compiled steps (tools/bench_comm_graph.py)."""
     import types
 
     import bench_comm
+    import bench_comm_graph
     import bench_dp
     import bench_optimizer_parallel
     import bench_pipeline
@@ -413,7 +415,8 @@ def bench_parallel(quick=False):
             bench_semi_auto.semi_auto_table(), bench_semi_auto.launch_table(),
             *bench_propagation.propagation_tables(), bench_shard.shard_table(),
             bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table(),
-            bench_optimizer_parallel.optimizer_parallel_table()]
+            bench_optimizer_parallel.optimizer_parallel_table(),
+            *bench_comm_graph.comm_graph_tables()]
 
 
 def main():
