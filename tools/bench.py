@@ -395,14 +395,16 @@ def bench_parallel(quick=False):
     the strategy searches (tools/bench_propagation.py), a PYNATIVE shard region
     (tools/bench_shard.py), the collective watchdog's cost (tools/bench_watchdog.py),
     pipeline parallel's step time and bubble (tools/bench_pipeline.py), optimizer
-    parallel's bytes per rank (tools/bench_optimizer_parallel.py), and communication fusion
-    and subgraph reuse in compiled steps (tools/bench_comm_graph.py)."""
+    parallel's bytes per rank (tools/bench_optimizer_parallel.py), communication fusion
+    and subgraph reuse in compiled steps (tools/bench_comm_graph.py) and the overlap of
+    gradient all-reduces with the backward (tools/bench_overlap.py)."""
     import types
 
     import bench_comm
     import bench_comm_graph
     import bench_dp
     import bench_optimizer_parallel
+    import bench_overlap
     import bench_pipeline
     import bench_propagation
     import bench_semi_auto
@@ -416,7 +418,7 @@ def bench_parallel(quick=False):
             *bench_propagation.propagation_tables(), bench_shard.shard_table(),
             bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table(),
             bench_optimizer_parallel.optimizer_parallel_table(),
-            *bench_comm_graph.comm_graph_tables()]
+            *bench_comm_graph.comm_graph_tables(), bench_overlap.overlap_table()]
 
 
 def main():

@@ -15,6 +15,7 @@ from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
 from minispore.parallel.comm_fusion import fuse_communication
+from minispore.parallel.comm_overlap import overlap_communication
 from minispore.parallel.comm_subgraph import comm_reuse_limit, reuse_communication_subgraphs
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
@@ -52,6 +53,7 @@ PASSES = [
     recompute,
     fuse_communication,
     reuse_communication_subgraphs,
+    overlap_communication,
     schedule_pipeline,
     graph_passes.fuse_elementwise,
     graph_passes.eliminate_dead_code,

@@ -1,0 +1,167 @@
+"""Overlap of all-reduces with computation in compiled programs: each AllReduce (a gradient
+bucket of data parallel, a fused collective, a mirror's reduction) starts as soon as its input
+exists and is waited where its result is first needed.
+
+For every AllReduce node (or FusedCollective of AllReduce kind) the pass
+
+1. hoists it, with the pure nodes that only feed it (data parallel's bucket: the scale by
+   1/degree, the reshapes and the concatenation, which the reducer traces after the whole
+   backward), to just after the last node making one of their outside inputs;
+2. splits it into an `AllReduceStart` there (MPI's non-blocking Iallreduce on a packed copy of
+   its inputs) and an `AllReduceWait` just before the first node reading a result.
+
+Between the two, the rest of the backward runs. MPICH moves a non-blocking collective forward
+only inside MPI calls (any call: the other buckets' starts and waits, the point-to-point
+transfers), unless its progress thread is on (``MPIR_CVAR_ASYNC_PROGRESS=1`` in the environment
+of the job; mpi4py initialises MPI with MPI_THREAD_MULTIPLE, which it needs). BENCHMARKS.md
+measures both. The numbers do not change: the same reduction runs on the same values.
+"""
+import numpy as np
+
+from minispore import device
+from minispore.communication.collectives import iallreduce
+from minispore.graph.ir import Node
+from minispore.ops.operations.comm_ops import AllReduce
+from minispore.ops.primitive import Aval, Primitive
+from minispore.common import dtype as mstype
+from minispore.parallel.comm_fusion import FusedCollective
+
+__all__ = ["overlap_communication", "AllReduceStart", "AllReduceWait"]
+
+
+def _is_all_reduce(node):
+    prim = node.prim
+    if type(prim) is AllReduce:
+        return True
+    return isinstance(prim, FusedCollective) and prim.kind == "AllReduce"
+
+
+def overlap_communication(program, ctx):
+    """Hoist and split the program's all-reduces (module docstring)."""
+    graph = program.graph
+    targets = [n for n in graph.nodes if _is_all_reduce(n) and not n.side_effect]
+    for node in targets:
+        nodes = graph.nodes
+        _hoist(nodes, node)
+        graph.nodes = _split(graph, nodes, node)
+    return program
+
+
+def _hoist(nodes, node):
+    """Move `node` and the pure nodes feeding only it right after their latest outside
+    producer (in place)."""
+    position = {id(n): k for k, n in enumerate(nodes)}
+    readers = {}
+    for n in nodes:
+        for v in n.input_values():
+            readers.setdefault(id(v), set()).add(id(n))
+    group = {id(node): node}
+    frontier = [node]
+    while frontier:
+        current = frontier.pop()
+        for v in current.input_values():
+            producer = v.producer
+            if producer is None or id(producer) in group or id(producer) not in position:
+                continue
+            if producer.side_effect or getattr(producer.prim, "communication", False) or \
+                    producer.phase != node.phase or producer.tuple_output:
+                continue
+            if all(readers.get(id(o), set()) <= set(group) for o in producer.outputs):
+                group[id(producer)] = producer
+                frontier.append(producer)
+    members = sorted(group.values(), key=lambda n: position[id(n)])
+    outside = [position[id(v.producer)] for m in members for v in m.input_values()
+               if v.producer is not None and id(v.producer) not in group
+               and id(v.producer) in position]
+    after = max(outside, default=-1)        # the last outside producer (old position)
+    if after + 1 >= position[id(node)] - (len(members) - 1):
+        return      # already right behind its inputs
+    rest = [n for n in nodes if id(n) not in group]
+    at = 0 if after < 0 else rest.index(nodes[after]) + 1
+    nodes[:] = rest[:at] + members + rest[at:]
+
+
+def _split(graph, nodes, node):
+    """`nodes` with `node` replaced by its start and, before the first reader, its wait."""
+    k = next(i for i, n in enumerate(nodes) if n is node)
+    outs = set(id(v) for v in node.outputs)
+    first = next((i for i in range(k + 1, len(nodes))
+                  if any(id(v) in outs for v in nodes[i].input_values())), len(nodes))
+    fused = isinstance(node.prim, FusedCollective)
+    shapes = node.prim.out_shapes if fused else [tuple(node.outputs[0].shape)]
+    start_prim = AllReduceStart(node.prim.op, node.prim.group, len(shapes))
+    start = Node(start_prim, list(node.inputs), [], node.scope + ".start",
+                 dict(node.annotations), phase=node.phase, derived_from=node.derived_from)
+    start.micro_batch = node.micro_batch
+    start.outputs = [graph.new_value(start_prim.infer(), start)]
+    wait_prim = AllReduceWait(shapes)
+    wait = Node(wait_prim, [start.outputs[0]], list(node.outputs), node.scope + ".wait",
+                dict(node.annotations), tuple_output=node.tuple_output, phase=node.phase,
+                derived_from=node.derived_from)
+    wait.micro_batch = node.micro_batch
+    for i, v in enumerate(node.outputs):
+        v.producer, v.index = wait, i
+    return nodes[:k] + [start] + nodes[k + 1:first] + [wait] + nodes[first:]
+
+
+class _Pending:
+    """A started all-reduce: its handle, the packed sizes, whether the results go back to the
+    device."""
+    __slots__ = ("handle", "sizes", "on_device")
+
+    def __init__(self, handle, sizes, on_device):
+        self.handle, self.sizes, self.on_device = handle, sizes, on_device
+
+
+class AllReduceStart(Primitive):
+    """Start an all-reduce (`op` over `group`) of the flat concatenation of `count` inputs;
+    returns the pending operation for `AllReduceWait`."""
+    differentiable = False
+    replayable = False
+    communication = True
+
+    def __init__(self, op, group, count):
+        super().__init__()
+        self.op, self.group = op, group
+        self.add_prim_attr("op", op)
+        self.add_prim_attr("group", group)
+        self.add_prim_attr("count", count)
+
+    def infer(self, *xs):
+        return Aval((0,), mstype.uint8)
+
+    def impl(self, *arrays):
+        on_device = any(device.is_device_array(a) for a in arrays)
+        host = [np.ascontiguousarray(device.to_host(a)) for a in arrays]
+        dtype = host[0].dtype
+        flat = np.empty(sum(a.size for a in host), dtype)
+        offset = 0
+        for a in host:
+            flat[offset:offset + a.size] = a.ravel()
+            offset += a.size
+        return _Pending(iallreduce(flat, self.op, self.group), [a.size for a in host], on_device)
+
+
+class AllReduceWait(Primitive):
+    """Complete the all-reduce an `AllReduceStart` began; returns each input's reduced value
+    (one value for a single input, else a tuple)."""
+    differentiable = False
+    replayable = False
+    communication = True
+
+    def __init__(self, shapes):
+        super().__init__()
+        self.shapes = [tuple(s) for s in shapes]
+        self.add_prim_attr("count", len(self.shapes))
+
+    def infer(self, pending):
+        raise RuntimeError("AllReduceWait is made by the overlap pass, never traced.")
+
+    def impl(self, pending):
+        flat = pending.handle.wait()
+        outs, offset = [], 0
+        for n, shape in zip(pending.sizes, self.shapes):
+            out = flat[offset:offset + n].reshape(shape)
+            outs.append(device.asarray(out) if pending.on_device else out)
+            offset += n
+        return tuple(outs) if len(outs) > 1 else outs[0]
