@@ -64,10 +64,7 @@ def test_buckets_start_during_the_backward_with_unchanged_numbers(world):
 
 
 def test_fused_mirror_reductions_of_semi_auto_are_split_too(world):
-    # (gradients_mean=False: with the mean, each mirror's reduction is scaled at once, which
-    # keeps communication fusion from fusing them)
-    context = dict(device_num=ms.communication.get_group_size(), full_batch=True,
-                   gradients_mean=False)
+    context = dict(device_num=ms.communication.get_group_size(), full_batch=True)
     plain = _train(False, "semi_auto_parallel", **context)
     losses, params, graph = _train(True, "semi_auto_parallel", **context)
     assert losses == plain[0]

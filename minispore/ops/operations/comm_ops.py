@@ -436,8 +436,8 @@ class Barrier(_Collective):
 class _MirrorOperator(_Collective):
     """What the parallel pass puts on a parameter that is replicated over some devices
     (mindspore_semantics.md §3.2): the forward is the identity; the backward sums the replicas'
-    gradients over `group` with AllReduce(SUM), times 1/dev_num when `mean_flag`
-    (gradients_mean), so every replica applies the same update.
+    gradients over `group` with AllReduce(SUM), each scaled by 1/dev_num first when
+    `mean_flag` (gradients_mean), so every replica applies the same update.
     """
 
     def __init__(self, group=_WORLD, dev_num=1, mean_flag=False):
@@ -456,10 +456,13 @@ class _MirrorOperator(_Collective):
         return x
 
     def bprop(self, inputs, out, dout):
-        dx = AllReduce(ReduceOp.SUM, self.group)(dout)
+        # The mean's scale comes before the sum, as data parallel's buckets apply it: the
+        # AllReduce is then the last node of the gradient, which communication fusion can
+        # merge with its neighbours (a scale after each one would read it at once); with a
+        # power-of-two dev_num the two orders give the same bits.
         if self.mean_flag:
-            dx = dx * (1.0 / self.dev_num)
-        return (dx,)
+            dout = dout * (1.0 / self.dev_num)
+        return (AllReduce(ReduceOp.SUM, self.group)(dout),)
 
 
 def _check_p2p_args(prim, sr_tag, rank, rank_name, group_back):
