@@ -24,9 +24,15 @@ logger = logging.getLogger("minispore")
 
 
 def optimizer_shard_layout(layout, param, settings):
-    """(`layout` with dim 0 also cut over the k devices `param` is replicated on, k), or None
-    when optimizer parallel leaves it as it is (off, not trainable, not replicated, under
-    parallel_optimizer_threshold, or a dim 0 the replicas do not divide -- logged)."""
+    """(`layout` with dim 0 also cut over s of the k devices `param` is replicated on, s), or
+    None when optimizer parallel leaves it as it is (off, not trainable, not replicated, under
+    parallel_optimizer_threshold, or a dim 0 the shard group does not divide -- logged).
+
+    s is k, or ``optimizer_weight_shard_size`` when that is set (> 1): the replicas then form
+    k / s groups of s consecutive positions (the innermost replica axes, an axis split in two
+    where needed), each group holding one copy of the parameter cut s ways; the groups keep
+    their copies equal through the mirror over the remaining replicas.
+    """
     if not settings.optimizer_shard or not param.requires_grad or not param.parallel_optimizer:
         return None
     shape = global_shape_of(param)
@@ -34,26 +40,77 @@ def optimizer_shard_layout(layout, param, settings):
     k = math.prod(layout.dev_matrix[a] for a in axes)
     if k == 1 or not shape:
         return None
-    if settings.optimizer_shard_size not in (-1, k):
-        raise NotImplementedError(
-            f"parallel_optimizer_config optimizer_weight_shard_size="
-            f"{settings.optimizer_shard_size} is not implemented in minispore: parameter "
-            f"'{param.name}' is replicated over {k} devices and is sharded over all of them; "
-            f"use -1 (the default) or {k}.")
+    s = _shard_size(settings.optimizer_shard_size, k, param)
     nbytes = math.prod(shape) * param.dtype.np_dtype.itemsize
     if nbytes < settings.optimizer_threshold_kb * 1024:
         return None
     rows = layout.local_shape(shape)[0]
-    if rows % k:
+    if rows % s:
         logger.warning("Optimizer parallel: parameter '%s' is not sharded: dim 0 of its block "
-                       "(%d rows) is not divisible by its %d replicas.", param.name, rows, k)
+                       "(%d rows) is not divisible by its %d-way shard group.", param.name, rows,
+                       s)
         return None
+    layout, cutters = _shard_group_axes(layout, sorted(axes, reverse=True), s)
     last = len(layout.dev_matrix) - 1
     first = layout.tensor_map[0]
     first = first if isinstance(first, tuple) else (() if first == -1 else (first,))
-    cut = first + tuple(last - a for a in axes)      # the replicas cut inside the block
+    cut = first + tuple(last - a for a in sorted(cutters))     # outermost first
     return TensorLayout(layout.dev_matrix, (cut if len(cut) > 1 else cut[0],)
-                        + layout.tensor_map[1:]), k
+                        + layout.tensor_map[1:]), s
+
+
+def _shard_size(size, k, param):
+    """The shard group size from optimizer_weight_shard_size (-1: every replica)."""
+    if size in (-1, k):
+        return k
+    if size <= 1:
+        if size != -1:
+            logger.warning("parallel_optimizer_config optimizer_weight_shard_size=%d is ignored "
+                           "(it must be > 1): parameter '%s' is sharded over all its %d "
+                           "replicas.", size, param.name, k)
+        return k
+    if k % size:
+        raise ValueError(f"parallel_optimizer_config optimizer_weight_shard_size={size} must "
+                         f"divide the {k} devices parameter '{param.name}' is replicated on.")
+    return size
+
+
+def _shard_group_axes(layout, inner_first, s):
+    """(layout, axes): the replica axes (left-counted) of size product s that cut dim 0,
+    innermost first, splitting one replica axis (outer part, inner part) where s needs part
+    of it; the returned layout is on the refined device matrix."""
+    dev = list(layout.dev_matrix)
+    tensor_map = layout.tensor_map
+    chosen = []
+    need = s
+    for a in inner_first:
+        if need == 1:
+            break
+        size = dev[a]
+        if need % size == 0:
+            chosen.append(a)
+            need //= size
+            continue
+        if size % need:
+            raise NotImplementedError(
+                f"optimizer_weight_shard_size={s} does not fit the device matrix "
+                f"{layout.dev_matrix} of the parameter (replica axis of size {size}).")
+        # split axis a into (size // need, need): axes left of it move one place right-counted
+        n = len(dev)
+        dev[a:a + 1] = [size // need, need]
+        pivot = n - 1 - a       # right-counted index of axis a before the split
+
+        def shift(m):
+            if isinstance(m, tuple):
+                return tuple(shift(x) for x in m)
+            return m + 1 if m != -1 and m >= pivot else m
+
+        tensor_map = tuple(shift(m) for m in tensor_map)
+        partial = tuple(p + 1 if p >= pivot else p for p in layout.partial)
+        layout = TensorLayout(tuple(dev), tensor_map, partial)
+        chosen = [c + 1 if c > a else c for c in chosen] + [a + 1]
+        need = 1
+    return layout, chosen
 
 
 def place_parameter(param, want, settings):

@@ -96,10 +96,47 @@ def test_gradients_mean_matches_the_mirror(world, gradients_mean):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
-def test_a_shard_size_other_than_the_replicas_is_refused(world):
+@pytest.mark.mpi8
+@pytest.mark.parametrize("shard_size", [2, 4])
+def test_a_shard_group_smaller_than_the_replicas_equals_single_device(world, shard_size):
+    """optimizer_weight_shard_size=s on 8 replicas: 8 / s groups of s consecutive ranks, each
+    group holding one copy cut s ways, kept equal through a mirror over the groups."""
     rank, n = world
-    config = {"parallel_optimizer_threshold": 0, "optimizer_weight_shard_size": 3}
-    with pytest.raises(NotImplementedError, match="optimizer_weight_shard_size=3"):
+    if shard_size >= n:
+        pytest.skip(f"a shard group of {shard_size} needs more than {shard_size} ranks")
+    config = {"parallel_optimizer_threshold": 0, "optimizer_weight_shard_size": shard_size}
+    ref_losses, ref_weights, _, _ = _train(False, rank, n, "momentum")
+    losses, weights, step, stats = _train(True, rank, n, "momentum",
+                                          enable_parallel_optimizer=True,
+                                          parallel_optimizer_config=config)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for got, want in zip(weights, ref_weights):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    w1 = {p.name: p for p in step.network.trainable_params()}["layer1.weight"]
+    assert w1.shape == (DIMS[1] // shard_size, DIMS[0]) and w1.optimizer_shards == shard_size
+    # the gathers run within a group of shard_size ranks; the groups' copies meet in a mirror
+    assert stats["AllGather"]["count"] >= 1 and stats["AllReduce"]["count"] >= 1
+
+
+@pytest.mark.parametrize("size, error, match", [
+    (3, ValueError, "optimizer_weight_shard_size=3 must divide"),
+])
+def test_a_shard_size_that_does_not_divide_the_replicas_is_refused(world, size, error, match):
+    rank, n = world
+    if n % 3 == 0:
+        pytest.skip("3 divides this world size")
+    config = {"parallel_optimizer_threshold": 0, "optimizer_weight_shard_size": size}
+    with pytest.raises(error, match=match):
         _train(True, rank, n, "sgd", enable_parallel_optimizer=True,
                parallel_optimizer_config=config)
     ms.reset_auto_parallel_context()
+
+
+def test_a_shard_size_of_one_is_ignored_with_a_warning(world, caplog):
+    rank, n = world
+    config = {"parallel_optimizer_threshold": 0, "optimizer_weight_shard_size": 1}
+    _, _, step, _ = _train(True, rank, n, "sgd", enable_parallel_optimizer=True,
+                           parallel_optimizer_config=config)
+    assert "optimizer_weight_shard_size=1 is ignored" in caplog.text
+    w1 = {p.name: p for p in step.network.trainable_params()}["layer1.weight"]
+    assert w1.optimizer_shards == n
