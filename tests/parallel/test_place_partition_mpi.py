@@ -305,7 +305,7 @@ def test_an_update_coupling_parameters_of_two_workers_is_refused(world):
 
     object.__setattr__(step, "grad_reducer", by_global_norm)
     x, y = _data(1)[0]
-    with pytest.raises(NotImplementedError, match=r"the optimizer update 'Add' .* combines "
+    with pytest.raises(NotImplementedError, match=r"The optimizer update 'Add' .* combines "
                                                   r"parameters living on workers \[0, 1\]"):
         step(Tensor(x), Tensor(y))
 
