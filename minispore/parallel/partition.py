@@ -372,8 +372,9 @@ class _Partitioner:
         if self.settings.loss_repeated_mean:
             for a in layout.replica_axes():
                 replicas *= layout.dev_matrix[a]
-        return GradRequest(t._value, [self._wrt(w) for w in request.wrt],
-                           request.sens / replicas, request.return_grads)
+        sens = request.sens / replicas * self.settings.gradient_seed_scale
+        return GradRequest(t._value, [self._wrt(w) for w in request.wrt], sens,
+                           request.return_grads)
 
     def _wrt(self, value):
         if value.param is not None:

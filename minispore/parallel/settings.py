@@ -40,6 +40,10 @@ class ParallelSettings:
     optimizer_shard: bool = False     # optimizer parallel (parameter_placement.py)
     optimizer_threshold_kb: int = 64
     optimizer_shard_size: int = -1
+    # Data parallel (with optimizer parallel) runs through these passes; without
+    # gradients_mean it sums the ranks' gradients of their own batch's mean loss: device_num
+    # times the logical batch's, so the gradient's seed is scaled by this.
+    gradient_seed_scale: int = 1
 
     def world_group(self, positions):
         """The world ranks of a group given as mesh positions."""
@@ -108,6 +112,14 @@ def layout_of_cuts(cuts, device_num):
     return TensorLayout(dev, tuple(tmap))
 
 
+def _optimizer_sharded_data_parallel():
+    """Data parallel with optimizer parallel compiles through the operator-parallel passes with
+    every operator's data-parallel default strategy (the replicated parameters are what
+    optimizer parallel slices)."""
+    return get_auto_parallel_context("parallel_mode") == ParallelMode.DATA_PARALLEL and \
+        get_auto_parallel_context("enable_parallel_optimizer")
+
+
 def operator_parallel_settings(mesh=None, stages=1):
     """The settings when operators are sharded (semi-auto or auto parallel on more than one
     device), else None. `mesh`: the DeviceMesh the program runs on (default: every worker of
@@ -119,7 +131,9 @@ def operator_parallel_settings(mesh=None, stages=1):
         RuntimeError: an operator-parallel mode with device_num > 1 but no init(), a
             device_num that differs from the mesh's size, or a process outside the mesh.
     """
-    if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL:
+    data_parallel = _optimizer_sharded_data_parallel()
+    if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL and \
+            not data_parallel:
         return None
     device_num = get_auto_parallel_context("device_num") // stages
     if device_num <= 1 and stages == 1:
@@ -146,8 +160,12 @@ def operator_parallel_settings(mesh=None, stages=1):
     search = None
     if get_auto_parallel_context("parallel_mode") == ParallelMode.AUTO_PARALLEL:
         search = get_auto_parallel_context("search_mode")
+    # Under data parallel the loss is the logical batch's mean, whose gradient is what
+    # gradients_mean=True gives; the mirrors therefore only sum (see partition's gradient seed).
+    gradients_mean = bool(get_auto_parallel_context("gradients_mean")) and not data_parallel
     return ParallelSettings(device_num, mesh.position(STATE.world.rank), strategy,
-                            bool(get_auto_parallel_context("enable_alltoall")),
-                            bool(get_auto_parallel_context("gradients_mean")),
+                            bool(get_auto_parallel_context("enable_alltoall")), gradients_mean,
                             bool(get_auto_parallel_context("loss_repeated_mean")), mesh,
-                            search, *strategy_ckpt_files(), *optimizer_shard_settings())
+                            search, *strategy_ckpt_files(), *optimizer_shard_settings(),
+                            gradient_seed_scale=device_num if data_parallel and not
+                            get_auto_parallel_context("gradients_mean") else 1)

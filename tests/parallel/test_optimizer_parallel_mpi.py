@@ -140,3 +140,41 @@ def test_a_shard_size_of_one_is_ignored_with_a_warning(world, caplog):
     assert "optimizer_weight_shard_size=1 is ignored" in caplog.text
     w1 = {p.name: p for p in step.network.trainable_params()}["layer1.weight"]
     assert w1.optimizer_shards == n
+
+
+@pytest.mark.parametrize("optimizer, gradients_mean", [("sgd", False), ("momentum", True),
+                                                       ("adam", True)])
+def test_data_parallel_mode_shards_the_optimizer_like_semi_auto(world, optimizer,
+                                                                gradients_mean):
+    """parallel_mode='data_parallel' + enable_parallel_optimizer (GRAPH): the step compiles
+    through the operator-parallel passes with every operator's data-parallel default; the
+    parameters equal plain data parallel's (which all-reduces whole gradients), the loss is
+    the mean of the ranks' losses (the logical batch's), and each rank stores 1/n."""
+    rank, n = world
+    context = dict(parallel_mode="data_parallel", gradients_mean=gradients_mean)
+    plain_losses, plain_weights, _, _ = _train(True, rank, n, optimizer, **context)
+    losses, weights, step, stats = _train(
+        True, rank, n, optimizer, enable_parallel_optimizer=True,
+        parallel_optimizer_config={"parallel_optimizer_threshold": 0}, **context)
+    for got, want in zip(weights, plain_weights):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    mean_of_ranks = np.array(plain_losses)
+    from mpi4py import MPI
+    mean_of_ranks = MPI.COMM_WORLD.allreduce(mean_of_ranks) / n
+    np.testing.assert_allclose(losses, mean_of_ranks, rtol=1e-5)
+    w1 = {p.name: p for p in step.network.trainable_params()}["layer1.weight"]
+    assert w1.shape == (DIMS[1] // n, DIMS[0]) and w1.optimizer_shards == n
+    assert stats["ReduceScatter"]["count"] >= 1 and "AllGather" in stats
+
+
+def test_data_parallel_mode_with_the_optimizer_sharded_refuses_pynative(world):
+    rank, n = world
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", enable_parallel_optimizer=True)
+    net = MLP()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()),
+                               nn.SGD(net.trainable_params(), 0.1))
+    xs, ys = batches(1, 4, DIMS)
+    with pytest.raises(NotImplementedError, match="GRAPH_MODE only"):
+        step(ms.Tensor(xs[0]), ms.Tensor(ys[0]))
+    ms.reset_auto_parallel_context()

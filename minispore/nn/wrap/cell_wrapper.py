@@ -1,5 +1,7 @@
 """Training wrappers: WithLossCell, WithEvalCell and TrainOneStepCell (forward, grads, update)."""
 from minispore.common import dtype as mstype
+from minispore.common.auto_parallel_context import get_auto_parallel_context
+from minispore.common.context import context
 from minispore.graph.program import GradRequest
 from minispore.nn.cell import Cell
 from minispore.nn.optim.optimizer import Optimizer
@@ -7,6 +9,8 @@ from minispore.nn.wrap.grad_reducer import (DistributedGradReducer, broadcast_pa
                                             is_data_parallel)
 from minispore.ops import functional as F
 from minispore.ops.autodiff import Tape
+
+_CTX = context()
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
 
@@ -73,8 +77,14 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.grad_reducer = _identity
         self.reducer_flag = is_data_parallel()
+        # Data parallel with optimizer parallel compiles through the operator-parallel passes
+        # (minispore/parallel/settings.py), whose gathers and reduce-scatters reduce the
+        # gradients: no reducer, and no eager path.
+        self._sharded_optimizer = self.reducer_flag and \
+            get_auto_parallel_context("enable_parallel_optimizer")
         if self.reducer_flag:
             broadcast_parameters(network.get_parameters())
+        if self.reducer_flag and not self._sharded_optimizer:
             self.grad_reducer = DistributedGradReducer(self.weights)
 
     def forward_and_grads(self, *inputs):
@@ -110,6 +120,11 @@ class TrainOneStepCell(Cell):
         return loss, grads
 
     def construct(self, *inputs):
+        if self._sharded_optimizer and _CTX.tracer is None:
+            raise NotImplementedError(
+                "enable_parallel_optimizer=True under parallel_mode='data_parallel' runs in "
+                "GRAPH_MODE only in minispore (the compiled step gathers the sliced weights "
+                "and reduce-scatters their gradients); call set_context(mode=GRAPH_MODE).")
         loss, grads = self.forward_and_grads(*inputs)
         grads = self.grad_reducer(grads)
         self.optimizer(grads)

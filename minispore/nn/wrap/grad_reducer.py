@@ -130,10 +130,10 @@ class DistributedGradReducer(Cell):
                             f"{type(group).__name__}.")
         if get_auto_parallel_context("enable_parallel_optimizer"):
             raise NotImplementedError(
-                "enable_parallel_optimizer=True with data-parallel gradient reduction "
-                "(DistributedGradReducer, parallel_mode='data_parallel') is not implemented in "
-                "minispore yet; use parallel_mode='semi_auto_parallel' (GRAPH mode), whose "
-                "data-parallel default strategies shard the optimizer.")
+                "enable_parallel_optimizer=True with a DistributedGradReducer (whole "
+                "gradients all-reduced by hand) is not implemented in minispore; train with "
+                "TrainOneStepCell or Model in GRAPH_MODE, whose compiled step gathers the "
+                "sliced weights and reduce-scatters their gradients.")
         self.group = group
         self.degree = comm.get_group_size(group) if degree is None else degree
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else mean
