@@ -288,10 +288,6 @@ def _check_parallel_optimizer_config(value):
     if size != -1 and size <= 0:
         raise ValueError(f"{where}['optimizer_weight_shard_size'] must be -1 or a positive "
                          f"int, but got {size}.")
-    if value.get("gradient_accumulation_shard"):
-        raise NotImplementedError(f"{where}['gradient_accumulation_shard']=True (sharded "
-                                  f"accumulated gradients) is not implemented in minispore "
-                                  f"yet; leave it False.")
     if value.get("optimizer_level", "level1") != "level1":
         raise NotImplementedError(f"{where}['optimizer_level']={value['optimizer_level']!r} is "
                                   f"not implemented in minispore; 'level1' (weights and "
@@ -299,11 +295,13 @@ def _check_parallel_optimizer_config(value):
 
 
 def optimizer_shard_settings():
-    """(enabled, threshold in KB, optimizer_weight_shard_size) of optimizer parallel."""
+    """(enabled, threshold in KB, optimizer_weight_shard_size, gradient_accumulation_shard)
+    of optimizer parallel."""
     config = _settings["parallel_optimizer_config"]
     return (bool(_settings["enable_parallel_optimizer"]),
             config.get("parallel_optimizer_threshold", 64),
-            config.get("optimizer_weight_shard_size", -1))
+            config.get("optimizer_weight_shard_size", -1),
+            bool(config.get("gradient_accumulation_shard", False)))
 
 
 _STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_params": bool}

@@ -186,8 +186,8 @@ class _Partitioner:
         self.moved = {}        # (id(logical Value), layout) -> its redistributed TracedTensor
 
     # -- values ------------------------------------------------------------------------------
-    def _param(self, value, want):
-        """The local read of parameter `value` (sliced on its first use)."""
+    def _param(self, value, want, key):
+        """The local read of parameter `value` (sliced on its first use), cached under `key`."""
         param = value.param
         layout = place_parameter(param, want, self.settings)
         value_local = self.tracer.param_value(param)
@@ -196,15 +196,17 @@ class _Partitioner:
         with self.tracer, self._scope(f"{param.name}.mirror"), _param_fusion(param):
             for op in parameter_read_ops(param, self.settings):
                 t = op(t)
-        self.env[id(value)] = (t, layout)
+        self.env[key] = (t, layout)
         return t, layout
 
-    def _local(self, value, want):
-        """`value`'s local TracedTensor and layout (reading a parameter on first use)."""
-        if id(value) in self.env:
-            return self.env[id(value)]
+    def _local(self, value, want, key=None):
+        """`value`'s local TracedTensor and layout (reading a parameter on first use); `key`:
+        the cache entry of a parameter read (default: one read per parameter)."""
+        key = id(value) if key is None else key
+        if key in self.env:
+            return self.env[key]
         if value.param is not None:
-            return self._param(value, want)
+            return self._param(value, want, key)
         producer = value.producer
         if producer is not None and producer.phase == BACKWARD:
             raise NotImplementedError(
@@ -217,11 +219,20 @@ class _Partitioner:
         """`value` in layout `want`: redistributed once, and shared by every consumer that
         wants that layout (one collective forward; backward, one whose input cotangent
         sums theirs). The redistribution carries the cell annotations of the consumer it was
-        made for."""
-        t, have = self._local(value, want)
+        made for. Under gradient_accumulation_shard each micro-batch reads an optimizer-
+        sharded parameter anew (its own AllGather, whose bprop reduce-scatters that
+        micro-batch's gradient)."""
+        read = id(value)
+        micro = consumer.annotations.get("micro_batch")
+        if self.settings.gradient_accumulation_shard and value.param is not None and \
+                micro is not None:
+            place_parameter(value.param, want, self.settings)      # sliced on the first read
+            if getattr(value.param, "optimizer_shards", 1) > 1:
+                read = (id(value), micro)
+        t, have = self._local(value, want, read)
         if have == want:
             return t, have
-        key = (id(value), want)
+        key = (read, want)
         if key not in self.moved:
             start = len(self.graph.nodes)
             with self.tracer, _param_fusion(value.param):

@@ -40,6 +40,9 @@ class ParallelSettings:
     optimizer_shard: bool = False     # optimizer parallel (parameter_placement.py)
     optimizer_threshold_kb: int = 64
     optimizer_shard_size: int = -1
+    # each micro-batch gathers the sliced weights again, so its gradient is reduce-scattered
+    # at once and only slices are summed over the micro-batches
+    gradient_accumulation_shard: bool = False
     # Data parallel (with optimizer parallel) runs through these passes; without
     # gradients_mean it sums the ranks' gradients of their own batch's mean loss: device_num
     # times the logical batch's, so the gradient's seed is scaled by this.

@@ -72,6 +72,26 @@ def test_semi_auto_with_optimizer_parallel_equals_single_device(world):
     assert stats["ReduceScatter"] == {"count": 1, "bytes": (n - 1) * sharded[1]}
 
 
+def test_gradient_accumulation_shard_reduce_scatters_each_micro_batch(world):
+    """parallel_optimizer_config gradient_accumulation_shard=True: each micro-batch gathers
+    the sliced weights and reduce-scatters its own gradient, so only slices are summed over
+    the micro-batches; training is unchanged."""
+    rank, n = world
+    ref_losses, ref_weights, _, _ = _train_semi_auto(False, rank, n)
+    config = {"parallel_optimizer_threshold": 0, "gradient_accumulation_shard": True}
+    losses, weights, stats, sharded = _train_semi_auto(
+        True, rank, n, enable_parallel_optimizer=True, parallel_optimizer_config=config,
+        comm_fusion={"openstate": False})
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for got, want in zip(weights, ref_weights):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    # one gather and one reduce-scatter per sharded parameter and micro-batch
+    assert stats["AllGather"] == {"count": MICRO * sharded[0],
+                                  "bytes": MICRO * (n - 1) * sharded[1]}
+    assert stats["ReduceScatter"] == {"count": MICRO * sharded[0],
+                                      "bytes": MICRO * (n - 1) * sharded[1]}
+
+
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 def test_data_parallel_accumulation_reduces_once_and_equals_single_device(world, mode):
     rank, n = world

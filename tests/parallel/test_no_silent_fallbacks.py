@@ -27,8 +27,6 @@ def clean_context():
 
 # -- settings refused at the call that sets them ----------------------------------------------
 @pytest.mark.parametrize("kwargs, named", [
-    ({"parallel_optimizer_config": {"gradient_accumulation_shard": True}},
-     "gradient_accumulation_shard"),
     ({"grad_accumulation_step": 4}, "grad_accumulation_step=4"),
     ({"pipeline_config": {"pipeline_interleave": True}}, "pipeline_interleave"),
 ])
