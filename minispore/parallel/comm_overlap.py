@@ -87,14 +87,13 @@ def _split(graph, nodes, node):
     outs = set(id(v) for v in node.outputs)
     first = next((i for i in range(k + 1, len(nodes))
                   if any(id(v) in outs for v in nodes[i].input_values())), len(nodes))
-    fused = isinstance(node.prim, FusedCollective)
-    shapes = node.prim.out_shapes if fused else [tuple(node.outputs[0].shape)]
-    start_prim = AllReduceStart(node.prim.op, node.prim.group, len(shapes))
+    count = len(node.outputs)
+    start_prim = AllReduceStart(node.prim.op, node.prim.group, count)
     start = Node(start_prim, list(node.inputs), [], node.scope + ".start",
                  dict(node.annotations), phase=node.phase, derived_from=node.derived_from)
     start.micro_batch = node.micro_batch
     start.outputs = [graph.new_value(start_prim.infer(), start)]
-    wait_prim = AllReduceWait(shapes)
+    wait_prim = AllReduceWait(count)
     wait = Node(wait_prim, [start.outputs[0]], list(node.outputs), node.scope + ".wait",
                 dict(node.annotations), tuple_output=node.tuple_output, phase=node.phase,
                 derived_from=node.derived_from)
@@ -105,12 +104,12 @@ def _split(graph, nodes, node):
 
 
 class _Pending:
-    """A started all-reduce: its handle, the packed sizes, whether the results go back to the
-    device."""
-    __slots__ = ("handle", "sizes", "on_device")
+    """A started all-reduce: its handle, the inputs' shapes (the results have the same), and
+    whether the results go back to the device."""
+    __slots__ = ("handle", "shapes", "on_device")
 
-    def __init__(self, handle, sizes, on_device):
-        self.handle, self.sizes, self.on_device = handle, sizes, on_device
+    def __init__(self, handle, shapes, on_device):
+        self.handle, self.shapes, self.on_device = handle, shapes, on_device
 
 
 class AllReduceStart(Primitive):
@@ -132,27 +131,28 @@ class AllReduceStart(Primitive):
 
     def impl(self, *arrays):
         on_device = any(device.is_device_array(a) for a in arrays)
-        host = [np.ascontiguousarray(device.to_host(a)) for a in arrays]
+        host = [np.asarray(device.to_host(a)) for a in arrays]    # (0-d stays 0-d)
         dtype = host[0].dtype
         flat = np.empty(sum(a.size for a in host), dtype)
         offset = 0
         for a in host:
             flat[offset:offset + a.size] = a.ravel()
             offset += a.size
-        return _Pending(iallreduce(flat, self.op, self.group), [a.size for a in host], on_device)
+        return _Pending(iallreduce(flat, self.op, self.group), [a.shape for a in host],
+                        on_device)
 
 
 class AllReduceWait(Primitive):
     """Complete the all-reduce an `AllReduceStart` began; returns each input's reduced value
-    (one value for a single input, else a tuple)."""
+    (one value for a single input, else a tuple of `count`)."""
     differentiable = False
     replayable = False
     communication = True
 
-    def __init__(self, shapes):
+    def __init__(self, count):
         super().__init__()
-        self.shapes = [tuple(s) for s in shapes]
-        self.add_prim_attr("count", len(self.shapes))
+        self.count = count
+        self.add_prim_attr("count", count)
 
     def infer(self, pending):
         raise RuntimeError("AllReduceWait is made by the overlap pass, never traced.")
@@ -160,7 +160,8 @@ class AllReduceWait(Primitive):
     def impl(self, pending):
         flat = pending.handle.wait()
         outs, offset = [], 0
-        for n, shape in zip(pending.sizes, self.shapes):
+        for shape in pending.shapes:
+            n = int(np.prod(shape, dtype=np.int64))
             out = flat[offset:offset + n].reshape(shape)
             outs.append(device.asarray(out) if pending.on_device else out)
             offset += n

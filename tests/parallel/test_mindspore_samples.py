@@ -174,8 +174,9 @@ def test_comm_fusion_sample_fuses_each_layers_gradients(mnist):
     losses = losses_by_rank(out, TENSOR_LOSS)
     assert all(np.isfinite(v).all() for v in losses.values()), losses
     ir = sorted((mnist.parent / "rank_0").glob("*/*_validate.ir"))[-1].read_text()
-    fused = re.findall(r"Prim\[FusedCollective\]<kind=AllReduce, group=\S+, count=(\d+)>", ir)
-    assert sorted(fused) == ["4", "4", "4"], fused
+    # (each fused AllReduce is started during the backward and waited by the optimizer)
+    fused = re.findall(r"Prim\[AllReduceStart\]<op=sum, group=\S+, count=(\d+)>", ir)
+    assert fused.count("4") == 3 and set(fused) == {"1", "4"}, fused    # + single ones
 
 
 @pytest.fixture(scope="module")
