@@ -27,6 +27,17 @@ def differentiate(program, ctx):
     return program
 
 
+def differentiable_from(graph, wrt):
+    """Ids of the Values of `graph` that depend on a Value of `wrt` through differentiable
+    nodes: the rule the backward follows, applied to the whole graph (what a partition into
+    communicating segments must agree on before any segment is differentiated)."""
+    live = {id(v) for v in wrt}
+    for node in graph.nodes:
+        if node.prim.differentiable and any(id(v) in live for v in node.input_values()):
+            live.update(id(v) for v in node.outputs)
+    return live
+
+
 def backward(tracer, head, sens, wrt):
     """TracedTensor gradients of ``sens * head`` w.r.t. ``wrt`` (Values), traced into the
     tracer's graph (the tracer must be active) as phase BACKWARD nodes.

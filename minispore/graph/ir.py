@@ -158,6 +158,25 @@ def flatten(obj):
         yield obj
 
 
+def map_values(obj, fn):
+    """`obj` (a Value, a constant, or nested tuples/lists of them) with fn(Value) for each
+    Value."""
+    if isinstance(obj, Value):
+        return fn(obj)
+    if isinstance(obj, tuple):
+        return tuple(map_values(x, fn) for x in obj)
+    if isinstance(obj, list):
+        return [map_values(x, fn) for x in obj]
+    return obj
+
+
+def definition_order(graph):
+    """{id(Value): its rank in definition order} for inputs, parameters and node outputs."""
+    values = list(graph.inputs) + list(graph.parameters) + \
+        [v for n in graph.nodes for v in n.outputs]
+    return {id(v): k for k, v in enumerate(values)}
+
+
 def annotations_of(prim, frames=None):
     """A node's annotations: those of the enclosing cells' frames (outermost first, inner
     ones override), then the primitive's own attributes, which win for its node."""

@@ -27,7 +27,7 @@ last reader, so the forward outputs now die at their last forward reader.
 """
 from dataclasses import dataclass
 
-from minispore.graph.ir import BACKWARD, FORWARD, Node, Value
+from minispore.graph.ir import BACKWARD, FORWARD, Node, map_values
 
 __all__ = ["CellRecompute", "recompute"]
 
@@ -125,7 +125,7 @@ def _with_duplicates(graph, chosen):
             return value
         copy = duplicates.get(id(producer))
         if copy is None:
-            copy = _duplicate(graph, producer, _map_values(producer.inputs, duplicate_of))
+            copy = _duplicate(graph, producer, map_values(producer.inputs, duplicate_of))
             duplicates[id(producer)] = copy
             order.append(copy)
         return copy.outputs[value.index]
@@ -133,7 +133,7 @@ def _with_duplicates(graph, chosen):
     for node in graph.nodes:
         if node.phase == BACKWARD and any(id(v.producer) in chosen
                                           for v in node.input_values() if v.producer):
-            node.inputs = _map_values(node.inputs, duplicate_of)
+            node.inputs = map_values(node.inputs, duplicate_of)
         order.append(node)
     return order
 
@@ -147,16 +147,3 @@ def _duplicate(graph, node, inputs):
     for new, old in zip(copy.outputs, node.outputs):
         new.layout = old.layout
     return copy
-
-
-def _map_values(inputs, fn):
-    """`inputs` (nested tuples/lists of Values and constants) with fn applied to each Value."""
-    def walk(x):
-        if isinstance(x, Value):
-            return fn(x)
-        if isinstance(x, tuple):
-            return tuple(walk(y) for y in x)
-        if isinstance(x, list):
-            return [walk(y) for y in x]
-        return x
-    return [walk(x) for x in inputs]

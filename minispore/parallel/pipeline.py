@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.mesh import DeviceMesh
 from minispore.common.symbolic import is_symbolic
-from minispore.graph.ir import FORWARD, UPDATE, Node
+from minispore.graph.autodiff import differentiable_from
+from minispore.graph.ir import FORWARD, UPDATE, Node, definition_order, map_values
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.parallel.pipeline_ops import StageReceive, StageSend, placeholder
-from minispore.parallel.place_partition import _depends_on, _map_values, _value_order
 from minispore.parallel.place_update import local_update
 
 logger = logging.getLogger("minispore")
@@ -241,7 +241,7 @@ def split_pipeline_stage(program, ctx):
             "the compiled step (as MindSpore's pipeline tutorial does) or train with Model / "
             "TrainOneStepCell.")
     labels = label_stages(graph.nodes, spec.stages)
-    live = _depends_on(graph, request.wrt) if request is not None else set()
+    live = differentiable_from(graph, request.wrt) if request is not None else set()
     edges = _edges(graph, labels, live)
     mine = spec.stage
     tracer = Tracer.of(graph)
@@ -286,7 +286,7 @@ def _edges(graph, labels, live):
             if src != dst and (id(v), dst) not in found:
                 found[(id(v), dst)] = _Edge(v, src, dst, grad=id(v) in live)
     index = {id(n): i for i, n in enumerate(graph.nodes)}
-    order = _value_order(graph)
+    order = definition_order(graph)
     edges = sorted(found.values(), key=lambda e: (index[id(e.value.producer)],
                                                   order[id(e.value)], e.dst))
     for tag, edge in enumerate(edges):
@@ -376,7 +376,7 @@ def finish_pipeline_stage(program, ctx):
                 return got
         return v if id(v) in defined or v.param is not None else placeholder(v)
 
-    graph.outputs = _map_values(graph.outputs, output)
+    graph.outputs = map_values(graph.outputs, output)
     return program
 
 

@@ -28,7 +28,8 @@ import logging
 from dataclasses import dataclass
 
 from minispore.common.symbolic import is_symbolic
-from minispore.graph.ir import FORWARD, Graph, Value
+from minispore.graph.autodiff import differentiable_from
+from minispore.graph.ir import FORWARD, Graph, Value, definition_order, map_values
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.operations.comm_ops import Receive, Send, _DynamicReceive
@@ -136,7 +137,7 @@ class Placement:
             for v in node.input_values():
                 if v.param is not None:
                     self.param_owner.setdefault(id(v.param), self.node_worker[id(node)])
-        live = _depends_on(graph, request.wrt) if request is not None else set()
+        live = differentiable_from(graph, request.wrt) if request is not None else set()
         self.edges = self._edges(live)
         self.at = {}                # position -> [Edge], in tag order
         for edge in self.edges:
@@ -171,28 +172,11 @@ class Placement:
             if v.param is None:
                 for dst in range(self.workers):
                     read(v, dst, False)
-        order = _value_order(self.graph)
+        order = definition_order(self.graph)
         edges = sorted(found.values(), key=lambda e: (e.position, order[id(e.value)], e.dst))
         for tag, edge in enumerate(edges):
             edge.tag = tag
         return edges
-
-
-def _value_order(graph):
-    """{id(Value): its rank in definition order} for inputs, parameters and node outputs."""
-    values = list(graph.inputs) + list(graph.parameters) + \
-        [v for n in graph.nodes for v in n.outputs]
-    return {id(v): k for k, v in enumerate(values)}
-
-
-def _depends_on(graph, wrt):
-    """Ids of the Values that depend on a Value of `wrt` through differentiable nodes: the
-    rule graph autodiff follows (minispore/graph/autodiff.py), applied to the whole graph."""
-    live = {id(v) for v in wrt}
-    for node in graph.nodes:
-        if node.prim.differentiable and any(id(v) in live for v in node.input_values()):
-            live.update(id(v) for v in node.outputs)
-    return live
 
 
 class _Segment:
@@ -219,7 +203,7 @@ class _Segment:
             for edge in self.placement.at.get(position, ()):
                 self._communicate(edge)
         # A returned Parameter is the live object on every worker (not a value to receive).
-        outputs = _map_values(self.old.outputs, lambda v: v.param if v.param is not None
+        outputs = map_values(self.old.outputs, lambda v: v.param if v.param is not None
                               else self.env[id(v)])
         self.graph.outputs = self.tracer.to_graph(outputs)
         program = self.program
@@ -239,7 +223,7 @@ class _Segment:
             if v.param is not None and self.placement.owner(v) == self.worker:
                 return v.param
             return self.env[id(v)]
-        return _map_values(x, local)
+        return map_values(x, local)
 
     def _run(self, node):
         args = [self._here(x) for x in node.inputs]
@@ -291,17 +275,6 @@ class _Segment:
         wrt = [self.tracer.to_graph(self._here(w)) for w, o in zip(request.wrt, owners)
                if o == self.worker]
         return GradRequest(head, wrt, request.sens), list(zip(request.wrt, owners))
-
-
-def _map_values(x, fn):
-    """`x` (a Value, a constant, or tuples/lists of them) with fn(Value) for each Value."""
-    if isinstance(x, Value):
-        return fn(x)
-    if isinstance(x, tuple):
-        return tuple(_map_values(y, fn) for y in x)
-    if isinstance(x, list):
-        return [_map_values(y, fn) for y in x]
-    return x
 
 
 def _maker(value):
