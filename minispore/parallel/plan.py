@@ -177,8 +177,7 @@ def _collective_rows(graph):
     from minispore.communication import _comm
     rows = []
     for node in graph.nodes:
-        fused = isinstance(node.prim, FusedCollective)
-        kind = node.prim.kind if fused else _KINDS.get(type(node.prim))
+        kind, fused = _collective_kind(node.prim)
         if kind is None:
             continue
         ranks = _comm.communicator(node.prim.group, "describe_plan").world_ranks
@@ -190,6 +189,21 @@ def _collective_rows(graph):
         rows.append(CollectivePlan(node.scope, kind, tuple(ranks), shape,
                                    sent_bytes(kind, nbytes, len(ranks))))
     return rows
+
+
+def _collective_kind(prim):
+    """(the collective `prim` runs, whether it sends its inputs' flat concatenation), or
+    (None, False) for an operator that is no collective (an AllReduceWait completes a started
+    one: it is counted at its start)."""
+    from minispore.parallel.comm_overlap import AllReduceStart
+    from minispore.parallel.comm_subgraph import CommSubgraphCall
+    if isinstance(prim, CommSubgraphCall):
+        prim = prim.subgraph.prim
+    if isinstance(prim, FusedCollective):
+        return prim.kind, True
+    if isinstance(prim, AllReduceStart):
+        return "AllReduce", True
+    return _KINDS.get(type(prim)), False
 
 
 def _nbytes(x):
