@@ -56,7 +56,7 @@ def write_cifar10_bin(path, images, labels):
         raise ValueError(f"write_cifar10_bin: labels must be in 0-{_CLASSES - 1}.")
     records = np.empty((len(images), _RECORD), np.uint8)
     records[:, 0] = labels
-    records[:, 1:] = images.transpose(0, 3, 1, 2).reshape(len(images), -1)
+    records[:, 1:] = images.transpose(0, 3, 1, 2).reshape(len(images), _RECORD - 1)
     records.tofile(path)
 
 
