@@ -1,13 +1,14 @@
-"""Normalisation layers: LayerNorm, BatchNorm1d, BatchNorm2d."""
+"""Normalisation layers: LayerNorm, BatchNorm1d, BatchNorm2d, GroupNorm."""
 from minispore.common import dtype as mstype
 from minispore.common.initializer import initializer
 from minispore.common.parameter import Parameter
 from minispore.nn.cell import Cell
+from minispore.ops import functional as F
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops.operations.nn_ops import LayerNorm as LayerNormOp
 from minispore.ops.operations.norm_ops import BatchNorm as BatchNormOp
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm"]
 
 
 class LayerNorm(Cell):
@@ -129,3 +130,47 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) input per channel (see _BatchNorm)."""
     _ranks = (2, 3)
+
+
+class GroupNorm(Cell):
+    """Group normalisation of (N, C, ...) input: the C channels form ``num_groups`` groups of
+    C / num_groups consecutive channels, each (sample, group) normalised over its channels and
+    spatial positions, y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c] (gamma, beta of
+    shape (C,), learnable when ``affine``). Built on the fused LayerNorm operator over the
+    (N, G, C/G * spatial) view.
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=mstype.float32):
+        super().__init__()
+        self.num_groups = _check_positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _check_positive_int("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by "
+                             f"'num_groups', but got 'num_channels': {num_channels}, "
+                             f"'num_groups': {num_groups}.")
+        if isinstance(eps, bool) or not isinstance(eps, float) or eps <= 0:
+            raise ValueError(f"For 'GroupNorm', 'eps' must be a positive float, but got {eps!r}.")
+        self.eps = eps
+        self.affine = _check_bool("GroupNorm", "affine", affine)
+        self.gamma = Parameter(initializer(gamma_init, (num_channels,), dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, (num_channels,), dtype), name="beta",
+                              requires_grad=affine)
+        self.layer_norm = LayerNormOp(2, 2, eps)
+
+    def construct(self, x):
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise ValueError(f"For 'GroupNorm', the input must be (N, {self.num_channels}, ...), "
+                             f"but got shape {tuple(x.shape)}.")
+        shape = tuple(x.shape)
+        grouped = F.reshape(x, (shape[0], self.num_groups, -1))
+        k = grouped.shape[2]
+        ones, zeros = F.ones((k,), x.dtype), F.zeros((k,), x.dtype)
+        y = F.reshape(self.layer_norm(grouped, ones, zeros)[0], shape)
+        per_channel = (1, self.num_channels) + (1,) * (len(shape) - 2)
+        return F.add(F.mul(y, F.reshape(self.gamma, per_channel)),
+                     F.reshape(self.beta, per_channel))
+
+    def extend_repr(self):
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
