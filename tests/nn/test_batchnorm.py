@@ -123,3 +123,18 @@ def test_graph_mode_updates_moving_stats_every_step_like_pynative():
     np.testing.assert_allclose(graph[2], eager[2], rtol=1e-5)
     # three updates from zeros: not a single step's 0.1 * batch mean
     assert np.abs(eager[1]).max() > 0 and eager[0][-1] < eager[0][0]
+
+
+def test_graph_mode_eval_uses_the_moving_stats_it_trained():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    bn = nn.BatchNorm2d(2)
+    x = Tensor(_x(3, 2, 2, 2, seed=4))
+    bn.set_train(True)
+    bn(x)
+    bn(x)
+    mean, var = bn.moving_mean.asnumpy().copy(), bn.moving_variance.asnumpy().copy()
+    bn.set_train(False)
+    y = bn(x).asnumpy()
+    ref = (x.asnumpy() - mean.reshape(1, 2, 1, 1)) / np.sqrt(var.reshape(1, 2, 1, 1) + 1e-5)
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(bn.moving_mean.asnumpy(), mean)
