@@ -1,4 +1,4 @@
-"""Layer-normalisation CUDA kernels: fused forward (y, mean, rstd) and fused backward.
+"""Normalisation CUDA kernels: layer norm and batch norm, fused forward and fused backward.
 
 Row statistics: one block per row of the (M, K) view (launch.rows, blocks striding over rows),
 its threads striding over k with private float64 partials that a shared-memory tree
@@ -120,3 +120,139 @@ def layer_norm_grad(x, dy, gamma, mean, rstd, dx, dgamma, dbeta):
     _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, rstd, dx)
     blocks, threads = launch.elementwise(x.shape[1])
     _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, rstd, dgamma, dbeta)
+
+
+# Batch norm: one block per channel c of the (N, C, S) view (launch.rows over C), its threads
+# striding over the channel's N*S values i -> (n, s) = divmod(i, S), float64 tree sums.
+
+@cuda.jit
+def _batch_norm_train_kernel(x, gamma, beta, eps, y, mean, var, rstd):
+    """for channel c (block-stride): tree sums of x, then of (x - mean)^2, then y."""
+    N, C, S = x.shape
+    cnt = N * S
+    buf = cuda.shared.array(_THREADS, float64)
+    tid = cuda.threadIdx.x
+    for c in range(cuda.blockIdx.x, C, cuda.gridDim.x):
+        s = 0.0
+        for i in range(tid, cnt, cuda.blockDim.x):
+            s += x[i // S, c, i % S]
+        buf[tid] = s
+        launch.tree_sum(buf, tid)
+        mu = buf[0] / cnt
+        cuda.syncthreads()  # every thread has read buf[0] before the variance partials overwrite it
+        v = 0.0
+        for i in range(tid, cnt, cuda.blockDim.x):
+            d = x[i // S, c, i % S] - mu
+            v += d * d
+        buf[tid] = v
+        launch.tree_sum(buf, tid)
+        vb = buf[0] / cnt
+        if tid == 0:
+            mean[c] = mu
+            var[c] = vb
+            rstd[c] = 1.0 / math.sqrt(vb + eps)
+        # Every thread has read buf[0] before the next channel overwrites it, and thread 0's
+        # stores are visible to the block before it reads them back below.
+        cuda.syncthreads()
+        # The statistics as rounded to x's dtype by those stores, as the CPU kernel uses them.
+        mu_t = mean[c]
+        r_t = rstd[c]
+        for i in range(tid, cnt, cuda.blockDim.x):
+            n = i // S
+            k = i % S
+            y[n, c, k] = (x[n, c, k] - mu_t) * r_t * gamma[c] + beta[c]
+
+
+@cuda.jit
+def _batch_norm_infer_kernel(x, gamma, beta, mean, var, eps, y, rstd):
+    """for every element (grid-stride): y from the given statistics; thread i < C also
+    writes rstd[i]."""
+    N, C, S = x.shape
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for c in range(start, C, stride):
+        rstd[c] = 1.0 / math.sqrt(var[c] + eps)
+    for i in range(start, N * C * S, stride):
+        n = i // (C * S)
+        c = (i // S) % C
+        k = i % S
+        # Recomputed rather than read from rstd: another thread may not have stored it yet.
+        r = 1.0 / math.sqrt(var[c] + eps)
+        y[n, c, k] = (x[n, c, k] - mean[c]) * r * gamma[c] + beta[c]
+
+
+@cuda.jit
+def _batch_norm_grad_kernel(dy, x, gamma, mean, rstd, training, dx, dgamma, dbeta):
+    """for channel c (block-stride): tree sums of dy and dy * xhat, then dx."""
+    N, C, S = x.shape
+    cnt = N * S
+    b1 = cuda.shared.array(_THREADS, float64)
+    b2 = cuda.shared.array(_THREADS, float64)
+    tid = cuda.threadIdx.x
+    for c in range(cuda.blockIdx.x, C, cuda.gridDim.x):
+        mu = mean[c]
+        r = rstd[c]
+        sb = 0.0
+        sg = 0.0
+        for i in range(tid, cnt, cuda.blockDim.x):
+            d = dy[i // S, c, i % S]
+            sb += d
+            sg += d * ((x[i // S, c, i % S] - mu) * r)
+        b1[tid] = sb
+        b2[tid] = sg
+        launch.tree_sum(b1, tid)
+        launch.tree_sum(b2, tid)
+        tb = b1[0]
+        tg = b2[0]
+        if tid == 0:
+            dgamma[c] = tg
+            dbeta[c] = tb
+        cuda.syncthreads()  # every thread has read b1[0], b2[0] before the next channel's partials
+        scale = gamma[c] * r
+        c1 = tb / cnt if training else 0.0
+        c2 = tg / cnt if training else 0.0
+        for i in range(tid, cnt, cuda.blockDim.x):
+            n = i // S
+            k = i % S
+            xh = (x[n, c, k] - mu) * r
+            dx[n, c, k] = scale * (dy[n, c, k] - c1 - xh * c2)
+
+
+def batch_norm_train(x, gamma, beta, eps, y, mean, var, rstd):
+    """Per channel c of the (N, C, S) view, over its N*S values (the batch statistics):
+        mean[c] = sum x / (N*S),  var[c] = sum (x - mean)^2 / (N*S)  (biased),
+        rstd[c] = 1 / sqrt(var[c] + eps),
+        y[n, c, s] = (x[n, c, s] - mean[c]) * rstd[c] * gamma[c] + beta[c]
+
+    One block per channel (two-pass variance, float64 tree sums). Preconditions: x, y
+    C-contiguous (N, C, S) device arrays with N*S >= 1; gamma, beta, mean, var, rstd (C,);
+    all of x's dtype; eps a float.
+    """
+    blocks, threads = launch.rows(x.shape[1])
+    _batch_norm_train_kernel[blocks, threads](x, gamma, beta, eps, y, mean, var, rstd)
+
+
+def batch_norm_infer(x, gamma, beta, mean, var, eps, y, rstd):
+    """Normalise with given statistics (the moving mean and variance), per channel c:
+        rstd[c] = 1 / sqrt(var[c] + eps),
+        y[n, c, s] = (x[n, c, s] - mean[c]) * rstd[c] * gamma[c] + beta[c]
+
+    One grid-stride elementwise launch. Preconditions: x, y C-contiguous (N, C, S); gamma,
+    beta, mean, var, rstd (C,); all of x's dtype.
+    """
+    blocks, threads = launch.elementwise(max(x.size, x.shape[1]))
+    _batch_norm_infer_kernel[blocks, threads](x, gamma, beta, mean, var, eps, y, rstd)
+
+
+def batch_norm_grad(dy, x, gamma, mean, rstd, training, dx, dgamma, dbeta):
+    """Backward of batch_norm_train (training) or batch_norm_infer (not training), per
+    channel c, with xhat = (x - mean[c]) * rstd[c] and M = N*S:
+        dbeta[c] = sum dy,  dgamma[c] = sum dy * xhat
+        dx = gamma[c] * rstd[c] * (dy - dbeta[c] / M - xhat * dgamma[c] / M)   (training)
+        dx = gamma[c] * rstd[c] * dy                                            (otherwise)
+
+    One block per channel. Preconditions: dy, x, dx C-contiguous (N, C, S); gamma, mean, rstd,
+    dgamma, dbeta (C,).
+    """
+    blocks, threads = launch.rows(x.shape[1])
+    _batch_norm_grad_kernel[blocks, threads](dy, x, gamma, mean, rstd, bool(training), dx,
+                                             dgamma, dbeta)

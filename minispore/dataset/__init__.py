@@ -6,10 +6,14 @@ from minispore.dataset.engine.iterators import DictIterator, TupleIterator
 from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler, Sampler,
                                                SequentialSampler, SubsetRandomSampler,
                                                SubsetSampler)
-from minispore.dataset.engine.sources import GeneratorDataset, MnistDataset, NumpySlicesDataset
+from minispore.dataset.engine.cifar import Cifar10Dataset
+from minispore.dataset.engine.sources import (FashionMnistDataset, GeneratorDataset, MnistDataset,
+                                             NumpySlicesDataset)
+from minispore.dataset.synth_cifar10 import synth_cifar10
 from minispore.dataset.synth_mnist import synth_mnist
 
 __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
            "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler", "GeneratorDataset", "MnistDataset",
-           "NumpySlicesDataset", "synth_mnist"]
+           "SubsetRandomSampler", "SubsetSampler", "Cifar10Dataset", "FashionMnistDataset",
+           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
+           "synth_mnist"]

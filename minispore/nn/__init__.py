@@ -1,6 +1,7 @@
 """Neural-network API (MindSpore's mindspore.nn): Cell, layers, losses, optimizers, wrappers."""
 from minispore.common.parameter import ParameterTuple  # noqa: F401
 from minispore.nn.cell import Cell  # noqa: F401
+from minispore.nn.dynamic_lr import *  # noqa: F401,F403
 from minispore.nn.layer import *  # noqa: F401,F403
 from minispore.nn.loss import *  # noqa: F401,F403
 from minispore.nn.optim import *  # noqa: F401,F403

@@ -13,7 +13,8 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 
-__all__ = ["LearningRateSchedule", "ExponentialDecayLR", "PiecewiseConstantLR"]
+__all__ = ["LearningRateSchedule", "ExponentialDecayLR", "PiecewiseConstantLR", "CosineDecayLR",
+           "WarmUpLR"]
 
 
 def _step_tensor(global_step):
@@ -101,6 +102,69 @@ class PiecewiseConstantLR(LearningRateSchedule):
         # The rate's index is the number of milestones already reached.
         passed = F.cast(F.greater_equal(_step_tensor(global_step), self._bounds), mstype.int32)
         return _table_lookup(self._rates, F.reduce_sum(passed))
+
+
+def _check_float(name, arg_name, value, allow_zero=False):
+    """MindSpore's float checks: an int is a TypeError, a value out of range a ValueError."""
+    if isinstance(value, bool) or not isinstance(value, float):
+        raise TypeError(f"For '{name}', the '{arg_name}' must be float, but got "
+                        f"{type(value).__name__}.")
+    if value < 0 or (value == 0 and not allow_zero):
+        valid = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"For '{name}', the '{arg_name}' must be {valid}, but got {value}.")
+
+
+def _capped_fraction(global_step, steps):
+    """min(step, steps) / steps as a 0-d float32 Tensor."""
+    cap = Tensor(np.asarray(steps, np.int32), mstype.int32)
+    return F.div(F.cast(F.minimum(_step_tensor(global_step), cap), mstype.float32),
+                 float(steps))
+
+
+class CosineDecayLR(LearningRateSchedule):
+    """lr = min_lr + (max_lr - min_lr) * (1 + cos(pi * p)) / 2, p = min(step, decay_steps) /
+    decay_steps: from max_lr at step 0 to min_lr at decay_steps, then min_lr.
+
+    Raises:
+        TypeError: min_lr or max_lr not a float, decay_steps not an int.
+        ValueError: min_lr < 0, max_lr <= 0, min_lr >= max_lr, decay_steps <= 0.
+    """
+
+    def __init__(self, min_lr, max_lr, decay_steps):
+        super().__init__()
+        _check_float("CosineDecayLR", "min_lr", min_lr, allow_zero=True)
+        _check_float("CosineDecayLR", "max_lr", max_lr)
+        _check_positive("CosineDecayLR", "decay_steps", decay_steps, numbers.Integral)
+        if min_lr >= max_lr:
+            raise ValueError(f"For 'CosineDecayLR', the 'max_lr' must be greater than the "
+                             f"'min_lr', but got 'max_lr' {max_lr} and 'min_lr' {min_lr}.")
+        self.min_lr, self.max_lr, self.decay_steps = min_lr, max_lr, int(decay_steps)
+        # p takes only decay_steps + 1 values: a table of the rates (looked up by the capped
+        # step) needs no cosine operator and is exact.
+        half = 0.5 * (max_lr - min_lr)
+        self._rates = _rates_tensor([min_lr + half * (1.0 + math.cos(math.pi * s / decay_steps))
+                                     for s in range(self.decay_steps + 1)])
+
+    def construct(self, global_step):
+        return _table_lookup(self._rates, _step_tensor(global_step))
+
+
+class WarmUpLR(LearningRateSchedule):
+    """lr = learning_rate * min(step, warmup_steps) / warmup_steps (0 at step 0).
+
+    Raises:
+        TypeError: learning_rate not a float, warmup_steps not an int.
+        ValueError: learning_rate <= 0, warmup_steps <= 0.
+    """
+
+    def __init__(self, learning_rate, warmup_steps):
+        super().__init__()
+        _check_float("WarmUpLR", "learning_rate", learning_rate)
+        _check_positive("WarmUpLR", "warmup_steps", warmup_steps, numbers.Integral)
+        self.learning_rate, self.warmup_steps = learning_rate, int(warmup_steps)
+
+    def construct(self, global_step):
+        return F.mul(_capped_fraction(global_step, self.warmup_steps), self.learning_rate)
 
 
 class _ListLR(LearningRateSchedule):

@@ -392,6 +392,31 @@ class _LayerNorm(Rule):
 layer_norm = _LayerNorm()
 
 
+class _BatchNorm(Rule):
+    """BatchNorm (x, scale, bias, mean, variance) -> (y, batch_mean, batch_variance, saved
+    mean, saved rstd) and BatchNormGrad (dy, x, scale, saved mean, saved rstd) -> (dx,
+    dscale, dbias), x (N, C, ...): only the channel dim may be cut (every per-channel vector
+    follows it). The batch and spatial dims stay whole: a cut would need the per-channel sums
+    all-reduced across the slices (SyncBatchNorm), which minispore does not insert."""
+
+    reason = ("the batch statistics need every sample of a channel; a cut of the batch or "
+              "spatial dims would need the per-channel sums all-reduced (SyncBatchNorm), "
+              "which minispore does not do; cut the channel dim only")
+
+    def spec(self, prim, args, outs):
+        ins = tensor_args(args)
+        x = ins[1] if len(outs) == 3 else ins[0]
+        labels = _dims(len(x.shape))
+        c = (labels[1],)
+        fixed = {lab: self.reason for i, lab in enumerate(labels) if i != 1}
+        if len(outs) == 3:
+            return Einsum((labels, labels, c, c, c), (labels, c, c), fixed=fixed)
+        return Einsum((labels, c, c, c, c), (labels, c, c, c, c), fixed=fixed)
+
+
+batch_norm = _BatchNorm()
+
+
 class _OptimizerUpdate(Rule):
     """ApplyMomentum/SGD/Adam…: elementwise over the parameter's slice; inputs of another
     shape (scalar hyper-parameters, SGD's stat) stay whole."""

@@ -63,6 +63,11 @@ CASES = {
                       [f32(1, 2, 4, 4), f32(2, 2, 3, 3)], True),
     "layer_norm": (lambda x, g, b: ops.layer_norm(x, (3,), g, b), [f32(2, 3), f32(3), f32(3)],
                    True),
+    "batch_norm_train": (lambda x, g, b: ops.BatchNorm(True)(x, g, b, ops.zeros_like(g),
+                                                           ops.ones_like(g))[0],
+                         [f32(3, 2, 2), pos32(2), f32(2)], True),
+    "batch_norm_infer": (lambda x, g, b: ops.BatchNorm()(x, g, b, g * 0.5, b * b + 1.0)[0],
+                         [f32(3, 2), pos32(2), f32(2)], True),
 }
 
 

@@ -41,6 +41,9 @@ SCHEDULES = {
     "exponential": lambda: nn.ExponentialDecayLR(0.2, 0.5, 2, is_stair=True),
     "piecewise": lambda: nn.PiecewiseConstantLR([1, 3], [0.2, 0.05]),
     "list": lambda: [0.2, 0.1, 0.05],
+    "cosine": lambda: nn.CosineDecayLR(0.01, 0.2, 3),
+    "warmup": lambda: nn.WarmUpLR(0.2, 3),
+    "cosine_decay_lr_list": lambda: nn.cosine_decay_lr(0.01, 0.2, 5, 2, 2),
 }
 
 
@@ -65,3 +68,29 @@ def test_scheduled_training_is_the_same_in_graph_and_pynative(name):
     np.testing.assert_allclose(w_gr, w_py, rtol=1e-6, atol=1e-7)
     assert s_py == s_gr == 5
     assert not math.isclose(l_py[0], l_py[-1])  # the steps really trained
+
+
+def test_cosine_decay_lr_schedule_matches_formula_and_holds_min():
+    sched = nn.CosineDecayLR(0.01, 0.1, 4)
+    want = [0.01 + 0.045 * (1 + math.cos(math.pi * min(s, 4) / 4)) for s in range(7)]
+    assert [_at(sched, s) for s in range(7)] == pytest.approx(want, rel=1e-6)
+
+
+def test_warmup_lr_schedule_ramps_then_holds():
+    sched = nn.WarmUpLR(0.1, 4)
+    assert [_at(sched, s) for s in range(6)] == pytest.approx(
+        [0.0, 0.025, 0.05, 0.075, 0.1, 0.1], rel=1e-6)
+
+
+@pytest.mark.parametrize("make,exc,match", [
+    (lambda: nn.CosineDecayLR(0, 0.1, 4), TypeError, r"'min_lr' must be float, but got int"),
+    (lambda: nn.CosineDecayLR(-0.1, 0.1, 4), ValueError, r"'min_lr' must be non-negative"),
+    (lambda: nn.CosineDecayLR(0.2, 0.1, 4), ValueError,
+     r"'max_lr' must be greater than the 'min_lr'"),
+    (lambda: nn.CosineDecayLR(0.0, 0.1, 0), ValueError, r"'decay_steps' must be positive"),
+    (lambda: nn.WarmUpLR(1, 4), TypeError, r"For 'WarmUpLR', the 'learning_rate' must be float"),
+    (lambda: nn.WarmUpLR(0.1, 2.0), TypeError, r"'warmup_steps' must be a"),
+])
+def test_schedule_validation(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()

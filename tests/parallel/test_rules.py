@@ -128,6 +128,9 @@ CASES = [
     ("layer_norm", ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1),
      lambda: (f64(8, 6), f64(6), f64(6)), ((4, 1), (1,), (1,)), 4),
     ("dropout_keep1", ops.Dropout(keep_prob=1.0), lambda: (f64(8, 6),), ((2, 2),), 4),
+    ("batch_norm_channels", ops.BatchNorm(is_training=True),
+     lambda: (f64(4, 6, 2, 2), f64(6), f64(6), f64(6), f64(6)),
+     ((1, 2, 1, 1), (2,), (2,), (2,), (2,)), 2),
     ("concat", ops.Concat(axis=1), lambda: (f64(8, 2), f64(8, 3)), ((4, 1), (4, 1)), 4),
 ]
 
@@ -237,6 +240,8 @@ def test_optimizer_update_is_elementwise_over_slices():
     (ops.LayerNorm(), lambda: (f64(8, 6), f64(6), f64(6)), ((1, 2), (2,), (2,)),
      r"whole row"),
     (ops.Tile(), lambda: (f64(4, 2), (2, 1)), ((2, 1),), r"tile its slice"),
+    (ops.BatchNorm(is_training=True), lambda: (f64(4, 6), f64(6), f64(6), f64(6), f64(6)),
+     ((2, 1), (1,), (1,), (1,), (1,)), r"SyncBatchNorm"),
     (ops.Reshape(), lambda: (f64(4, 6), (6, 4)), ((2, 1),), r"only a leading dim"),
     (ops.Gather(), lambda: (f64(8, 3), ints(8, 4), 0), ((2, 1), (2,)), r"cannot be cut together"),
     (ops.Add(), lambda: (f64(8, 6), f64(1, 6)), ((2, 1), (2, 1)), r"cannot be divisible by strategy value 2"),

@@ -1,4 +1,6 @@
-"""Source datasets: MnistDataset, NumpySlicesDataset and GeneratorDataset."""
+"""Source datasets: MnistDataset, FashionMnistDataset, NumpySlicesDataset and GeneratorDataset.
+
+Cifar10Dataset (its own binary format) is in cifar.py."""
 import copy
 import os
 
@@ -65,8 +67,9 @@ def _find_file(directory, name):
     return None
 
 
-def load_mnist(dataset_dir, usage):
-    """(images uint8 (N, 28, 28, 1), labels uint32 (N,)) from the IDX files of `usage`."""
+def load_mnist(dataset_dir, usage, who="MnistDataset"):
+    """(images uint8 (N, 28, 28, 1), labels uint32 (N,)) from the IDX files of `usage`; `who`
+    (the dataset class) names the errors."""
     parts = ["train", "test"] if usage == "all" else [usage]
     images, labels = [], []
     for part in parts:
@@ -76,24 +79,24 @@ def load_mnist(dataset_dir, usage):
             continue
         if img_path is None or lbl_path is None:
             missing = img_name if img_path is None else lbl_name
-            raise RuntimeError(f"MnistDataset: '{missing}' (or '{missing}.gz') is missing in "
+            raise RuntimeError(f"{who}: '{missing}' (or '{missing}.gz') is missing in "
                                f"'{dataset_dir}' (usage='{usage}').")
         img = read_idx(img_path, expected_ndim=3)
         lbl = read_idx(lbl_path, expected_ndim=1)
         if img.dtype != np.uint8 or lbl.dtype != np.uint8:
-            raise RuntimeError(f"MnistDataset: '{img_path}' and '{lbl_path}' must hold uint8 "
+            raise RuntimeError(f"{who}: '{img_path}' and '{lbl_path}' must hold uint8 "
                                f"data (IDX type 0x08), got {img.dtype} and {lbl.dtype}.")
         if img.shape[1:] != _MNIST_IMAGE:
-            raise RuntimeError(f"MnistDataset: '{img_path}' holds images of "
+            raise RuntimeError(f"{who}: '{img_path}' holds images of "
                                f"{img.shape[1]}x{img.shape[2]} pixels; MNIST images are "
                                f"{_MNIST_IMAGE[0]}x{_MNIST_IMAGE[1]}.")
         if len(img) != len(lbl):
-            raise RuntimeError(f"MnistDataset: '{img_path}' holds {len(img)} images but "
+            raise RuntimeError(f"{who}: '{img_path}' holds {len(img)} images but "
                                f"'{lbl_path}' holds {len(lbl)} labels.")
         images.append(img[..., None])
         labels.append(lbl.astype(np.uint32))
     if not images:
-        raise RuntimeError(f"MnistDataset: no MNIST IDX files (train-images-idx3-ubyte, "
+        raise RuntimeError(f"{who}: no MNIST IDX files (train-images-idx3-ubyte, "
                            f"t10k-images-idx3-ubyte, …) found in '{dataset_dir}'.")
     return np.concatenate(images), np.concatenate(labels)
 
@@ -111,8 +114,9 @@ class MnistDataset(RandomAccessSource):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        who = type(self).__name__
         if not isinstance(dataset_dir, (str, os.PathLike)):
-            raise TypeError(f"For 'MnistDataset', dataset_dir must be a str, got {dataset_dir!r}.")
+            raise TypeError(f"For '{who}', dataset_dir must be a str, got {dataset_dir!r}.")
         if not os.path.isdir(dataset_dir):
             raise ValueError(f"The folder {dataset_dir} does not exist or is not a directory or "
                              f"permission denied!")
@@ -123,13 +127,21 @@ class MnistDataset(RandomAccessSource):
         sampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id)
         super().__init__(["image", "label"], sampler, num_parallel_workers)
         self.dataset_dir, self.usage = os.fspath(dataset_dir), usage
-        self._images, self._labels = load_mnist(self.dataset_dir, usage)
+        self._images, self._labels = load_mnist(self.dataset_dir, usage, who)
 
     def _num_rows(self):
         return len(self._labels)
 
     def _fetch(self, idx):
         return [self._images[idx], self._labels[idx]]
+
+
+class FashionMnistDataset(MnistDataset):
+    """Fashion-MNIST: MNIST's file names and IDX format (28x28 uint8 images, labels 0-9 for
+    clothing classes), so the same reader and the same arguments as MnistDataset.
+
+    >>> ds = FashionMnistDataset("fashion-mnist/train", shuffle=False)    # doctest: +SKIP
+    """
 
 
 def _default_names(n):

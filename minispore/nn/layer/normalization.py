@@ -1,11 +1,14 @@
-"""Normalisation layers: LayerNorm."""
+"""Normalisation layers: LayerNorm, BatchNorm1d, BatchNorm2d, GroupNorm."""
 from minispore.common import dtype as mstype
 from minispore.common.initializer import initializer
 from minispore.common.parameter import Parameter
 from minispore.nn.cell import Cell
+from minispore.ops import functional as F
+from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops.operations.nn_ops import LayerNorm as LayerNormOp
+from minispore.ops.operations.norm_ops import BatchNorm as BatchNormOp
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm"]
 
 
 class LayerNorm(Cell):
@@ -41,3 +44,133 @@ class LayerNorm(Cell):
                 f"begin_norm_axis={self.begin_norm_axis}, "
                 f"begin_params_axis={self.begin_params_axis}, gamma={self.gamma}, "
                 f"beta={self.beta}")
+
+
+class _BatchNorm(Cell):
+    """Batch normalisation over every dim but the channels (dim 1), MindSpore's semantics:
+
+    y = (x - mean) / sqrt(var + eps) * gamma + beta. With batch statistics (training, or
+    ``use_batch_statistics=True``) mean and var are the batch's (biased variance), and the
+    Parameters ``moving_mean`` / ``moving_variance`` are updated in place:
+    moving = momentum * moving + (1 - momentum) * batch, the variance taken unbiased
+    (M / (M - 1), M the values per channel). Otherwise (evaluation, or
+    ``use_batch_statistics=False``) the moving statistics normalise and stay unchanged.
+    ``use_batch_statistics=None`` follows ``set_train``. In GRAPH mode the update is an Assign
+    node of the compiled graph, so every call updates the statistics.
+    """
+    _ranks = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW", dtype=mstype.float32):
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _check_positive_int(name, "num_features", num_features)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps <= 0:
+            raise ValueError(f"For '{name}', 'eps' must be a positive float, but got {eps!r}.")
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+            raise TypeError(f"For '{name}', 'momentum' must be a float, but got "
+                            f"{type(momentum).__name__}.")
+        if not 0 <= momentum <= 1:
+            raise ValueError(f"For '{name}', 'momentum' must be in range [0.0, 1.0], but got "
+                             f"{momentum}.")
+        _check_bool(name, "affine", affine)
+        if use_batch_statistics is not None and not isinstance(use_batch_statistics, bool):
+            raise TypeError(f"For '{name}', 'use_batch_statistics' must be a bool or None, but "
+                            f"got {type(use_batch_statistics).__name__}.")
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError(f"For '{name}', 'data_format' must be 'NCHW' or 'NHWC', but got "
+                             f"{data_format!r}.")
+        if data_format == "NHWC":
+            raise NotImplementedError(f"For '{name}', data_format 'NHWC' is not implemented in "
+                                      f"minispore; use 'NCHW'.")
+        self.eps = float(eps)
+        self.momentum = float(momentum)
+        self.affine = affine
+        self.use_batch_statistics = use_batch_statistics
+        self.data_format = data_format
+        shape = (num_features,)
+        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta",
+                              requires_grad=affine)
+        self.moving_mean = Parameter(initializer(moving_mean_init, shape, dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer(moving_var_init, shape, dtype),
+                                         name="variance", requires_grad=False)
+        # MindSpore's primitive takes the weight of the new batch: 1 - the layer's momentum.
+        self.bn_train = BatchNormOp(True, self.eps, 1.0 - self.momentum, data_format)
+        self.bn_infer = BatchNormOp(False, self.eps, 1.0 - self.momentum, data_format)
+
+    def _check_input(self, x):
+        if x.ndim not in self._ranks:
+            ranks = " or ".join(f"{r}-D" for r in self._ranks)
+            raise ValueError(f"For '{type(self).__name__}', the input must be a {ranks} tensor, "
+                             f"but got shape {tuple(x.shape)}.")
+
+    def construct(self, x):
+        self._check_input(x)
+        use_batch = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        op = self.bn_train if use_batch else self.bn_infer
+        return op(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, "
+                f"momentum={self.momentum}, gamma={self.gamma}, beta={self.beta}, "
+                f"moving_mean={self.moving_mean}, moving_variance={self.moving_variance}")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) input over N, H and W per channel (see
+    _BatchNorm)."""
+    _ranks = (4,)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) input per channel (see _BatchNorm)."""
+    _ranks = (2, 3)
+
+
+class GroupNorm(Cell):
+    """Group normalisation of (N, C, ...) input: the C channels form ``num_groups`` groups of
+    C / num_groups consecutive channels, each (sample, group) normalised over its channels and
+    spatial positions, y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c] (gamma, beta of
+    shape (C,), learnable when ``affine``). Built on the fused LayerNorm operator over the
+    (N, G, C/G * spatial) view.
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=mstype.float32):
+        super().__init__()
+        self.num_groups = _check_positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _check_positive_int("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by "
+                             f"'num_groups', but got 'num_channels': {num_channels}, "
+                             f"'num_groups': {num_groups}.")
+        if isinstance(eps, bool) or not isinstance(eps, float) or eps <= 0:
+            raise ValueError(f"For 'GroupNorm', 'eps' must be a positive float, but got {eps!r}.")
+        self.eps = eps
+        self.affine = _check_bool("GroupNorm", "affine", affine)
+        self.gamma = Parameter(initializer(gamma_init, (num_channels,), dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, (num_channels,), dtype), name="beta",
+                              requires_grad=affine)
+        self.layer_norm = LayerNormOp(2, 2, eps)
+
+    def construct(self, x):
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise ValueError(f"For 'GroupNorm', the input must be (N, {self.num_channels}, ...), "
+                             f"but got shape {tuple(x.shape)}.")
+        shape = tuple(x.shape)
+        grouped = F.reshape(x, (shape[0], self.num_groups, -1))
+        k = grouped.shape[2]
+        ones, zeros = F.ones((k,), x.dtype), F.zeros((k,), x.dtype)
+        y = F.reshape(self.layer_norm(grouped, ones, zeros)[0], shape)
+        per_channel = (1, self.num_channels) + (1,) * (len(shape) - 2)
+        return F.add(F.mul(y, F.reshape(self.gamma, per_channel)),
+                     F.reshape(self.beta, per_channel))
+
+    def extend_repr(self):
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}"

@@ -1,4 +1,5 @@
-"""Losses: LossBase with get_loss, SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, MSELoss, L1Loss."""
+"""Losses: LossBase with get_loss, SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, NLLLoss, MSELoss,
+L1Loss, SmoothL1Loss, BCEWithLogitsLoss."""
 import numpy as np
 
 from minispore.common import dtype as mstype
@@ -8,7 +9,8 @@ from minispore.ops import functional as F
 from minispore.ops.operations._base import shapes_equal
 from minispore.ops.operations.nn_ops import CheckLabelRange
 
-__all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "MSELoss", "L1Loss"]
+__all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss", "MSELoss",
+           "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -185,3 +187,131 @@ class L1Loss(LossBase):
 
     def construct(self, logits, labels):
         return self.get_loss(F.abs(F.sub(logits, labels)))
+
+
+def _check_float_tensor(name, arg_name, x):
+    _check_tensor(name, arg_name, x)
+    if x.dtype not in (mstype.float32, mstype.float64):
+        raise TypeError(f"For '{name}', the dtype of '{arg_name}' must be float32 or float64, "
+                        f"but got {x.dtype}.")
+
+
+class NLLLoss(LossBase):
+    """Negative log-likelihood of log-probabilities ``logits`` (N, C) or (N, C, d1, ...)
+    against class indices ``labels`` (N,) or (N, d1, ...): loss = -weight[t] * logits[.., t, ..].
+    Targets equal to ``ignore_index`` count zero; 'mean' divides by the summed weights of the
+    kept targets (MindSpore's and PyTorch's definition); any other index outside [0, C) raises
+    ValueError.
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'NLLLoss', 'weight' must be a Tensor or None, but got "
+                            f"{type(weight).__name__}.")
+        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+            raise TypeError(f"For 'NLLLoss', 'ignore_index' must be an int, but got "
+                            f"{type(ignore_index).__name__}.")
+        self.weight = weight
+        self.ignore_index = ignore_index
+        self.check_labels = CheckLabelRange("NLLLoss", ignore_index)
+
+    def construct(self, logits, labels):
+        name = "NLLLoss"
+        _check_float_tensor(name, "logits", logits)
+        _check_tensor(name, "labels", labels)
+        if logits.ndim < 2:
+            raise ValueError(f"For '{name}', 'logits' must be (N, C) or (N, C, d1, ...), but "
+                             f"got shape {tuple(logits.shape)}.")
+        c = logits.shape[1]
+        want = (logits.shape[0],) + tuple(logits.shape[2:])
+        if not labels.dtype.is_int or not shapes_equal(name, labels.shape, want):
+            raise ValueError(f"For '{name}', 'labels' must be integer class indices of shape "
+                             f"{want}, but got {labels.dtype} {tuple(labels.shape)}.")
+        if self.weight is not None and tuple(self.weight.shape) != (c,):
+            raise ValueError(f"For '{name}', 'weight' must have shape ({c},), but got "
+                             f"{tuple(self.weight.shape)}.")
+        if logits.ndim > 2:
+            # classes last, then one row per (sample, position)
+            perm = (0,) + tuple(range(2, logits.ndim)) + (1,)
+            logits = F.reshape(F.transpose(logits, perm), (-1, c))
+            labels = F.reshape(labels, (-1,))
+        labels = self.check_labels(labels, c)
+        keep = F.cast(F.not_equal(labels, self.ignore_index), logits.dtype)
+        safe = F.mul(labels, F.cast(keep, labels.dtype))
+        target = F.one_hot(safe, c, Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))
+        if self.weight is not None:
+            target = F.mul(target, F.cast(self.weight, logits.dtype))
+        sample_w = F.mul(F.reduce_sum(target, -1), keep)
+        loss = F.neg(F.mul(F.reduce_sum(F.mul(target, logits), -1), keep))
+        if self.reduction == "none":
+            return F.reshape(loss, want)
+        total = F.reduce_sum(loss)
+        if self.reduction == "sum":
+            return total
+        return F.div(total, F.reduce_sum(sample_w))
+
+
+class SmoothL1Loss(LossBase):
+    """Per element, d = |x - y|: loss = 0.5 * d^2 / beta where d < beta, else d - 0.5 * beta;
+    then the reduction (MindSpore's default is 'none'). x and y have the same shape and dtype.
+    """
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, float):
+            raise TypeError(f"For 'SmoothL1Loss', 'beta' must be a float, but got "
+                            f"{type(beta).__name__}.")
+        if beta <= 0:
+            raise ValueError(f"For 'SmoothL1Loss', 'beta' must be greater than 0, but got "
+                             f"{beta}.")
+        self.beta = beta
+
+    def construct(self, logits, labels):
+        name = "SmoothL1Loss"
+        _check_float_tensor(name, "logits", logits)
+        _check_tensor(name, "labels", labels)
+        if labels.dtype != logits.dtype or not shapes_equal(name, labels.shape, logits.shape):
+            raise ValueError(f"For '{name}', 'labels' must have the shape {tuple(logits.shape)} "
+                             f"and dtype {logits.dtype} of 'logits', but got "
+                             f"{tuple(labels.shape)} {labels.dtype}.")
+        d = F.abs(F.sub(logits, labels))
+        quadratic = F.mul(F.mul(d, d), 0.5 / self.beta)
+        linear = F.sub(d, 0.5 * self.beta)
+        return self.get_loss(F.select(F.less(d, self.beta), quadratic, linear))
+
+
+class BCEWithLogitsLoss(LossBase):
+    """Binary cross entropy of logits x against targets y in [0, 1] (same shape):
+    loss = -weight * (pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))),
+    computed stably as weight * ((1 - y) * x + (1 + (pos_weight - 1) * y) * softplus(-x))
+    with softplus(z) = max(z, 0) + log(1 + exp(-|z|)). ``weight`` and ``pos_weight``
+    (Tensors or None) broadcast against x (pos_weight along the last dim, per class).
+    """
+
+    def __init__(self, reduction="mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        for arg_name, v in (("weight", weight), ("pos_weight", pos_weight)):
+            if v is not None and not isinstance(v, Tensor):
+                raise TypeError(f"For 'BCEWithLogitsLoss', '{arg_name}' must be a Tensor or "
+                                f"None, but got {type(v).__name__}.")
+        self.weight = weight
+        self.pos_weight = pos_weight
+
+    def construct(self, logits, labels):
+        name = "BCEWithLogitsLoss"
+        _check_float_tensor(name, "logits", logits)
+        _check_tensor(name, "labels", labels)
+        if labels.dtype != logits.dtype or not shapes_equal(name, labels.shape, logits.shape):
+            raise ValueError(f"For '{name}', 'labels' must have the shape {tuple(logits.shape)} "
+                             f"and dtype {logits.dtype} of 'logits', but got "
+                             f"{tuple(labels.shape)} {labels.dtype}.")
+        neg = F.neg(logits)
+        softplus_neg = F.add(F.maximum(neg, F.zeros_like(neg)),
+                             F.log(F.add(F.exp(F.neg(F.abs(logits))), 1.0)))
+        scale = 1.0 if self.pos_weight is None else \
+            F.add(F.mul(F.sub(F.cast(self.pos_weight, logits.dtype), 1.0), labels), 1.0)
+        loss = F.add(F.mul(F.sub(1.0, labels), logits), F.mul(scale, softplus_neg))
+        if self.weight is not None:
+            loss = F.mul(loss, F.cast(self.weight, logits.dtype))
+        return self.get_loss(loss)

@@ -6,7 +6,7 @@ from minispore.ops.operations import nn_ops as N
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
            "bias_add_relu", "softmax_cross_entropy_with_logits",
            "sparse_softmax_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d",
-           "dropout", "layer_norm"]
+           "dropout", "layer_norm", "batch_norm"]
 
 _relu, _sigmoid, _tanh = Act.ReLU(), Act.Sigmoid(), Act.Tanh()
 _bias_add, _bias_add_relu = Act.BiasAdd(), Act.BiasAddReLU()
@@ -148,3 +148,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         bias = F.fill(input.dtype, shape, 0)
     axis = input.ndim - len(shape)
     return _op(N.LayerNorm, axis, axis, float(eps))(input, weight, bias)[0]
+
+
+def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalisation over every dim of input_x (N, C, ...) but C; in training the batch
+    statistics normalise and, when running_mean/running_var are Parameters, update them in
+    place (running = (1 - momentum) * running + momentum * batch). See ops.BatchNorm."""
+    from minispore.ops.operations.norm_ops import BatchNorm
+    op = _op(BatchNorm, training, float(eps), momentum)
+    return op(input_x, weight, bias, running_mean, running_var)[0]

@@ -86,3 +86,57 @@ def test_layer_norm_grad_matches_central_differences():
 
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))
+
+
+def _bn_inputs(dtype, n=3, c=3, s=5):
+    # n*s = 15 > the 8-thread simulator block; c = 3 channels on a grid of 2 blocks: a block
+    # strides over two channels.
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((n, c, s)) * 2 + 1).astype(dtype)
+    return x, rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_train_matches_cpu(dtype):
+    x, gamma, beta = _bn_inputs(dtype)
+    c = x.shape[1]
+    want = [np.empty_like(x)] + [np.empty(c, dtype) for _ in range(3)]
+    cpu.batch_norm_train(x, gamma, beta, 1e-5, *want)
+    got = [cuda.device_array(x.shape, dtype)] + [cuda.device_array(c, dtype) for _ in range(3)]
+    gpu.batch_norm_train(cuda.to_device(x), cuda.to_device(gamma), cuda.to_device(beta), 1e-5,
+                         *got)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.copy_to_host(), w, rtol=TOL[dtype], atol=TOL[dtype])
+    np.testing.assert_allclose(want[2], x.astype(np.float64).var((0, 2)), rtol=10 * TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_infer_matches_cpu(dtype):
+    x, gamma, beta = _bn_inputs(dtype)
+    c = x.shape[1]
+    mean, var = gamma * 0.5, np.abs(beta) + 0.5
+    want = [np.empty_like(x), np.empty(c, dtype)]
+    cpu.batch_norm_infer(x, gamma, beta, mean, var, 1e-5, *want)
+    got = [cuda.device_array(x.shape, dtype), cuda.device_array(c, dtype)]
+    gpu.batch_norm_infer(*(cuda.to_device(a) for a in (x, gamma, beta, mean, var)), 1e-5, *got)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.copy_to_host(), w, rtol=10 * TOL[dtype],
+                                   atol=10 * TOL[dtype])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_grad_matches_cpu(training):
+    dtype = np.float64
+    x, gamma, beta = _bn_inputs(dtype)
+    c = x.shape[1]
+    y, mean, var, rstd = np.empty_like(x), np.empty(c), np.empty(c), np.empty(c)
+    cpu.batch_norm_train(x, gamma, beta, 1e-5, y, mean, var, rstd)
+    dy = np.random.default_rng(3).standard_normal(x.shape)
+    want = [np.empty_like(x), np.empty(c), np.empty(c)]
+    cpu.batch_norm_grad(dy, x, gamma, mean, rstd, training, *want)
+    got = [cuda.device_array(x.shape, dtype), cuda.device_array(c, dtype),
+           cuda.device_array(c, dtype)]
+    gpu.batch_norm_grad(*(cuda.to_device(a) for a in (dy, x, gamma, mean, rstd)), training,
+                        *got)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.copy_to_host(), w, rtol=1e-10, atol=1e-10)
