@@ -1,14 +1,15 @@
-"""Overlap of all-reduces with computation in compiled programs: each AllReduce (a gradient
-bucket of data parallel, a fused collective, a mirror's reduction) starts as soon as its input
-exists and is waited where its result is first needed.
+"""Overlap of gradient all-reduces with computation in compiled programs: each gradient bucket
+(a gradient bucket of data parallel, a fused collective of mirrors' reductions) starts as soon
+as its input exists and is waited where its result is first needed.
 
-For every AllReduce node (or FusedCollective of AllReduce kind) the pass
+For every such node the pass
 
 1. hoists it, with the pure nodes that only feed it (data parallel's bucket: the scale by
    1/degree, the reshapes and the concatenation, which the reducer traces after the whole
    backward), to just after the last node making one of their outside inputs;
 2. splits it into an `AllReduceStart` there (MPI's non-blocking Iallreduce on a packed copy of
-   its inputs) and an `AllReduceWait` just before the first node reading a result.
+   its inputs) and an `AllReduceWait` just before the first node reading a result, unless
+   that node comes right after it.
 
 Between the two, the rest of the backward runs. MPICH moves a non-blocking collective forward
 only inside MPI calls (any call: the other buckets' starts and waits, the point-to-point
@@ -20,7 +21,7 @@ import numpy as np
 
 from minispore import device
 from minispore.communication.collectives import iallreduce
-from minispore.graph.ir import Node
+from minispore.graph.ir import UPDATE, Node
 from minispore.ops.operations.comm_ops import AllReduce
 from minispore.ops.primitive import Aval, Primitive
 from minispore.common import dtype as mstype
@@ -29,17 +30,23 @@ from minispore.parallel.comm_fusion import FusedCollective
 __all__ = ["overlap_communication", "AllReduceStart", "AllReduceWait"]
 
 
-def _is_all_reduce(node):
+def _worth_overlapping(node):
+    """A gradient bucket: a FusedCollective of all-reduces, or an AllReduce of the update (data
+    parallel's bucket, traced after the backward). A forward all-reduce completes a partial
+    sum that the next operator reads, and a lone gradient's costs more started and waited
+    than run at once (measured: tools/bench_comm_graph.py)."""
     prim = node.prim
-    if type(prim) is AllReduce:
-        return True
-    return isinstance(prim, FusedCollective) and prim.kind == "AllReduce"
+    if node.side_effect:
+        return False
+    if isinstance(prim, FusedCollective):
+        return prim.kind == "AllReduce"
+    return type(prim) is AllReduce and node.phase == UPDATE
 
 
 def overlap_communication(program, ctx):
     """Hoist and split the program's all-reduces (module docstring)."""
     graph = program.graph
-    targets = [n for n in graph.nodes if _is_all_reduce(n) and not n.side_effect]
+    targets = [n for n in graph.nodes if _worth_overlapping(n)]
     for node in targets:
         nodes = graph.nodes
         _hoist(nodes, node)
@@ -82,11 +89,14 @@ def _hoist(nodes, node):
 
 
 def _split(graph, nodes, node):
-    """`nodes` with `node` replaced by its start and, before the first reader, its wait."""
+    """`nodes` with `node` replaced by its start and, before the first reader, its wait (left
+    as it is when its first reader follows it at once)."""
     k = next(i for i, n in enumerate(nodes) if n is node)
     outs = set(id(v) for v in node.outputs)
     first = next((i for i in range(k + 1, len(nodes))
                   if any(id(v) in outs for v in nodes[i].input_values())), len(nodes))
+    if first == k + 1:
+        return nodes
     count = len(node.outputs)
     start_prim = AllReduceStart(node.prim.op, node.prim.group, count)
     start = Node(start_prim, list(node.inputs), [], node.scope + ".start",
