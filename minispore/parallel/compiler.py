@@ -24,7 +24,7 @@ from minispore.parallel.pipeline_schedule import schedule_pipeline
 from minispore.parallel.place_partition import partition_by_place
 from minispore.parallel.settings import operator_parallel_settings
 
-__all__ = ["PASSES", "pass_context", "on_mesh"]
+__all__ = ["PASSES", "pass_context", "on_mesh", "local_program"]
 
 _CTX = context()
 _SCOPED = threading.local()
@@ -77,10 +77,28 @@ def on_mesh(mesh):
         _SCOPED.mesh = saved
 
 
+@contextmanager
+def local_program():
+    """Compile programs inside the block for this rank alone, on the blocks it holds (no
+    operator-parallel or pipeline passes): what an optimizer called on its own, outside a
+    compiled step, needs -- its inputs are gradients, not dataset columns, and its updates are
+    elementwise on each parameter's block."""
+    saved = getattr(_SCOPED, "local", False)
+    _SCOPED.local = True
+    try:
+        yield
+    finally:
+        _SCOPED.local = saved
+
+
 def pass_context():
     """The PassContext of a compile started now: device, this process's rank and role, the
     mesh, and the operator-parallel settings."""
     from minispore.communication._comm import STATE
+    if getattr(_SCOPED, "local", False):
+        rank = STATE.world.rank if STATE.inited else 0
+        return PassContext(device=_CTX.device, rank=rank,
+                           workers=STATE.world.size if STATE.inited else None)
     scoped_mesh = getattr(_SCOPED, "mesh", None)
     pipeline = pipeline_spec()
     if pipeline is not None:

@@ -47,6 +47,17 @@ def _block(array, layout, rank):
     return np.ascontiguousarray(array[layout.local_slices(array.shape, rank)])
 
 
+def local_block_of(param, value):
+    """`value` (a Tensor of `param`'s logical shape, e.g. its whole gradient) cut to the block
+    `param` holds; unchanged when `param` is not sliced or `value` already has its block's
+    shape."""
+    from minispore.common.tensor import Tensor
+    if not is_sliced(param) or tuple(value.shape) != tuple(param.global_shape):
+        return value
+    block = _block(value.asnumpy(), param.layout, param.layout_rank)
+    return Tensor(device.asarray(np.ascontiguousarray(block)), value.dtype, internal=True)
+
+
 def slice_parameter(param, layout, rank, mesh=None):
     """Keep only `rank`'s block of the whole `param` under `layout` (no communication: every
     rank holds the whole value before); `rank` is a position in `mesh` (a DeviceMesh, None:

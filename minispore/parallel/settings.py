@@ -69,10 +69,13 @@ class ParallelSettings:
         return cuts
 
     def input_layout(self, index, ndim):
-        """The layout of graph input `index` (see `layout_of_cuts`)."""
+        """The layout of graph input `index` (see `layout_of_cuts`). When the cuts use fewer
+        devices than there are, the blocks repeat over the ranks outermost, as MindSpore lays
+        out a dataset strategy: rank r feeds block r mod (number of blocks), which is what the
+        dataset_slice tutorial's ``img_cols[get_rank() % (h * w)]`` picks."""
         cuts = self.input_cuts(index, ndim)
         try:
-            return layout_of_cuts(cuts, self.device_num)
+            return layout_of_cuts(cuts, self.device_num, repeat_outermost=True)
         except ValueError as e:
             raise ValueError(f"dataset_strategy for input {index}: {e}") from None
 
@@ -91,10 +94,11 @@ class ParallelSettings:
         return tuple(d * c for d, c in zip(local_shape, self.input_cuts(index, len(local_shape))))
 
 
-def layout_of_cuts(cuts, device_num):
+def layout_of_cuts(cuts, device_num, repeat_outermost=False):
     """The layout of a tensor whose dim d is cut ``cuts[d]`` ways over `device_num` devices:
-    its cut dims on device-matrix axes in dim order (outermost first), then a repeat axis for
-    the devices the cuts do not use."""
+    its cut dims on device-matrix axes in dim order (outermost first), and a repeat axis for
+    the devices the cuts do not use, innermost (consecutive ranks hold the same block) or,
+    with `repeat_outermost`, outermost (rank r holds block r mod the number of blocks)."""
     used = 1
     for c in cuts:
         used *= c
@@ -102,10 +106,15 @@ def layout_of_cuts(cuts, device_num):
         raise ValueError(f"the cuts {tuple(cuts)} make {used} blocks, which does not divide "
                          f"device_num {device_num}.")
     dev = [c for c in cuts if c > 1]
+    first = 0       # the left-counted device-matrix axis of the first cut
     if device_num // used > 1:
-        dev.append(device_num // used)
+        if repeat_outermost:
+            dev.insert(0, device_num // used)
+            first = 1
+        else:
+            dev.append(device_num // used)
     dev = tuple(dev) or (device_num,)
-    tmap, axis = [], 0
+    tmap, axis = [], first
     for c in cuts:
         if c > 1:
             tmap.append(len(dev) - 1 - axis)

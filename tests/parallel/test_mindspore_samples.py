@@ -295,3 +295,22 @@ def test_comm_subgraph_sample_reuses_collectives_up_to_its_limit(mnist):
     calls = re.findall(r"comm_subgraph=(\S+)", ir)
     per_subgraph = {name: calls.count(name) for name in set(calls)}
     assert len(calls) >= 4 and max(per_subgraph.values()) <= 3, per_subgraph
+
+
+def test_dataset_slice_sample_feeds_each_rank_its_patch(mnist):
+    """dataset_strategy ((1, 1, 1, 4), (1,)) on 8 ranks: each rank's dataset projects patch
+    rank % 4 of SlicePatches(1, 4), the compiled gradient's input is that patch, the network
+    sees the whole image, and every rank logs the same loss. (The sample slices after
+    HWC2CHW, so SlicePatches reads the (1, 28, 28) image as H=1, W=28, C=28, as MindSpore's
+    does: a patch is (1, 7, 28), the logical input (1, 7, 112), still 784 features.)
+    (tests/parallel/test_dataset_slice_mpi.py checks slicing against the single-device run.)"""
+    out = run_sample("dataset_slice/train.py", mnist, MS_DEV_SAVE_GRAPHS="1")
+    losses = losses_by_rank(out, TENSOR_LOSS)
+    for values in losses.values():
+        np.testing.assert_allclose(values, losses[0], rtol=1e-6)
+    assert len(losses[0]) == 5 and losses[0][-1] < losses[0][0], losses[0]
+    for rank in (0, 5):
+        dumps = sorted((mnist.parent / f"rank_{rank}").glob("*/*_step_parallel_end.ir"))
+        grads = [d.read_text() for d in dumps if "forward_fn" in d.parent.name]
+        assert grads, [d.parent.name for d in dumps]
+        assert re.search(r"%input0: <Float32, \[32, 1, 7, 28\]>", grads[-1])

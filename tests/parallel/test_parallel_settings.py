@@ -48,9 +48,12 @@ def test_input_layouts_and_logical_shapes():
     full = ParallelSettings(8, 3, "full_batch", False, False)
     assert full.logical_shape(0, (32, 784)) == (32, 784)
     assert full.input_layout(0, 2) == TensorLayout((8,), (-1, -1))
-    # dim 1 cut 4, the other 2 devices repeat: dev matrix (4, 2), dim 1 on its left axis
+    # dim 1 cut 4, the other 2 devices repeat outermost (as MindSpore lays out a dataset
+    # strategy): dev matrix (2, 4), dim 1 on its right axis, so rank r feeds block r % 4
     tup = ParallelSettings(8, 3, ((1, 4), (1,)), False, False)
-    assert tup.input_layout(0, 2) == TensorLayout((4, 2), (-1, 1))
+    assert tup.input_layout(0, 2) == TensorLayout((2, 4), (-1, 0))
+    assert [tup.input_layout(0, 2).local_slices((16, 28), r)[1].start for r in range(8)] == \
+        [0, 7, 14, 21] * 2
     assert tup.logical_shape(0, (16, 7)) == (16, 28)
     with pytest.raises(ValueError, match="has 2 entries, but the network has an input 2"):
         tup.input_cuts(2, 1)

@@ -167,6 +167,22 @@ class Optimizer(Cell):
     def _advance_step(self):
         F.assign(self.global_step, F.add(self.global_step, 1))
 
+    def _graph_call(self, args, kwargs):
+        """GRAPH mode, called on its own (``optimizer(grads)`` after a compiled value_and_grad,
+        not traced into a compiled step): the update compiles for this rank alone, each
+        gradient cut to the block its parameter holds under operator parallel (a compiled
+        gradient comes back whole). Its inputs are gradients, not dataset columns, so neither
+        dataset_strategy nor the operators' default strategies apply."""
+        from minispore.parallel.compiler import local_program
+        from minispore.parallel.param_slicing import local_block_of
+        if args and isinstance(args[0], (tuple, list)) and \
+                len(args[0]) == len(self.parameters):
+            grads = tuple(local_block_of(p, g) if isinstance(g, Tensor) else g
+                          for p, g in zip(self.parameters, args[0]))
+            args = (grads,) + tuple(args[1:])
+        with local_program():
+            return super()._graph_call(args, kwargs)
+
     @property
     def gradient_scale(self):
         return 1.0 / self.loss_scale
