@@ -47,6 +47,12 @@ def layout_record(value):
     """The checkpoint index's ``layout`` field for `value` (None unless a sliced Parameter)."""
     if not isinstance(value, Parameter) or value.layout is None:
         return None
+    if getattr(value, "manual_split", None) is not None:
+        raise NotImplementedError(
+            f"Saving parameter {value.name!r}, split non-uniformly by Gather's manual_split "
+            f"{value.manual_split}, in a per-rank checkpoint is not implemented in minispore: "
+            f"the index records uniform blocks. Save minispore.parallel.param_slicing."
+            f"gather_parameter(param) from one rank instead.")
     lay, shape = value.layout, tuple(int(d) for d in value.global_shape)
     rank = holder_rank(value)
     # A dim cut over several axes (a Layout's tuple entry) is a list of axes, outermost first.

@@ -96,12 +96,49 @@ def slice_parameter(param, layout, rank, mesh=None):
     return param
 
 
+def slice_rows_manually(param, layout, splits, rank, mesh=None):
+    """Keep only `rank`'s rows of `param` under a non-uniform row split (Gather's
+    ``manual_split``): block b of dim 0 (as `layout` cuts it) is rows sum(splits[:b]) ..
+    sum(splits[:b + 1]); no other dim may be cut. Its derived optimizer state follows."""
+    if param.layout is not None:
+        if param.layout != layout or getattr(param, "manual_split", None) != tuple(splits):
+            raise ValueError(f"Parameter '{param.name}' is already sliced with {param.layout}; "
+                             f"it cannot take the manual split {tuple(splits)}.")
+        return param
+    whole = device.to_host(param._data)
+    b = layout.block_index(rank)[0]
+    start = sum(splits[:b])
+    param._data = device.asarray(np.ascontiguousarray(whole[start:start + splits[b]]))
+    param.global_shape = whole.shape
+    param.layout = layout
+    param.layout_rank = rank
+    param.layout_mesh = mesh
+    param.manual_split = tuple(splits)
+    for state in param.derived:
+        if state.layout is None and tuple(state.shape) == whole.shape:
+            slice_rows_manually(state, layout, splits, rank, mesh)
+    return param
+
+
 def gather_parameter(param):
     """The whole value of `param` as a numpy array (an AllGather over the ranks of its layout
     when it is sliced; collective: every rank of its mesh must call it)."""
     if param.layout is None:
         return param.asnumpy()
     from minispore.parallel.redistribution import redistribute
+    splits = getattr(param, "manual_split", None)
+    if splits is not None:
+        # pad every block to the longest, gather the uniform blocks, cut the padding away
+        rows = max(splits)
+        local = param.asnumpy()
+        padded = np.zeros((rows,) + local.shape[1:], local.dtype)
+        padded[:local.shape[0]] = local
+        shape = (rows * len(splits),) + tuple(param.global_shape[1:])
+        replicated = TensorLayout(param.layout.dev_matrix, (-1,) * len(param.layout.tensor_map))
+        mesh = getattr(param, "layout_mesh", None)
+        rank = param.layout_rank if mesh is not None else None
+        whole = redistribute(padded, param.layout, replicated, shape, rank, mesh=mesh)
+        return np.concatenate([whole[b * rows:b * rows + n] for b, n in enumerate(splits)])
     replicated = TensorLayout(param.layout.dev_matrix, (-1,) * len(param.layout.tensor_map))
     mesh = getattr(param, "layout_mesh", None)
     rank = param.layout_rank if mesh is not None else None

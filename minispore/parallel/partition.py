@@ -222,6 +222,9 @@ class _Partitioner:
         made for. Under gradient_accumulation_shard each micro-batch reads an optimizer-
         sharded parameter anew (its own AllGather, whose bprop reduce-scatters that
         micro-batch's gradient)."""
+        if value.param is not None and "manual_split" in consumer.prim.attrs and \
+                consumer.inputs and consumer.inputs[0] is value:
+            self._split_manually(value, want, consumer)
         read = id(value)
         micro = consumer.annotations.get("micro_batch")
         if self.settings.gradient_accumulation_shard and value.param is not None and \
@@ -240,6 +243,39 @@ class _Partitioner:
                                        self._scope)
             _inherit_cell_annotations(self.graph.nodes[start:], consumer)
         return self.moved[key], want
+
+    def _split_manually(self, value, want, consumer):
+        """Slice the table of a Gather with ``manual_split`` into its non-uniform row blocks
+        (mindspore_semantics.md §2.4): checked as MindSpore does, then each rank keeps its
+        rows (minispore/parallel/param_slicing.py)."""
+        splits = consumer.prim.attrs["manual_split"]
+        shape = tuple(value.shape)
+        where = f"For 'Gather' (in {consumer.scope}), manual_split {splits}"
+        axis = consumer.inputs[2] if len(consumer.inputs) > 2 else 0
+        if not isinstance(axis, int) or axis % len(shape) != 0:
+            raise ValueError(f"{where} needs axis 0, but the gather is along axis {axis}.")
+        if not isinstance(splits, (tuple, list)) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in splits):
+            raise ValueError(f"{where} must be a tuple of positive ints.")
+        cuts = want.cuts()
+        if cuts[0] != len(splits) or any(c != 1 for c in cuts[1:]):
+            raise ValueError(f"{where} has {len(splits)} sizes, but the strategy cuts the "
+                             f"table {shape} {cuts}: give one size per cut of dim 0 and cut no "
+                             f"other dim.")
+        if sum(splits) != shape[0]:
+            raise ValueError(f"{where} sums to {sum(splits)}, but the table has {shape[0]} "
+                             f"rows.")
+        strategy = consumer.annotations.get("strategy") or ()
+        used = 1
+        for dims in strategy:
+            for d in dims:
+                used *= d
+        if used != self.settings.device_num:
+            raise ValueError(f"{where}: the strategy {strategy} uses {used} of the "
+                             f"{self.settings.device_num} devices; a manual split allows no "
+                             f"repeated calculation.")
+        from minispore.parallel.param_slicing import slice_rows_manually
+        slice_rows_manually(value.param, want, splits, self.settings.rank, self.settings.mesh)
 
     def _moved(self, x, want, global_shape, where):
         """x (a Value or a constant Tensor) as a TracedTensor with layout `want`."""

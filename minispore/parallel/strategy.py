@@ -113,7 +113,9 @@ def check_strategy(prim, strategy, shapes, device_num, scope=None):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise _fail(prim, scope, strategy, shapes,
                             f"input {i} dim {d}: strategy value {v!r} must be an int >= 1")
-            if v > 1:
+            # Gather's manual_split gives the table's row blocks their own sizes
+            manual = i == 0 and d == 0 and "manual_split" in getattr(prim, "attrs", {})
+            if v > 1 and not manual:
                 why = _divisible(size, v)
                 if why is not None:
                     err = _fail(prim, scope, strategy, shapes,

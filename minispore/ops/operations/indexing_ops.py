@@ -248,6 +248,10 @@ class Gather(Primitive):
     indices: int32/int64 of any shape, values in [0, params.shape[axis]) (others raise
     ValueError); out.shape = params.shape[:axis] + indices.shape + params.shape[axis+1:].
     The gradient scatter-adds dout into zeros of params' shape (UnsortedSegmentSum).
+
+    ``add_prim_attr("manual_split", (s0, s1, ...))`` under operator parallel: with params' dim 0
+    cut k ways by the strategy, block b holds s_b rows instead of rows / k (the sizes sum to
+    the rows; minispore/parallel/partition.py slices the table so).
     """
     sharding_rule = rules.gather
 
@@ -275,7 +279,11 @@ class Gather(Primitive):
         if axis != 0:
             raise self.error(f"a cut of the gathered axis is supported for axis=0 only, but got "
                              f"axis={axis} with params of shape {shape} cut {layout.cuts()}.")
-        offset = ctx.block_offset(layout, shape, 0)
+        splits = self.attrs.get("manual_split")
+        if splits is not None:          # non-uniform rows (the partition sliced the table so)
+            offset = sum(splits[:layout.block_index(ctx.rank)[0]])
+        else:
+            offset = ctx.block_offset(layout, shape, 0)
         return _GatherOrZero()(params, _F().sub(indices, offset), 0)
 
     def infer(self, params, indices, axis):
