@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore import Tensor, ops
+from minispore import Tensor, nn, ops
 from tests.gpu.conftest import on_both
 
 RNG = np.random.default_rng(0)
@@ -114,3 +114,15 @@ def test_dropout_masks_match_cpu_under_one_seed():
         outs.append(ops.dropout(Tensor(x), p=0.5).asnumpy())
     np.testing.assert_array_equal(outs[1], outs[0])
     assert (outs[0] == 0).any() and (outs[0] != 0).any()
+
+
+def test_embedding_lookup_on_the_device_target_equals_cpu_and_the_host_target_is_refused(gpu):
+    """target='DEVICE' looks up on the GPU; target='CPU' (a host table beside device
+    tensors) is not built and says so."""
+    ids = np.array([[1, 2], [3, 9]], np.int32)
+    gpu.set_seed(1)
+    table = nn.EmbeddingLookup(10, 4, target="DEVICE")
+    out = table(gpu.Tensor(ids))
+    np.testing.assert_array_equal(out.asnumpy(), table.embedding_table.asnumpy()[ids])
+    with pytest.raises(NotImplementedError, match="primitive_target 'CPU' with device_target"):
+        nn.EmbeddingLookup(10, 4)(gpu.Tensor(ids))

@@ -100,3 +100,49 @@ def test_four_uneven_blocks_equal_single_device(world):
     for got, want in zip(weights, want_weights):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     assert stored == (SPLITS[4][rank], DIM)
+
+
+class Lookup(nn.Cell):
+    def __init__(self, slice_mode):
+        super().__init__()
+        self.embedding = nn.EmbeddingLookup(ROWS, DIM, slice_mode=slice_mode)
+        self.dense = nn.Dense(DIM, 3)
+
+    def construct(self, ids):
+        return self.dense(self.embedding(ids).sum(axis=1))
+
+
+@pytest.mark.mpi(min_size=2)
+@pytest.mark.parametrize("slice_mode", ["batch_slice", "table_row_slice",
+                                        "table_column_slice"])
+def test_embedding_lookup_slice_modes_equal_single_device(world, slice_mode):
+    rank, n = world
+    if n != 2:
+        pytest.skip("written for 2 ranks")
+
+    def run(parallel):
+        ms.set_context(mode=ms.GRAPH_MODE)
+        ms.reset_auto_parallel_context()
+        if parallel:
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL,
+                                         device_num=n, full_batch=True)
+        ms.set_seed(1)
+        net = Lookup(slice_mode)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()),
+                                   nn.SGD(net.trainable_params(), 0.1))
+        rng = np.random.default_rng(0)
+        losses = [float(step(Tensor(rng.integers(0, ROWS, (BATCH, 3)).astype(np.int32)),
+                             Tensor(rng.integers(0, 3, BATCH).astype(np.int32))).asnumpy())
+                  for _ in range(2)]
+        stored = net.embedding.embedding_table.asnumpy().shape
+        weights = [gather_parameter(p) for p in net.trainable_params()]
+        ms.reset_auto_parallel_context()
+        return losses, weights, stored
+
+    want = run(False)
+    got = run(True)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
+    for a, b in zip(got[1], want[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert got[2] == {"batch_slice": (ROWS, DIM), "table_row_slice": (ROWS // n, DIM),
+                      "table_column_slice": (ROWS, DIM // n)}[slice_mode]

@@ -1,12 +1,13 @@
-"""Embedding: a lookup table of vocab_size rows gathered by integer ids."""
+"""Embedding and EmbeddingLookup: lookup tables of vocab_size rows gathered by integer ids."""
 from minispore.common import dtype as mstype
 from minispore.common.initializer import initializer
 from minispore.common.parameter import Parameter
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops import functional as F
+from minispore.ops.operations.indexing_ops import EmbeddingLookup as EmbeddingLookupOp
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingLookup"]
 
 
 class Embedding(Cell):
@@ -40,3 +41,77 @@ class Embedding(Cell):
         return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, "
                 f"use_one_hot={self.use_one_hot}, embedding_table={self.embedding_table}, "
                 f"dtype={self.dtype}, padding_idx={self.padding_idx}")
+
+
+_SLICE_MODES = ("batch_slice", "field_slice", "table_row_slice", "table_column_slice")
+
+
+class EmbeddingLookup(Cell):
+    """``EmbeddingLookup(vocab_size, embedding_size, param_init='normal', target='CPU',
+    slice_mode='batch_slice', manual_shapes=None, max_norm=None, sparse=True,
+    vocab_cache_size=0, dtype=mstype.float32)``: out = rows `indices` of the table
+    'embedding_table' (ops.EmbeddingLookup, offset 0).
+
+    Under semi_auto/auto parallel `slice_mode` shards the lookup over all devices:
+    'batch_slice' cuts the indices' first dim (the table is replicated), 'table_row_slice' the
+    table's rows, 'table_column_slice' its columns. `target` 'CPU' keeps the table and lookup
+    on the host: where they are on device_target 'CPU'; on 'GPU' it raises
+    NotImplementedError ('DEVICE' runs them on the GPU). `sparse` is accepted; gradients are
+    dense (the same numbers).
+
+    Raises:
+        ValueError: a bad target or slice_mode; TypeError / ValueError: bad sizes.
+        NotImplementedError: slice_mode 'field_slice', manual_shapes, max_norm,
+            vocab_cache_size > 0.
+    """
+
+    def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU",
+                 slice_mode="batch_slice", manual_shapes=None, max_norm=None, sparse=True,
+                 vocab_cache_size=0, dtype=mstype.float32):
+        super().__init__()
+        self.vocab_size = _check_positive_int("EmbeddingLookup", "vocab_size", vocab_size)
+        self.embedding_size = _check_positive_int("EmbeddingLookup", "embedding_size",
+                                                  embedding_size)
+        if target not in ("CPU", "DEVICE"):
+            raise ValueError(f"For 'EmbeddingLookup', 'target' must be 'CPU' or 'DEVICE', but "
+                             f"got {target!r}.")
+        if slice_mode not in _SLICE_MODES:
+            raise ValueError(f"For 'EmbeddingLookup', 'slice_mode' must be one of "
+                             f"{list(_SLICE_MODES)}, but got {slice_mode!r}.")
+        _check_bool("EmbeddingLookup", "sparse", sparse)
+        unbuilt = [name for name, value in (("slice_mode='field_slice'",
+                                             slice_mode == "field_slice"),
+                                            ("manual_shapes", manual_shapes is not None),
+                                            ("max_norm", max_norm is not None),
+                                            ("vocab_cache_size", vocab_cache_size))
+                   if value]
+        if unbuilt:
+            raise NotImplementedError(f"For 'EmbeddingLookup', {', '.join(unbuilt)} is not "
+                                      f"implemented in minispore.")
+        self.target, self.slice_mode, self.sparse = target, slice_mode, sparse
+        self.embedding_table = Parameter(
+            initializer(param_init, [vocab_size, embedding_size], mstype.to_type(dtype)),
+            name="embedding_table")
+        self.lookup = EmbeddingLookupOp()
+        if target == "CPU":
+            self.lookup.set_device("CPU")
+        self._shard_by_slice_mode()
+
+    def _shard_by_slice_mode(self):
+        from minispore.common.auto_parallel_context import get_auto_parallel_context
+        if get_auto_parallel_context("parallel_mode") not in ("semi_auto_parallel",
+                                                              "auto_parallel"):
+            return
+        n = get_auto_parallel_context("device_num")
+        if n <= 1:
+            return
+        strategy = {"batch_slice": ((1, 1), (n, 1)), "table_row_slice": ((n, 1), (1, 1)),
+                    "table_column_slice": ((1, n), (1, 1))}[self.slice_mode]
+        self.lookup.shard(strategy)
+
+    def construct(self, indices):
+        return self.lookup(self.embedding_table, indices, 0)
+
+    def extend_repr(self):
+        return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, "
+                f"target={self.target}, slice_mode={self.slice_mode}")

@@ -14,7 +14,7 @@ from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, chec
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["StridedSlice", "StridedSliceGrad", "MicroBatchSlice", "Gather", "UnsortedSegmentSum",
-           "OneHot"]
+           "OneHot", "EmbeddingLookup"]
 
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -335,6 +335,42 @@ class _GatherOrZero(Gather):
     def bprop(self, inputs, out, dout):
         params, indices, _ = inputs
         return _F().unsorted_segment_sum(dout, indices, params.shape[0]), None, None
+
+
+class EmbeddingLookup(_GatherOrZero):
+    """out = rows ``indices - offset`` of `input_params`, zero rows for indices outside
+    [offset, offset + rows): EmbeddingLookup()(input_params, input_indices, offset).
+
+    Traced as a gather of the shifted indices along axis 0, so it shares Gather's sharding rule
+    (row, column and index cuts; ``manual_split``). ``add_prim_attr("primitive_target",
+    "CPU")`` (or ``set_device("CPU")``) asks for the table and the lookup to stay in host
+    memory; on the CPU device that is where they are, and on the GPU device it raises
+    NotImplementedError (keeping a table on the host beside device tensors is not built).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.del_prim_attr("batch_dims")
+
+    def set_device(self, device_target):
+        return self.add_prim_attr("primitive_target", device_target)
+
+    def __call__(self, input_params, input_indices, offset):
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise self.error(f"'offset' must be an int, but got {type(offset).__name__}.",
+                             TypeError)
+        target = self.attrs.get("primitive_target")
+        if target not in (None, "CPU", "GPU", "Ascend"):
+            raise self.error(f"'primitive_target' must be 'CPU', 'GPU' or 'Ascend', but got "
+                             f"{target!r}.")
+        if target == "CPU" and device.on_gpu():
+            raise NotImplementedError(
+                f"For '{self.name}', primitive_target 'CPU' with device_target 'GPU' (the table "
+                f"and its lookup kept in host memory) is not implemented in minispore; use "
+                f"the GPU target for the whole network, or device_target 'CPU'.")
+        if offset:
+            input_indices = _F().sub(input_indices, offset)
+        return Primitive.__call__(self, input_params, input_indices, 0)
 
 
 class UnsortedSegmentSum(Primitive):
