@@ -26,6 +26,9 @@ ELSEWHERE = {
     "AdamWeightDecay": "test_optimizer_updates_in_graph",
     "Assign": "test_optimizer_updates_in_graph (Optimizer._advance_step assigns global_step)",
     "Print": "tests/ops/test_print.py (prints every step in GRAPH mode; checked on stdout)",
+    "BatchNorm": "tests/nn/test_batchnorm.py (GRAPH training steps and eval equal PYNATIVE, "
+                 "moving statistics included)",
+    "BatchNormGrad": "tests/nn/test_batchnorm.py (the backward of those GRAPH steps)",
 }
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.
@@ -119,6 +122,8 @@ EXTRA = {
     "dynamic_broadcast_to": (lambda x: ms.ops.DynamicBroadcastTo()(x, (3, 4)), [_rand(1, 4)]),
     "dropout": (lambda x: ms.ops.dropout(x, p=0.4), [_rand(8, 16)]),
     "micro_batch_slice": (lambda x: ms.ops.MicroBatchSlice(1, 4)(x) * 2.0, [_rand(8, 3)]),
+    "embedding_lookup": (lambda t, i: ms.ops.EmbeddingLookup()(t, i, 2),
+                         [_rand(5, 3), np.array([[2, 6], [9, 3]], np.int32)]),
     "check_label_range": (lambda y: CheckLabelRange("test")(y, 5) + 0,
                           [np.array([0, 3, 4], np.int32)]),
 }

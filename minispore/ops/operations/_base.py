@@ -142,8 +142,28 @@ class UnaryElementwise(Primitive):
         return kernel(self.family, self.kernel_name)(x)
 
 
+def _category(dtype):
+    """0 bool, 1 integer, 2 floating point: MindSpore 2.x's promotion order of kinds."""
+    return 0 if dtype == mstype.bool_ else (2 if dtype.is_float else 1)
+
+
+def promote_types(a, b):
+    """The dtype two tensors of dtypes `a` and `b` meet in (MindSpore 2.x): the higher kind
+    wins (bool < int < float: int32 with float16 is float16), and within a kind the wider
+    type (float16 with float32 is float32; uint8 with int8 is int16)."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return mstype.to_type(np.promote_types(a.np_dtype, b.np_dtype))
+
+
 class BinaryElementwise(Primitive):
-    """z = f(x, y) elementwise with numpy broadcasting; Python scalars take the tensor's dtype.
+    """z = f(x, y) elementwise with numpy broadcasting and MindSpore's type promotion: a Python
+    scalar is weak (it takes the tensor's dtype unless its kind is higher: an int tensor plus
+    1.5 is float32), two tensors meet in `promote_types` (the lower one is cast first, a Cast
+    node in graphs).
 
     The bprop reduces each gradient over the axes its input was broadcast along.
     """
@@ -168,7 +188,16 @@ class BinaryElementwise(Primitive):
                 raise self.error(f"the input 'y' must be a Tensor or a number, but got "
                                  f"{type(y).__name__}.", TypeError)
             y = to_tensor(y, x)
+        if x.dtype != y.dtype:
+            x, y = self.promote(x, y)
         return super().__call__(x, y)
+
+    def promote(self, x, y):
+        """x and y cast to the dtype they meet in."""
+        from minispore.ops import functional as F
+        dtype = promote_types(x.dtype, y.dtype)
+        return (x if x.dtype == dtype else F.cast(x, dtype),
+                y if y.dtype == dtype else F.cast(y, dtype))
 
     def infer(self, x, y):
         check_dtype(self, "x", x, self.valid_dtypes)

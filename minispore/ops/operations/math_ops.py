@@ -61,9 +61,23 @@ class Mul(BinaryElementwise):
 
 
 class RealDiv(BinaryElementwise):
-    """out = x / y, with broadcasting (float inputs)."""
+    """out = x / y, with broadcasting: true division, so integer or bool inputs give float32
+    (MindSpore 2.x's ``int / int``)."""
     kernel_name = "realdiv"
     valid_dtypes = mstype.float_types
+
+    def promote(self, x, y):
+        x, y = super().promote(x, y)
+        if not x.dtype.is_float:
+            F = _F()
+            x, y = F.cast(x, mstype.float32), F.cast(y, mstype.float32)
+        return x, y
+
+    def __call__(self, x, y):
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype == y.dtype and \
+                not x.dtype.is_float:
+            x, y = self.promote(x, y)
+        return super().__call__(x, y)
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
