@@ -25,6 +25,8 @@ def mnist10(tmp_path):
 
 @pytest.fixture(autouse=True)
 def _reset_seeds():
+    # (a test elsewhere may have left a dataset seed: each dataset test starts without one)
+    config._state["seed"] = None
     saved = dict(global_seed._state)
     yield
     config._state["seed"] = None
