@@ -10,7 +10,6 @@ Usage: python tools/bench_overlap.py        (launches the 2-rank jobs, prints th
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -19,7 +18,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table  # noqa: E402
+from benchlib import Table, run_job  # noqa: E402
 
 MARK = "BENCH_OVERLAP "
 GLOBAL_BATCH, WARMUP, STEPS, ROUNDS = 256, 3, 15, 3
@@ -77,12 +76,7 @@ def _job(async_progress, timeout):
     env.pop("MPIR_CVAR_ASYNC_PROGRESS", None)
     if async_progress:
         env["MPIR_CVAR_ASYNC_PROGRESS"] = "1"
-    cmd = [sys.executable, "-m", "minispore.run", "-n", "2", os.path.abspath(__file__), "--job"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          env=env, stdin=subprocess.DEVNULL)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return json.loads(proc.stdout.split(MARK)[-1].strip().splitlines()[0])
+    return run_job(__file__, 2, MARK, timeout, env)
 
 
 def overlap_table(timeout=900):

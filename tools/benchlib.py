@@ -53,14 +53,14 @@ class Table:
         return "\n".join(lines) + "\n"
 
 
-def run_job(script, ranks, mark, timeout):
-    """Run ``script --job`` on `ranks` ranks (minispore.run) and return the JSON its rank 0
-    printed after `mark`."""
+def run_job(script, ranks, mark, timeout, env=None):
+    """Run ``script --job`` on `ranks` ranks (minispore.run), in `env` (default: this
+    process's environment), and return the JSON its rank 0 printed after `mark`."""
     cmd = [sys.executable, "-m", "minispore.run", "-n", str(ranks), os.path.abspath(script),
            "--job"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root,
-                          stdin=subprocess.DEVNULL)
+                          env=env, stdin=subprocess.DEVNULL)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
     return json.loads(proc.stdout.split(mark)[-1].strip().splitlines()[0])

@@ -19,6 +19,7 @@ export), the all-reduces hand it the device buffers directly after a device sync
 """
 import ctypes
 import functools
+import time
 
 import numpy as np
 
@@ -299,9 +300,10 @@ def send(x, dest_rank, sr_tag, group="hccl_world_group"):
         WATCH.leave()
 
 
-def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
+def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group", waited=None):
     """Blocking receive of an array of `shape`/`dtype` from group rank `src_rank`, returned
-    on the active device.
+    on the active device; `waited(seconds)`, when given, learns how long the message took to
+    arrive (a pipeline stage's idle time).
 
     The incoming message's size is probed first, so a sender whose array has another size
     gives a clear error naming both sizes instead of MPI's truncation error.
@@ -310,11 +312,14 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
     MPI = mpi()
     out = np.empty(shape, dtype)
     status = MPI.Status()
+    start = time.perf_counter()
     WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank)
     try:
         comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
     finally:
         WATCH.leave()
+    if waited is not None:
+        waited(time.perf_counter() - start)
     nbytes = status.Get_count(MPI.BYTE)
     if nbytes != out.nbytes:
         # Drain the message so the peer's Send completes before this rank raises.

@@ -15,9 +15,9 @@ import time
 import numpy as np
 
 from minispore import device
-from minispore.communication._comm import communicator, mpi
-from minispore.communication.arrivals import RECEIVE, SEND
-from minispore.communication.collectives import _notify
+from minispore.communication._comm import communicator
+from minispore.communication.arrivals import SEND
+from minispore.communication.collectives import _notify, receive
 from minispore.communication.watchdog import WATCH
 
 __all__ = ["isend", "wait_sends", "receive_waiting"]
@@ -53,24 +53,6 @@ def wait_sends():
 def receive_waiting(shape, dtype, src_rank, sr_tag, group="hccl_world_group"):
     """(the array of `shape`/`dtype` that group rank `src_rank` sent with `sr_tag`, on the
     active device; the seconds spent waiting for it to arrive)."""
-    comm = communicator(group, "Receive")
-    MPI = mpi()
-    out = np.empty(shape, dtype)
-    status = MPI.Status()
-    start = time.perf_counter()
-    WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank)
-    try:
-        comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
-    finally:
-        WATCH.leave()
-    waited = time.perf_counter() - start
-    nbytes = status.Get_count(MPI.BYTE)
-    if nbytes != out.nbytes:
-        comm.comm.Recv(np.empty(nbytes, np.uint8), source=src_rank, tag=sr_tag)
-        raise RuntimeError(f"For 'StageReceive', the message from rank {src_rank} (tag "
-                           f"{sr_tag}) has {nbytes} bytes, but the declared shape "
-                           f"{tuple(shape)} and dtype {np.dtype(dtype)} need {out.nbytes} "
-                           f"bytes.")
-    _notify("Receive", out.nbytes, 2)
-    comm.comm.Recv(out, source=src_rank, tag=sr_tag)
-    return device.asarray(out), waited
+    waits = []
+    out = receive(shape, dtype, src_rank, sr_tag, group, waited=waits.append)
+    return out, waits[0]
