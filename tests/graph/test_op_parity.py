@@ -122,6 +122,7 @@ EXTRA = {
     "dynamic_broadcast_to": (lambda x: ms.ops.DynamicBroadcastTo()(x, (3, 4)), [_rand(1, 4)]),
     "dropout": (lambda x: ms.ops.dropout(x, p=0.4), [_rand(8, 16)]),
     "micro_batch_slice": (lambda x: ms.ops.MicroBatchSlice(1, 4)(x) * 2.0, [_rand(8, 3)]),
+    "stop_gradient": (lambda x: ms.ops.stop_gradient(x) * 2.0, [_rand(3, 4)]),
     "embedding_lookup": (lambda t, i: ms.ops.EmbeddingLookup()(t, i, 2),
                          [_rand(5, 3), np.array([[2, 6], [9, 3]], np.int32)]),
     "check_label_range": (lambda y: CheckLabelRange("test")(y, 5) + 0,

@@ -15,7 +15,8 @@ from minispore.ops.operations._base import (broadcast_shape, check_tensor,
                                             shapes_equal, sum_to_shape)
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "BroadcastTo",
+__all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "StopGradient",
+           "BroadcastTo",
            "Transpose", "ExpandDims", "Squeeze", "Flatten", "Assign", "ScalarToTensor",
            "DynamicBroadcastTo"]
 
@@ -238,6 +239,13 @@ class Identity(Primitive):
 
     def bprop(self, inputs, out, dout):
         return (dout,)
+
+
+class StopGradient(Identity):
+    """out = a copy of x whose gradient is zero: nothing flows back through it."""
+
+    def bprop(self, inputs, out, dout):
+        return (_F().zeros_like(inputs[0]),)
 
 
 class BroadcastTo(Primitive):
