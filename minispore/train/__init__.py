@@ -7,6 +7,7 @@ from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbe
                                      Metric, Precision, Recall, Top1CategoricalAccuracy,
                                      Top5CategoricalAccuracy, TopKCategoricalAccuracy,
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
+from minispore.train.export import export
 from minispore.train.model import Model
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
                                            load_param_into_net, save_checkpoint)
@@ -15,7 +16,7 @@ from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
 from minispore.train.transform import transform_checkpoints
 from minispore.parallel.checkpoint import merge_sliced_parameter
 
-__all__ = ["Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
+__all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
            "TimeMonitor", "Metric", "EvaluationBase", "Accuracy", "MAE", "MSE", "F1", "Fbeta",
            "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",

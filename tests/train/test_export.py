@@ -1,0 +1,12 @@
+"""ms.export is not built: it says so, naming the format and what keeps a network instead."""
+import pytest
+
+import minispore as ms
+from minispore import nn
+
+
+def test_export_is_refused_with_what_works_instead():
+    with pytest.raises(NotImplementedError, match="MINDIR.*save_checkpoint"):
+        ms.export(nn.Dense(2, 2), ms.Tensor([[1.0, 2.0]]), file_name="net", file_format="MINDIR")
+    with pytest.raises(ValueError, match="'file_format' must be one of"):
+        ms.export(nn.Dense(2, 2), file_name="net", file_format="PB")
