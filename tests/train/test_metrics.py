@@ -126,4 +126,3 @@ def test_get_metric_fn_and_names():
     assert set(resolved) == {"accuracy", "loss"} and isinstance(resolved["loss"], M.Loss)
     with pytest.raises(TypeError, match="metrics"):
         M.get_metrics(["accuracy"])
-
