@@ -28,6 +28,7 @@ class Parameter(Tensor):
     layout = None
     global_shape = None
     _comm_fusion = 1
+    is_param_ps = False     # set_param_ps: this parameter lives on the parameter servers
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -94,6 +95,20 @@ class Parameter(Tensor):
 
     def assign_value(self, value):
         return self.set_data(value)
+
+    def set_param_ps(self, init_in_server=False):
+        """Keep this parameter on the parameter servers: they apply its optimizer update and
+        the workers pull its value each step (minispore/ps/).
+
+        Raises:
+            RuntimeError: set_ps_context(enable_ps=True) was not called, MS_ROLE is not one of
+                the parameter-server job's roles, PYNATIVE_MODE, or `init_in_server` on a
+                parameter whose name does not end with 'embedding_table'.
+            NotImplementedError: `init_in_server=True` (initialising the table on the server).
+        """
+        from minispore.ps.marking import check_set_param_ps
+        check_set_param_ps(self, init_in_server)
+        self.is_param_ps = True
 
     def clone(self, init="same"):
         return Parameter(Tensor(device.to_host(self._data).copy(), self._dtype), name=self.name,

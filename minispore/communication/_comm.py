@@ -60,7 +60,10 @@ class _State:
         self.inited = False
         self.role = None              # this process's Role (roles.py): a worker, here
         self.world = None             # Communicator of the workers (MPI.COMM_WORLD, or built)
-        self.cluster = None           # dynamic cluster: (workers' MPI comm, SchedulerLink), once
+        self.cluster = None           # dynamic cluster: (the job's MPI comm, SchedulerLink), once
+        self.job = None               # the job's comm when it has parameter servers (minispore/ps)
+        self.worker_num = None        # ... and its first worker_num ranks are the workers'
+        self.server_num = 0
         self.local_rank = 0
         self.local_size = 1
         self.groups = {}              # user group name -> Communicator
@@ -116,12 +119,18 @@ def start(runtime_num_threads=0):
         if STATE.cluster is None:
             STATE.cluster = cluster_worker.join(config)
         world = STATE.cluster[0]
+        if config.server_num:
+            # The workers' world and the servers' own: collectives never mix them; the
+            # parameter server talks to the workers point-to-point on the job's comm.
+            STATE.job, STATE.worker_num, STATE.server_num = (world, config.worker_num,
+                                                             config.server_num)
+            world = world.Split(int(config.role is Role.SERVER), world.Get_rank())
     STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
     STATE.by_ranks[STATE.world.world_ranks] = world
     local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
     STATE.local_rank, STATE.local_size = local.Get_rank(), local.Get_size()
     local.Free()
-    STATE.role = Role.WORKER
+    STATE.role = Role.WORKER if config is None else config.role
     if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")

@@ -47,6 +47,8 @@ class SchedulerLink:
 
     def who(self):
         if self.rank is not None:
+            if self.rank >= self.config.worker_num:
+                return f"parameter server {self.rank - self.config.worker_num}"
             return f"rank {self.rank}"
         node = self.config.node_id
         return f"worker pid {os.getpid()}" + (f", node id {node}" if node is not None else "")
@@ -75,8 +77,9 @@ class SchedulerLink:
         refused."""
         token = cluster_token.worker_token(self.config.sched_port)
         self.sock.settimeout(HANDSHAKE_TIMEOUT)
-        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token, role="MS_WORKER",
-                  node_id=self.config.node_id, worker_num=self.config.worker_num,
+        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token,
+                  role=self.config.role.value, node_id=self.config.node_id,
+                  worker_num=self.config.worker_num, server_num=self.config.server_num,
                   host=socket.gethostname(), pid=os.getpid())
         pending = []
         try:
@@ -204,7 +207,8 @@ def connect_mpi(link, rank, size):
 
 
 def join(config):
-    """Join the job `config` describes: (the workers' MPI intra-communicator, the SchedulerLink).
+    """Join the job `config` describes: (the job's MPI intra-communicator: the workers at ranks
+    0..MS_WORKER_NUM-1, then the parameter servers; the SchedulerLink).
 
     Raises:
         RuntimeError: the process was not relaunched under mpiexec (interactive interpreter),
@@ -226,8 +230,13 @@ def join(config):
     link.rank = assigned["rank"]
     comm = connect_mpi(link, assigned["rank"], assigned["size"])
     atexit.register(link.finish)
-    sys.stderr.write(f"[rank {link.rank}] minispore dynamic cluster: joined as rank "
-                     f"{link.rank} of {assigned['size']} (node id {config.node_id}); "
-                     f"Global rank id {link.rank}.\n")
+    if link.rank < config.worker_num:
+        sys.stderr.write(f"[rank {link.rank}] minispore dynamic cluster: joined as rank "
+                         f"{link.rank} of {config.worker_num} (node id {config.node_id}); "
+                         f"Global rank id {link.rank}.\n")
+    else:
+        sys.stderr.write(f"[{link.who()}] minispore dynamic cluster: joined as parameter "
+                         f"server {link.rank - config.worker_num} of {config.server_num} (job "
+                         f"rank {link.rank}).\n")
     sys.stderr.flush()
     return comm, link

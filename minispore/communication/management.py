@@ -69,6 +69,9 @@ def init(backend_name=None):
                        "CPU through mpi4py.", backend_name)
     if not STATE.inited:
         _comm.start(get_context("runtime_num_threads"))
+    if STATE.job is not None:
+        from minispore.ps import runtime as ps_runtime
+        ps_runtime.start()
     GlobalComm.BACKEND = "mccl" if backend_name == "mpi" else backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
     GlobalComm.INITED = True

@@ -61,15 +61,16 @@ def runs_a_script():
 
 
 def needs_relaunch(environ):
-    """A worker of a valid dynamic-cluster configuration, started without an MPI launcher.
+    """A worker or parameter server of a valid dynamic-cluster configuration, started without
+    an MPI launcher (both join the job's MPI communicator).
     An invalid configuration is left to init(), which raises naming the variable."""
-    if environ.get("MS_ROLE") != Role.WORKER.value or started_by_mpi_launcher(environ):
+    if not environ.get("MS_ROLE") or started_by_mpi_launcher(environ):
         return False
     try:
-        cluster_config_from_environment(environ)
+        config = cluster_config_from_environment(environ)
     except (ValueError, NotImplementedError):
         return False
-    return runs_a_script()
+    return config.role in (Role.WORKER, Role.SERVER) and runs_a_script()
 
 
 def relaunch_worker_under_mpiexec(environ=None):

@@ -1,5 +1,7 @@
 """The role of this process in a job (MindSpore's MS_ROLE) and the dynamic-cluster settings read
-from MindSpore's environment variables; a worker trains, the scheduler only coordinates.
+from MindSpore's environment variables; a worker trains, the scheduler only coordinates, and a
+parameter server (MS_PSERVER, with MS_SERVER_NUM > 0 and set_ps_context(enable_ps=True)) holds
+and updates the parameters marked set_param_ps (minispore/ps/).
 
 Two launches exist. Under ``mpirun -n N`` (or alone) every process is a worker and MPI's world
 is the job. With ``MS_ROLE`` set, processes started independently (a shell loop, ``msrun``)
@@ -19,6 +21,10 @@ class Role(enum.Enum):
     WORKER = "MS_WORKER"
     SCHEDULER = "MS_SCHED"
     SERVER = "MS_PSERVER"
+
+
+# MindSpore also accepts MS_SERVER for a parameter server.
+_ROLE_ALIASES = {"MS_SERVER": Role.SERVER}
 
 
 # MindSpore's dynamic-networking variables (mindspore_semantics.md §7.2) that minispore reads.
@@ -49,6 +55,12 @@ class ClusterConfig:
     worker_num: int
     node_id: str | None
     topo_timeout: float | None
+    server_num: int = 0
+
+    @property
+    def size(self):
+        """Processes in the job's MPI communicator: the workers, then the servers."""
+        return self.worker_num + self.server_num
 
     @property
     def address(self):
@@ -103,9 +115,9 @@ def cluster_config_from_environment(environ):
 
     Raises:
         ValueError: a cluster variable without MS_ROLE, an unknown MS_ROLE, or a missing or
-            malformed MS_SCHED_HOST / MS_SCHED_PORT / MS_WORKER_NUM / MS_TOPO_TIMEOUT.
-        NotImplementedError: MS_ROLE=MS_PSERVER or MS_SERVER_NUM (the parameter server), a
-            variable of UNBUILT_VARS, or MS_ROLE under a multi-rank mpirun.
+            malformed MS_SCHED_HOST / MS_SCHED_PORT / MS_WORKER_NUM / MS_SERVER_NUM /
+            MS_TOPO_TIMEOUT (a server needs MS_SERVER_NUM > 0).
+        NotImplementedError: a variable of UNBUILT_VARS, or MS_ROLE under a multi-rank mpirun.
     """
     unbuilt = [v for v in UNBUILT_VARS if environ.get(v)]
     if unbuilt:
@@ -123,17 +135,17 @@ def cluster_config_from_environment(environ):
                              f"unset {', '.join(stray)} to run under mpirun.")
         return None
     roles = {r.value: r for r in Role}
+    roles.update(_ROLE_ALIASES)
     if role_text not in roles:
         raise ValueError(f"MS_ROLE must be one of {', '.join(roles)}, but got "
                          f"MS_ROLE={role_text!r}.")
     role = roles[role_text]
-    servers = environ.get("MS_SERVER_NUM", "")
-    if role is Role.SERVER or servers not in ("", "0"):
-        setting = f"MS_ROLE={role_text}" if role is Role.SERVER else f"MS_SERVER_NUM={servers}"
-        raise NotImplementedError(
-            f"{setting}: the parameter server (MS_PSERVER processes, MS_SERVER_NUM) is not "
-            f"implemented in minispore; start only MS_SCHED and MS_WORKER processes and unset "
-            f"MS_SERVER_NUM.")
+    servers = _integer("MS_SERVER_NUM", environ.get("MS_SERVER_NUM") or "0", 0, 1 << 20,
+                       "a number of parameter servers >= 0")
+    if role is Role.SERVER and servers == 0:
+        raise ValueError(f"MS_ROLE={role_text} is a parameter server, but MS_SERVER_NUM is "
+                         f"{environ.get('MS_SERVER_NUM') or 'not set'}: set MS_SERVER_NUM to the "
+                         f"number of MS_PSERVER processes (the same in every process).")
     _check_launch(environ, role)
     host = _required(environ, "MS_SCHED_HOST", "the scheduler's IP address or host name")
     port = _integer("MS_SCHED_PORT", _required(environ, "MS_SCHED_PORT", "the scheduler's port"),
@@ -148,7 +160,7 @@ def cluster_config_from_environment(environ):
                  f"worker's rank; any other text is a name, and the rank follows arrival order)")
         node_id = str(int(node_id))
     return ClusterConfig(role, host, port, workers, node_id,
-                         _topo_timeout(environ.get("MS_TOPO_TIMEOUT", "")))
+                         _topo_timeout(environ.get("MS_TOPO_TIMEOUT", "")), servers)
 
 
 def role_from_environment(environ):

@@ -9,14 +9,15 @@ One thread, one ``selectors`` loop over the listening socket and every connectio
 
 1. Registration. A connection must say ``hello`` with the job's token (cluster_token.py) within
    HANDSHAKE_TIMEOUT; anything else is refused, logged with the peer's address, and closed. Up to
-   MS_WORKER_NUM workers register; ranks go to integer MS_NODE_IDs first, then to the others in
-   arrival order (assign_ranks). A worker that hangs up now frees its place.
+   MS_WORKER_NUM workers (and MS_SERVER_NUM parameter servers) register; worker ranks go to
+   integer MS_NODE_IDs first, then to the others in arrival order (assign_ranks); servers
+   follow the workers. A process that hangs up now frees its place.
 2. Joining MPI. Rank 0 opens an MPI port and sends its name; the scheduler hands it to rank 1,
    and to rank k+1 once rank k has joined (cluster_worker.py has the MPI side), so the merged
    communicator's ranks are the assigned ones.
-3. Running. A worker that fails (its abort hook reports the exception) or whose connection
-   closes before it said ``finished`` ends the job: every other worker gets ``abort`` and exits
-   non-zero within a second. When all have finished and hung up, the job succeeded.
+3. Running. A worker or server that fails (its abort hook reports the exception) or whose
+   connection closes before it said ``finished`` ends the job: every other one gets
+   ``abort`` and exits non-zero within a second. When all have finished and hung up, the job succeeded.
 
 MS_TOPO_TIMEOUT bounds registration, and again joining; when it passes, every registered worker
 is told which ranks are missing and exits, and so does the scheduler.
@@ -81,7 +82,7 @@ class Peer:
     def __init__(self, sock, address, now):
         self.sock, self.address, self.opened = sock, f"{address[0]}:{address[1]}", now
         self.reader = cluster_wire.LineReader()
-        self.hello = None          # the accepted hello message: node_id, host, pid
+        self.hello = None          # the accepted hello message: node_id, host, pid, role
         self.rank = None
         self.finished = False
 
@@ -91,7 +92,12 @@ class Peer:
         rank = "" if self.rank is None else f"rank {self.rank}, "
         node = self.hello.get("node_id")
         node = f"node id {node}, " if node is not None else ""
-        return f"worker ({rank}{node}host {self.hello['host']}, pid {self.hello['pid']})"
+        what = "server" if self.is_server else "worker"
+        return f"{what} ({rank}{node}host {self.hello['host']}, pid {self.hello['pid']})"
+
+    @property
+    def is_server(self):
+        return self.hello is not None and self.hello["role"] == Role.SERVER.value
 
 
 class Scheduler:
@@ -101,7 +107,7 @@ class Scheduler:
         self.config, self.token, self.listener = config, token, listener
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ)
-        self.workers = []          # registered Peers, in arrival order
+        self.members = []          # registered Peers (workers and servers), in arrival order
         self.phase = "registering"
         self.port_name = None
         self.next_to_join = None   # the rank told to connect and not yet joined
@@ -110,8 +116,10 @@ class Scheduler:
 
     # -- loop ------------------------------------------------------------------------------
     def run(self):
-        logger.info("Scheduler of the dynamic cluster listening on %s for %d workers "
+        logger.info("Scheduler of the dynamic cluster listening on %s for %d workers%s "
                     "(MS_TOPO_TIMEOUT %s).", self.config.address, self.config.worker_num,
+                    f" and {self.config.server_num} parameter servers"
+                    if self.config.server_num else "",
                     "unlimited" if self.config.topo_timeout is None
                     else f"{self.config.topo_timeout:g} s")
         while not self._over():
@@ -128,7 +136,7 @@ class Scheduler:
     def _over(self):
         if self.phase != "ending":
             return False
-        return not self.workers or time.monotonic() > self.deadline
+        return not self.members or time.monotonic() > self.deadline
 
     def _accept(self):
         try:
@@ -170,12 +178,18 @@ class Scheduler:
             self._refuse(peer, "not a minispore worker (malformed hello)")
         elif not cluster_token.same_token(message.get("token"), self.token):
             self._refuse(peer, "wrong cluster token")
-        elif message.get("role") != Role.WORKER.value:
+        elif message.get("role") not in (Role.WORKER.value, Role.SERVER.value):
             self._refuse(peer, f"MS_ROLE={message.get('role')} cannot join: only MS_WORKER "
-                               f"processes register with the scheduler")
+                               f"and MS_PSERVER processes register with the scheduler")
         elif message.get("worker_num") != config.worker_num:
             self._refuse(peer, f"it has MS_WORKER_NUM={message.get('worker_num')} but the "
                                f"scheduler has MS_WORKER_NUM={config.worker_num}")
+        elif message.get("server_num", 0) != config.server_num:
+            self._refuse(peer, f"it has MS_SERVER_NUM={message.get('server_num', 0)} but the "
+                               f"scheduler has MS_SERVER_NUM={config.server_num}")
+        elif self.phase == "registering" and self._full(message["role"]):
+            self._refuse(peer, f"all {self._wanted(message['role'])} {message['role']} "
+                               f"processes have already registered")
         elif self.phase != "registering":
             self._refuse(peer, f"the job has already formed with MS_WORKER_NUM="
                                f"{config.worker_num} workers" if self.phase != "ending"
@@ -184,18 +198,29 @@ class Scheduler:
             self._refuse(peer, f"MS_NODE_ID={message['node_id']} is already registered by "
                                f"{self._node_id_taken(message['node_id']).describe()}")
         else:
-            peer.hello = {k: message.get(k) for k in ("node_id", "host", "pid")}
-            self.workers.append(peer)
-            logger.info("Registered %s: %d of %d.", peer.describe(), len(self.workers),
-                        config.worker_num)
-            self._send(peer, "welcome", registered=len(self.workers), of=config.worker_num)
-            if len(self.workers) == config.worker_num:
+            peer.hello = {k: message.get(k) for k in ("node_id", "host", "pid", "role")}
+            if peer.is_server:
+                peer.hello["node_id"] = None      # a server's rank follows arrival order
+            self.members.append(peer)
+            logger.info("Registered %s: %d of %d.", peer.describe(), len(self.members),
+                        config.size)
+            self._send(peer, "welcome", registered=len(self.members), of=config.size)
+            if len(self.members) == config.size:
                 self._assign()
+
+    def _wanted(self, role):
+        return self.config.server_num if role == Role.SERVER.value else self.config.worker_num
+
+    def _full(self, role):
+        return sum(1 for m in self.members if m.hello["role"] == role) >= self._wanted(role)
 
     def _node_id_taken(self, node_id):
         if node_id is None:
             return None
-        return next((w for w in self.workers if w.hello["node_id"] == node_id), None)
+        return next((w for w in self.members if w.hello["node_id"] == node_id), None)
+
+    def _workers(self):
+        return [m for m in self.members if not m.is_server]
 
     def _refuse(self, peer, reason):
         logger.warning("Refused the %s: %s.", peer.describe(), reason)
@@ -203,17 +228,24 @@ class Scheduler:
         self._close(peer)
 
     def _assign(self):
-        ranks = assign_ranks([w.hello["node_id"] for w in self.workers], self.config.worker_num)
-        for worker, rank in zip(self.workers, ranks):
-            worker.rank = rank
-            logger.info("Assign rank id of node id: %s, role: MS_WORKER, host: %s, pid: %s, "
-                        "new rank id: %d", worker.hello["node_id"], worker.hello["host"],
-                        worker.hello["pid"], rank)
-        self.workers.sort(key=lambda w: w.rank)
+        """Workers take ranks 0..W-1 (assign_ranks), servers W.. in arrival order: the ranks
+        of the job's MPI communicator (servers are counted by MS_SERVER_NUM, 0 without a
+        parameter server)."""
+        workers = self._workers()
+        ranks = assign_ranks([w.hello["node_id"] for w in workers], self.config.worker_num)
+        servers = [m for m in self.members if m.is_server]
+        ranks += list(range(self.config.worker_num, self.config.size))
+        for member, rank in zip(workers + servers, ranks):
+            member.rank = rank
+            logger.info("Assign rank id of node id: %s, role: %s, host: %s, pid: %s, "
+                        "new rank id: %d", member.hello["node_id"], member.hello["role"],
+                        member.hello["host"], member.hello["pid"], rank)
+        self.members.sort(key=lambda w: w.rank)
         self.phase = "joining"
         self.deadline = _deadline(self.config.topo_timeout)
-        for worker in self.workers:
-            self._send(worker, "assigned", rank=worker.rank, size=self.config.worker_num)
+        for member in self.members:
+            self._send(member, "assigned", rank=member.rank, size=self.config.size,
+                       workers=self.config.worker_num)
 
     # -- joining and running ---------------------------------------------------------------
     def _handle(self, peer, message):
@@ -233,14 +265,16 @@ class Scheduler:
             self._protocol_error(peer, f"unexpected message {kind!r} in phase {self.phase}")
 
     def _joined(self, rank):
-        if rank + 1 < self.config.worker_num:
+        if rank + 1 < self.config.size:
             self.next_to_join = rank + 1
-            self._send(self.workers[rank + 1], "connect", port=self.port_name)
+            self._send(self.members[rank + 1], "connect", port=self.port_name)
             return
         self.next_to_join = None
         self.phase = "running"
-        logger.info("Cluster is successfully initialized: %d workers in one MPI communicator.",
-                    self.config.worker_num)
+        logger.info("Cluster is successfully initialized: %d workers%s in one MPI "
+                    "communicator.", self.config.worker_num,
+                    f" and {self.config.server_num} parameter servers"
+                    if self.config.server_num else "")
 
     def _hung_up(self, peer):
         if peer.sock.fileno() < 0:
@@ -248,20 +282,22 @@ class Scheduler:
         self._close(peer)
         if peer.hello is None:
             return
-        self.workers.remove(peer)
+        self.members.remove(peer)
         if self.phase == "registering":
             logger.warning("The %s hung up before the cluster formed; its place is free "
-                           "again (%d of %d registered).", peer.describe(), len(self.workers),
-                           self.config.worker_num)
+                           "again (%d of %d registered).", peer.describe(), len(self.members),
+                           self.config.size)
             return
         if self.status is not None:
             return    # the job has ended; the workers told to abort are hanging up
         if not peer.finished:
             self._fail(f"{peer.describe()} exited before finishing its script (killed, or "
                        f"its connection to the scheduler was lost)")
-        elif not self.workers:
-            logger.info("Job finished: all %d workers finished their script.",
-                        self.config.worker_num)
+        elif not self.members:
+            logger.info("Job finished: all %d workers%s finished their script.",
+                        self.config.worker_num,
+                        f" and {self.config.server_num} parameter servers"
+                        if self.config.server_num else "")
             self.status = 0
             self.phase = "ending"
 
@@ -279,7 +315,7 @@ class Scheduler:
         self.status = 1
         self.phase = "ending"
         self.deadline = time.monotonic() + ABORT_GRACE
-        for worker in [w for w in self.workers if w is not culprit]:
+        for worker in [w for w in self.members if w is not culprit]:
             self._send(worker, "abort", reason=reason)
 
     def _check_timeouts(self):
@@ -289,16 +325,21 @@ class Scheduler:
             if peer is not None and peer.hello is None and now - peer.opened > HANDSHAKE_TIMEOUT:
                 self._refuse(peer, f"no hello within {HANDSHAKE_TIMEOUT:g} s")
         if self.phase == "registering" and now > self.deadline:
-            node_ids = [w.hello["node_id"] for w in self.workers]
+            workers = self._workers()
+            node_ids = [w.hello["node_id"] for w in workers]
             missing = missing_ranks(node_ids, self.config.worker_num)
+            servers = len(self.members) - len(workers)
+            lacking = (f"; {servers} of {self.config.server_num} parameter servers registered"
+                       if servers < self.config.server_num else "")
             self._fail(f"the cluster did not form within MS_TOPO_TIMEOUT="
-                       f"{self.config.topo_timeout:g} s: {len(self.workers)} of "
+                       f"{self.config.topo_timeout:g} s: {len(workers)} of "
                        f"{self.config.worker_num} workers registered (MS_NODE_ID "
-                       f"{_names(node_ids)}); missing rank(s) {', '.join(map(str, missing))} "
+                       f"{_names(node_ids)}); missing rank(s) "
+                       f"{', '.join(map(str, missing)) or 'none'} "
                        f"(MS_NODE_ID {_names(map(str, missing))}, or workers without "
-                       f"MS_NODE_ID)")
+                       f"MS_NODE_ID){lacking}")
         elif self.phase == "joining" and now > self.deadline:
-            waiting = range(self.next_to_join or 0, self.config.worker_num)
+            waiting = range(self.next_to_join or 0, self.config.size)
             self._fail(f"rank(s) {', '.join(map(str, waiting))} did not join the MPI "
                        f"communicator within MS_TOPO_TIMEOUT={self.config.topo_timeout:g} s")
 

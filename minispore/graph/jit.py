@@ -21,6 +21,9 @@ from minispore.ops.primitive import Aval
 
 _CTX = context()
 _JIT_TOTALS = {"compiles": 0, "hits": 0, "entries": 0}
+# Called with no argument before every compile (a parameter server starts serving at its first
+# compile: minispore/ps/runtime.py).
+COMPILE_HOOKS = []
 
 
 class _Compiler:
@@ -132,6 +135,8 @@ class CompileCache:
         return executable.run(arrays, bindings)
 
     def _compile(self, fn, args, avals, prepare, ctx):
+        for hook in COMPILE_HOOKS:
+            hook()
         start = time.perf_counter()
         graph, tracer = trace(fn, args, self.name, avals)
         program = to_program(graph, tracer)

@@ -355,11 +355,10 @@ class Cell:
         return region
 
     def set_param_ps(self, recurse=True, init_in_server=False):
-        """MindSpore's parameter-server placement of this cell's parameters: not built yet."""
-        raise NotImplementedError(
-            f"{type(self).__name__}.set_param_ps (parameter server training) is not "
-            f"implemented in minispore yet; the parameters train on the workers (data or "
-            f"semi-auto parallel).")
+        """Keep this cell's trainable parameters (its sub-cells' too when `recurse`) on the
+        parameter servers (``Parameter.set_param_ps``, minispore/ps/)."""
+        for param in self.trainable_params(recurse):
+            param.set_param_ps(init_in_server)
 
     def set_comm_fusion(self, fusion_type, recurse=True):
         """Give this cell's parameters (its sub-cells' too when `recurse`) the communication

@@ -32,11 +32,14 @@ def is_sliced(param):
 
 def fixed_layout(param, device_num):
     """The layout `param` must have whatever its consumers want: the one it is sliced with,
-    or the one a shard ``parameter_plan`` gave it (``param.planned_cuts``); None when the
-    parallel pass may choose."""
+    or the one a shard ``parameter_plan`` gave it (``param.planned_cuts``), or whole on every
+    rank for a parameter-server parameter (its server sends it whole, minispore/ps/; a
+    consumer that wants a block cuts it locally); None when the parallel pass may choose."""
     if param.layout is not None:
         return param.layout
     cuts = getattr(param, "planned_cuts", None)
+    if param.is_param_ps:
+        cuts = (1,) * len(param.shape)
     if cuts is None:
         return None
     from minispore.parallel.settings import layout_of_cuts

@@ -118,7 +118,7 @@ def place_parameter(param, want, settings):
     if param.layout is None:
         layout = fixed_layout(param, settings.device_num) or \
             TensorLayout(want.dev_matrix, want.tensor_map)
-        sharded = optimizer_shard_layout(layout, param, settings)
+        sharded = None if param.is_param_ps else optimizer_shard_layout(layout, param, settings)
         if sharded is not None:
             layout, param.optimizer_shards = sharded
         slice_parameter(param, layout, settings.rank, settings.mesh)

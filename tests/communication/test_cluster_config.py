@@ -32,18 +32,31 @@ def test_a_worker_and_a_scheduler_read_their_settings():
     assert cluster_config_from_environment(dict(WORKER, MS_TOPO_TIMEOUT="2.5")).topo_timeout == 2.5
 
 
+def test_a_parameter_server_reads_its_settings():
+    server = cluster_config_from_environment(dict(WORKER, MS_ROLE="MS_PSERVER",
+                                                  MS_SERVER_NUM="2"))
+    assert (server.role, server.server_num, server.size) == (Role.SERVER, 2, 6)
+    # MindSpore's other name for the role
+    assert role_from_environment(dict(WORKER, MS_ROLE="MS_SERVER", MS_SERVER_NUM="1")) is \
+        Role.SERVER
+    # workers and the scheduler of such a job count the servers too
+    assert cluster_config_from_environment(dict(WORKER, MS_SERVER_NUM="3")).size == 7
+    assert cluster_config_from_environment(WORKER).server_num == 0
+
+
 @pytest.mark.parametrize("change, error, message", [
     ({"MS_ROLE": "MS_BOSS"}, ValueError, r"MS_ROLE must be one of MS_WORKER, MS_SCHED, "
-                                         r"MS_PSERVER, but got MS_ROLE='MS_BOSS'"),
+                                         r"MS_PSERVER, MS_SERVER, but got MS_ROLE='MS_BOSS'"),
     ({"MS_SCHED_PORT": "80"}, ValueError, r"MS_SCHED_PORT must be a port number in "
                                           r"\[1024, 65535\], but got MS_SCHED_PORT='80'"),
     ({"MS_SCHED_HOST": ""}, ValueError, r"MS_SCHED_HOST must be set to the scheduler's IP"),
     ({"MS_WORKER_NUM": "0"}, ValueError, r"MS_WORKER_NUM must be a positive number of workers"),
     ({"MS_NODE_ID": "4"}, ValueError, r"MS_NODE_ID must be a rank in \[0, MS_WORKER_NUM=4\)"),
     ({"MS_TOPO_TIMEOUT": "soon"}, ValueError, r"MS_TOPO_TIMEOUT must be a number of seconds"),
-    ({"MS_ROLE": "MS_PSERVER"}, NotImplementedError, r"MS_ROLE=MS_PSERVER: the parameter "
-                                                     r"server .* is not implemented"),
-    ({"MS_SERVER_NUM": "8"}, NotImplementedError, r"MS_SERVER_NUM=8: the parameter server"),
+    ({"MS_ROLE": "MS_PSERVER"}, ValueError, r"MS_ROLE=MS_PSERVER is a parameter server, but "
+                                            r"MS_SERVER_NUM is not set"),
+    ({"MS_SERVER_NUM": "-1"}, ValueError, r"MS_SERVER_NUM must be a number of parameter "
+                                          r"servers >= 0, but got MS_SERVER_NUM='-1'"),
     ({"MS_ENABLE_RECOVERY": "1"}, NotImplementedError, r"MS_ENABLE_RECOVERY=1 asks for "
                                                        r"disaster recovery"),
     ({"MS_NODE_TIMEOUT": "60"}, NotImplementedError, r"MS_NODE_TIMEOUT=60 asks for heartbeats"),

@@ -120,16 +120,3 @@ def test_ms_role_names_the_dynamic_cluster_role(value, role):
     environ = {"MS_ROLE": value, "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118",
                "MS_WORKER_NUM": "8"}
     assert role_from_environment(environ) is role
-
-
-@needs_mpirun
-def test_init_refuses_the_parameter_server_role():
-    script = REPORT_THREADS.format(before="")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, env=_env(MS_ROLE="MS_PSERVER", MS_SCHED_HOST="127.0.0.1",
-                                                MS_SCHED_PORT="8118", MS_WORKER_NUM="1"),
-                          cwd=ROOT)
-    assert proc.returncode != 0
-    assert ("NotImplementedError: MS_ROLE=MS_PSERVER: the parameter server (MS_PSERVER "
-            "processes, MS_SERVER_NUM) is not implemented in minispore" in proc.stderr), \
-        proc.stderr

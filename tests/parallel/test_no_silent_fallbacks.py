@@ -66,15 +66,17 @@ def test_what_is_built_is_still_accepted():
         {"allreduce": {"mode": "size", "config": 32}}
 
 
-def test_parameter_server_is_refused():
-    with pytest.raises(NotImplementedError, match="enable_ps=True"):
-        ms.set_ps_context(enable_ps=True)
-    assert ms.get_ps_context("enable_ps") is False
-    ms.set_ps_context(enable_ps=False)
+def test_parameter_server_settings_it_does_not_have_are_refused():
+    with pytest.raises(NotImplementedError, match="enable_ssl=True asks for SSL"):
+        ms.set_ps_context(enable_ssl=True)
+    with pytest.raises(NotImplementedError, match="config_file_path='r.json' asks for "
+                                                  "parameter-server disaster recovery"):
+        ms.set_ps_context(config_file_path="r.json")
+    assert ms.get_ps_context("enable_ssl") is False
     with pytest.raises(TypeError, match="'enable_ps' must be bool"):
         ms.set_ps_context(enable_ps=1)
-    with pytest.raises(NotImplementedError, match="Dense.set_param_ps"):
-        nn.Dense(4, 4).set_param_ps()
+    with pytest.raises(ValueError, match="'worker_num' is not recognized"):
+        ms.set_ps_context(worker_num=2)
 
 
 # -- validation MindSpore does ------------------------------------------------------------------
@@ -149,20 +151,19 @@ def test_pipeline_needs_an_operator_parallel_mode_and_a_divisible_device_number(
         net(x)
 
 
-# -- MindSpore's samples end with the clear error -------------------------------------------------
-REFUSED_SAMPLES = {
-    "parameter_server/train.py": "enable_ps=True",
-}
+# -- a sample started without its launch ends with MindSpore's error ---------------------------
 
 
 @pytest.mark.skipif(not SAMPLES.is_dir(), reason="MindSpore's samples (../shared/samples) are "
                                                  "not beside this checkout")
-@pytest.mark.parametrize("script", sorted(REFUSED_SAMPLES))
-def test_unbuilt_feature_samples_end_with_not_implemented_error(tmp_path, script):
-    env = dict(os.environ, DATA_PATH=str(tmp_path / "MNIST_Data" / "train"),
-               NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
-    run = subprocess.run([sys.executable, "-m", "minispore", str(SAMPLES / script)],
+def test_parameter_server_sample_without_ms_role_ends_with_runtime_error(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MS_")}
+    env.update(DATA_PATH=str(tmp_path / "MNIST_Data" / "train"), NUMBA_NUM_THREADS="1",
+               PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "minispore",
+                          str(SAMPLES / "parameter_server" / "train.py")],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
-    assert "NotImplementedError" in run.stderr and REFUSED_SAMPLES[script] in run.stderr, \
+    assert "RuntimeError: For 'Parameter.set_param_ps' of 'fc1.weight', parameter-server " \
+           "training must be on" in run.stderr and "MS_ROLE is not set" in run.stderr, \
         run.stderr[-2000:]

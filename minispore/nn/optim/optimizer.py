@@ -7,9 +7,11 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
+from minispore.common.ps_context import get_ps_context
 from minispore.nn.cell import Cell
 from minispore.nn.learning_rate_schedule import LearningRateSchedule, _ListLR
 from minispore.ops import functional as F
+from minispore.ps import runtime as ps_runtime
 
 __all__ = ["Optimizer"]
 
@@ -114,6 +116,16 @@ class Optimizer(Cell):
             object.__setattr__(self, "learning_rate", default_lr)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32), mstype.int32),
                                      name="global_step", requires_grad=False)
+        if get_ps_context("enable_ps"):
+            ps_runtime.register_optimizer(self)
+
+    def __call__(self, *args, **kwargs):
+        """With parameter-server training on, the set_param_ps parameters' updates go to the
+        servers (minispore/ps/runtime.py); otherwise the Cell's call."""
+        if get_ps_context("enable_ps"):
+            return ps_runtime.optimizer_call(self, lambda: super(Optimizer, self).__call__(
+                *args, **kwargs))
+        return super().__call__(*args, **kwargs)
 
     def _lr_source(self, lr, arg_name):
         """A fixed rate becomes a 0-d float32 Tensor; a per-step list or 1-D Tensor and a

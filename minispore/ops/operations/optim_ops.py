@@ -53,11 +53,20 @@ class _ApplyUpdate(Primitive):
     side_effect = True    # writes the Parameter and state in place: graphs keep and order it
     tensor_args = ()
     scalar_args = ()
+    # A parameter-server worker sets this to a callable (parameter, gradient) -> bool that
+    # sends the gradient of a set_param_ps parameter to its server instead of updating it
+    # here (minispore/ps/worker.py); the server runs the real update.
+    redirect = None
+    redirectable = True
 
     def __call__(self, *args):
         if not isinstance(args[0], Parameter):
             raise self.error(f"'{self.tensor_args[0]}' must be a Parameter, but got "
                              f"{type(args[0]).__name__}.", TypeError)
+        redirect = _ApplyUpdate.redirect
+        if redirect is not None and self.redirectable and \
+                redirect(args[0], args[self.tensor_args.index("gradient")]):
+            return args[0]
         super().__call__(*args)
         return args[0]
 

@@ -1,0 +1,81 @@
+"""Turning parameter-server training on in a process: ``init()`` calls `start` when the job
+has MS_SERVER_NUM > 0 servers; optimizers and the graph compiler call the hooks below."""
+import atexit
+import weakref
+
+from minispore.common.context import PYNATIVE_MODE, context
+from minispore.common.ps_context import get_ps_context
+from minispore.communication._comm import STATE
+from minispore.communication.roles import Role
+from minispore.ops.operations.optim_ops import _ApplyUpdate
+
+__all__ = ["start", "register_optimizer", "optimizer_call", "before_compile"]
+
+_OPTIMIZERS = []       # weak references to the optimizers made while enable_ps is on
+_STARTED = [False]
+
+
+def start():
+    """After the job's communicators exist: a worker pushes instead of updating its PS
+    parameters and tells the servers when it has finished; a server serves at its first
+    compile (or optimizer call)."""
+    if not get_ps_context("enable_ps"):
+        raise RuntimeError(
+            f"For 'init', this job has MS_SERVER_NUM={STATE.server_num} parameter servers, but "
+            f"parameter-server training is off: call set_ps_context(enable_ps=True) before "
+            f"init() in every process of the job (or unset MS_SERVER_NUM).")
+    if _STARTED[0]:
+        return
+    _STARTED[0] = True
+    from minispore.graph.jit import COMPILE_HOOKS
+    COMPILE_HOOKS.append(before_compile)
+    if STATE.role is Role.WORKER:
+        from minispore.ps import worker
+        _ApplyUpdate.redirect = staticmethod(worker.redirect)
+        atexit.register(worker.finish)
+
+
+def is_server():
+    return _STARTED[0] and STATE.role is Role.SERVER
+
+
+def register_optimizer(optimizer):
+    _OPTIMIZERS.append(weakref.ref(optimizer))
+
+
+def _optimizer_with_ps_parameters():
+    found = [o for o in (ref() for ref in _OPTIMIZERS)
+             if o is not None and any(p.is_param_ps for p in o.parameters)]
+    if len(found) > 1:
+        raise NotImplementedError(
+            f"Parameter-server training with {len(found)} optimizers holding set_param_ps "
+            f"parameters ({', '.join(type(o).__name__ for o in found)}) is not implemented in "
+            f"minispore; keep the set_param_ps parameters in one optimizer.")
+    return found[0] if found else None
+
+
+def before_compile():
+    """The graph compiler's hook: a server starts serving at its first compile once the
+    script has made the optimizer of its set_param_ps parameters."""
+    from minispore.ps import server
+    if is_server() and not server.serving():
+        optimizer = _optimizer_with_ps_parameters()
+        if optimizer is not None:
+            server.serve(optimizer)
+
+
+def optimizer_call(optimizer, call):
+    """Run ``call()`` (the optimizer's own call) the parameter-server way: on a server, serve
+    instead; on a worker, push and pull the PS parameters (worker.UpdateBatch)."""
+    from minispore.ps import server, worker
+    if not _STARTED[0] or not any(p.is_param_ps for p in optimizer.parameters):
+        return call()
+    if server.serving():
+        return call()
+    if context().mode == PYNATIVE_MODE:
+        raise RuntimeError(f"For '{type(optimizer).__name__}', parameter-server training runs "
+                           f"in GRAPH_MODE only; call set_context(mode=GRAPH_MODE).")
+    if STATE.role is Role.SERVER:
+        server.serve(optimizer)
+    with worker.UpdateBatch(optimizer):
+        return call()

@@ -1,0 +1,176 @@
+"""The server's side of parameter-server training: hold this server's keys, apply the
+workers' gradients with the script's optimizer, send the new values back, until every worker
+has finished.
+
+Synchronous (``sync_mode=True``, MindSpore's synchronous SGD): per step, one push of every
+key of this server from each worker still training; the update uses their mean (summed in
+worker order), once; each of those workers then gets the new values. So the run equals
+single-process training on the global batch. A worker that has finished (`TAG_DONE`) leaves
+the count.
+
+Asynchronous (``sync_mode=False``): the first worker whose push arrives has it applied at once,
+scaled by 1/MS_WORKER_NUM (so W pushes move the parameters as far as one synchronous step),
+and gets the new values back; every push is applied exactly once (the server counts them per
+worker and logs the counts at the end).
+
+The update is the optimizer's own call, run eagerly on this server's copies with a zero
+gradient for the parameters it does not own (their values here are never sent anywhere).
+"""
+import logging
+import sys
+import time
+
+import numpy as np
+
+from minispore.common import context as ms_context
+from minispore.common.auto_parallel_context import reset_auto_parallel_context
+from minispore.common.ps_context import get_ps_context
+from minispore.common.tensor import Tensor
+from minispore.communication._comm import STATE, mpi
+from minispore.ps import placement, transport
+
+__all__ = ["serve", "serving"]
+
+logger = logging.getLogger("minispore.ps")
+_SERVING = [False]
+
+
+def serving():
+    return _SERVING[0]
+
+
+def _start_logging(server):
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"[MS_PSERVER {server}] %(asctime)s "
+                                               f"%(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+class _Keys:
+    """This server's keys: their parameters and a receive buffer per worker."""
+
+    def __init__(self, optimizer, server):
+        params = placement.ps_parameters(optimizer)
+        if not params:
+            raise RuntimeError(f"The parameter server found no set_param_ps parameter in "
+                               f"{type(optimizer).__name__}'s parameters.")
+        owners = placement.assign_servers([p.nbytes for p in params], STATE.server_num)
+        self.keys = [k for k, s in enumerate(owners) if s == server]
+        self.params = [params[k] for k in self.keys]
+        workers = STATE.worker_num
+        self.buffers = {w: [np.empty(p.shape, p.dtype.np_dtype) for p in self.params]
+                        for w in range(workers)}
+        self.nbytes = sum(p.nbytes for p in self.params)
+        index = {id(p): i for i, p in enumerate(optimizer.parameters)}
+        self.slots = [index[id(p)] for p in self.params]
+
+    def receive(self, worker):
+        for key, buf in zip(self.keys, self.buffers[worker]):
+            transport.recv_into(buf, worker, transport.data_tag(key))
+
+    def send(self, worker):
+        requests = []
+        values = [np.ascontiguousarray(p.asnumpy()) for p in self.params]
+        for key, value in zip(self.keys, values):
+            requests += transport.isend(value, worker, transport.data_tag(key))
+        mpi().Request.Waitall(requests)
+
+
+class _Updater:
+    """Runs the optimizer on gradient buffers: this server's slots filled, the others zero."""
+
+    def __init__(self, optimizer, keys):
+        self.optimizer, self.keys = optimizer, keys
+        self.grads = [Tensor(np.zeros(p.shape, p.dtype.np_dtype)) for p in optimizer.parameters]
+
+    def apply(self, arrays, scale):
+        for slot, array in zip(self.keys.slots, arrays):
+            self.grads[slot] = Tensor(array * array.dtype.type(scale))
+        self.optimizer(tuple(self.grads))
+
+
+def serve(optimizer):
+    """Serve this process's keys of `optimizer` until every worker has finished, then end the
+    process with status 0 (never returns)."""
+    workers = STATE.worker_num
+    server = STATE.job.Get_rank() - workers
+    _start_logging(server)
+    _SERVING[0] = True
+    ms_context.set_context(mode=ms_context.PYNATIVE_MODE)
+    reset_auto_parallel_context()
+    keys = _Keys(optimizer, server)
+    sync = get_ps_context("sync_mode")
+    logger.info("Serving %d parameter(s) (%s; %d bytes) for %d workers, %s.", len(keys.keys),
+                ", ".join(p.name for p in keys.params) or "none", keys.nbytes, workers,
+                "synchronous" if sync else "asynchronous")
+    updater = _Updater(optimizer, keys)
+    pushes = (_serve_sync if sync else _serve_async)(keys, updater, workers)
+    logger.info("All %d workers finished; pushes applied per worker: %s.", workers,
+                ", ".join(f"worker {w}: {n}" for w, n in enumerate(pushes)))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.exit(0)
+
+
+def _next_message(source):
+    """(source, tag) of the next message to this server (from `source`, or anyone)."""
+    MPI = mpi()
+    status = MPI.Status()
+    transport.job().Probe(source=MPI.ANY_SOURCE if source is None else source,
+                          tag=MPI.ANY_TAG, status=status)
+    return status.Get_source(), status.Get_tag()
+
+
+def _take_done(worker):
+    transport.job().Recv([np.empty(0, np.uint8), mpi().BYTE], source=worker,
+                         tag=transport.TAG_DONE)
+
+
+def _serve_sync(keys, updater, workers):
+    live, pushes, step = list(range(workers)), [0] * workers, 0
+    while live:
+        start = time.perf_counter()
+        pushed = []
+        for worker in list(live):
+            _, tag = _next_message(worker)
+            if tag == transport.TAG_DONE:
+                _take_done(worker)
+                live.remove(worker)
+                continue
+            keys.receive(worker)
+            pushed.append(worker)
+        if not pushed:
+            break
+        total = [buf.copy() for buf in keys.buffers[pushed[0]]]
+        for worker in pushed[1:]:
+            for acc, buf in zip(total, keys.buffers[worker]):
+                acc += buf
+        updater.apply(total, 1.0 / len(pushed))
+        for worker in pushed:
+            keys.send(worker)
+            pushes[worker] += 1
+        step += 1
+        logger.info("step %d: %d pushes in, update applied, %d pulls out (%d bytes each way, "
+                    "%.1f ms).", step, len(pushed), len(pushed), keys.nbytes * len(pushed),
+                    1e3 * (time.perf_counter() - start))
+    return pushes
+
+
+def _serve_async(keys, updater, workers):
+    live, pushes = set(range(workers)), [0] * workers
+    while live:
+        worker, tag = _next_message(None)
+        if tag == transport.TAG_DONE:
+            _take_done(worker)
+            live.discard(worker)
+            continue
+        keys.receive(worker)
+        updater.apply(keys.buffers[worker], 1.0 / workers)
+        keys.send(worker)
+        pushes[worker] += 1
+        logger.info("push %d of worker %d applied, pulled back (%d bytes each way).",
+                    pushes[worker], worker, keys.nbytes)
+    return pushes
