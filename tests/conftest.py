@@ -16,14 +16,15 @@ if str(ROOT) not in sys.path:
 from minispore.common import seed as global_seed  # noqa: E402
 from minispore.common.auto_parallel_context import reset_auto_parallel_context  # noqa: E402
 from minispore.common.context import context  # noqa: E402
+from minispore.common.ps_context import reset_ps_context  # noqa: E402
 from minispore.dataset import config as dataset_config  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def isolated_context():
-    """Restore set_context settings, the parallel context, the global and dataset seeds after
-    each test, and drop tapes or cell scopes a failing test left open, so one failure does not
-    cascade into others."""
+    """Restore set_context settings, the parallel and parameter-server contexts, the global and
+    dataset seeds after each test, and drop tapes or cell scopes a failing test left open, so
+    one failure does not cascade into others."""
     ctx = context()
     saved = [(state, dict(state)) for state in (ctx._settings, global_seed._state,
                                                  dataset_config._state)]
@@ -32,6 +33,7 @@ def isolated_context():
         state.clear()
         state.update(values)
     reset_auto_parallel_context()
+    reset_ps_context()
     ctx.tapes.clear()
     ctx.scopes.clear()
 
