@@ -35,6 +35,7 @@ CLUSTER_VARS = ("MS_ROLE", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_WORKER_NUM", "M
 UNBUILT_VARS = {
     "MS_ENABLE_RECOVERY": "disaster recovery (restarting a failed worker from its checkpoint)",
     "MS_RECOVERY_PATH": "disaster recovery (restarting a failed worker from its checkpoint)",
+    "MS_RECOVERY_INTERVAL": "disaster recovery (restarting a failed worker from its checkpoint)",
     "MS_WORKER_IP": "choosing the workers' own address (the scheduler sees where they connect from)",
     "MS_NODE_TIMEOUT": "heartbeats (a dead worker is noticed when its connection closes)",
     "MS_DISABLE_HEARTBEAT": "heartbeats (a dead worker is noticed when its connection closes)",
@@ -42,6 +43,8 @@ UNBUILT_VARS = {
     "MS_RETRY_INTERVAL_LOWER": "MindSpore's randomised RPC retry interval",
     "MS_RETRY_INTERVAL_UPPER": "MindSpore's randomised RPC retry interval",
 }
+# ... except in a job with parameter servers, whose servers checkpoint (minispore/ps/recovery.py).
+PS_RECOVERY_VARS = ("MS_ENABLE_RECOVERY", "MS_RECOVERY_PATH", "MS_RECOVERY_INTERVAL")
 DEFAULT_TOPO_TIMEOUT = 1800.0   # MindSpore's registration window: 30 minutes
 
 
@@ -119,7 +122,9 @@ def cluster_config_from_environment(environ):
             MS_TOPO_TIMEOUT (a server needs MS_SERVER_NUM > 0).
         NotImplementedError: a variable of UNBUILT_VARS, or MS_ROLE under a multi-rank mpirun.
     """
-    unbuilt = [v for v in UNBUILT_VARS if environ.get(v)]
+    with_servers = (environ.get("MS_SERVER_NUM") or "0") != "0"
+    unbuilt = [v for v in UNBUILT_VARS if environ.get(v)
+               and not (with_servers and v in PS_RECOVERY_VARS)]
     if unbuilt:
         var = unbuilt[0]
         raise NotImplementedError(

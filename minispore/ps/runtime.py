@@ -13,6 +13,7 @@ __all__ = ["start", "register_optimizer", "optimizer_call", "before_compile"]
 
 _OPTIMIZERS = []       # weak references to the optimizers made while enable_ps is on
 _STARTED = [False]
+_PULLED = [False]      # this worker has taken the servers' initial values
 
 
 def start():
@@ -32,11 +33,7 @@ def start():
     if STATE.role is Role.WORKER:
         from minispore.ps import worker
         _ApplyUpdate.redirect = staticmethod(worker.redirect)
-        atexit.register(worker.finish)
-
-
-def is_server():
-    return _STARTED[0] and STATE.role is Role.SERVER
+        atexit.register(finish)
 
 
 def register_optimizer(optimizer):
@@ -55,13 +52,29 @@ def _optimizer_with_ps_parameters():
 
 
 def before_compile():
-    """The graph compiler's hook: a server starts serving at its first compile once the
-    script has made the optimizer of its set_param_ps parameters."""
-    from minispore.ps import server
-    if is_server() and not server.serving():
+    """The graph compiler's hook, once the script has made the optimizer of its set_param_ps
+    parameters: a server starts serving; a worker takes the servers' values first."""
+    from minispore.ps import server, worker
+    if _PULLED[0] or server.serving():
+        return
+    optimizer = _optimizer_with_ps_parameters()
+    if optimizer is None:
+        return
+    if STATE.role is Role.SERVER:
+        server.serve(optimizer)
+    _PULLED[0] = True
+    worker.pull_initial(optimizer)
+
+
+def finish():
+    """A worker's exit: take the initial values if it never compiled (the servers sent them),
+    then tell the servers it has finished."""
+    from minispore.ps import worker
+    if not _PULLED[0]:
         optimizer = _optimizer_with_ps_parameters()
         if optimizer is not None:
-            server.serve(optimizer)
+            worker.pull_initial(optimizer)
+    worker.finish()
 
 
 def optimizer_call(optimizer, call):
@@ -75,7 +88,6 @@ def optimizer_call(optimizer, call):
     if context().mode == PYNATIVE_MODE:
         raise RuntimeError(f"For '{type(optimizer).__name__}', parameter-server training runs "
                            f"in GRAPH_MODE only; call set_context(mode=GRAPH_MODE).")
-    if STATE.role is Role.SERVER:
-        server.serve(optimizer)
+    before_compile()      # a server serves; a worker has its initial values
     with worker.UpdateBatch(optimizer):
         return call()

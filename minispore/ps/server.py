@@ -17,6 +17,7 @@ The update is the optimizer's own call, run eagerly on this server's copies with
 gradient for the parameters it does not own (their values here are never sent anywhere).
 """
 import logging
+import os
 import sys
 import time
 
@@ -28,6 +29,7 @@ from minispore.common.ps_context import get_ps_context
 from minispore.common.tensor import Tensor
 from minispore.communication._comm import STATE, mpi
 from minispore.ps import placement, transport
+from minispore.ps.recovery import ServerCheckpoints, recovery_settings
 
 __all__ = ["serve", "serving"]
 
@@ -106,8 +108,28 @@ def serve(optimizer):
     logger.info("Serving %d parameter(s) (%s; %d bytes) for %d workers, %s.", len(keys.keys),
                 ", ".join(p.name for p in keys.params) or "none", keys.nbytes, workers,
                 "synchronous" if sync else "asynchronous")
+    recovery = recovery_settings(os.environ)
+    checkpoints = None
+    step = 0
+    if recovery is not None:
+        if not sync:
+            raise NotImplementedError(
+                "MS_ENABLE_RECOVERY=1 with an asynchronous parameter server (sync_mode=False) "
+                "is not implemented in minispore: the servers checkpoint at common steps, "
+                "which only synchronous training has.")
+        checkpoints = ServerCheckpoints(recovery, server, optimizer, keys.params)
+        step = checkpoints.restore()
+        if step:
+            logger.info("Restored from step %d (MS_RECOVERY_PATH=%s).", step, recovery.path)
+    # Every worker starts from the servers' values (worker.pull_initial): restored ones, or
+    # the initial ones this process drew from the global seed.
+    for worker in range(workers):
+        keys.send(worker)
     updater = _Updater(optimizer, keys)
-    pushes = (_serve_sync if sync else _serve_async)(keys, updater, workers)
+    if sync:
+        pushes = _serve_sync(keys, updater, workers, step, checkpoints)
+    else:
+        pushes = _serve_async(keys, updater, workers)
     logger.info("All %d workers finished; pushes applied per worker: %s.", workers,
                 ", ".join(f"worker {w}: {n}" for w, n in enumerate(pushes)))
     sys.stdout.flush()
@@ -129,8 +151,8 @@ def _take_done(worker):
                          tag=transport.TAG_DONE)
 
 
-def _serve_sync(keys, updater, workers):
-    live, pushes, step = list(range(workers)), [0] * workers, 0
+def _serve_sync(keys, updater, workers, step, checkpoints):
+    live, pushes = list(range(workers)), [0] * workers
     while live:
         start = time.perf_counter()
         pushed = []
@@ -156,6 +178,8 @@ def _serve_sync(keys, updater, workers):
         logger.info("step %d: %d pushes in, update applied, %d pulls out (%d bytes each way, "
                     "%.1f ms).", step, len(pushed), len(pushed), keys.nbytes * len(pushed),
                     1e3 * (time.perf_counter() - start))
+        if checkpoints is not None and checkpoints.after_step(step):
+            logger.info("Checkpoint of step %d saved.", step)
     return pushes
 
 

@@ -15,7 +15,7 @@ from minispore.communication._comm import STATE
 from minispore.ops.operations.optim_ops import _ApplyUpdate
 from minispore.ps import placement, transport
 
-__all__ = ["PSPush", "PSPull", "UpdateBatch", "redirect", "finish", "STATS"]
+__all__ = ["PSPush", "PSPull", "UpdateBatch", "pull_initial", "redirect", "finish", "STATS"]
 
 
 class _Stats:
@@ -117,6 +117,19 @@ class UpdateBatch:
                                f"optimizer that does not list it.")
         PSPush(*self.where[id(param)], param)(param, grad)
         self.pushed.append(param)
+
+
+def pull_initial(optimizer):
+    """Before this worker's first step: take every PS parameter's value from its server (the
+    servers send theirs first, restored from a checkpoint or drawn from the global seed)."""
+    batch = UpdateBatch(optimizer)
+    for param in placement.ps_parameters(optimizer):
+        key, server = batch.where[id(param)]
+        data = param._require_data()
+        PSPull(key, server, param)._check_whole(data)
+        transport.recv_into(data, server, transport.data_tag(key))
+        STATS.pulls += 1
+        STATS.pulled_bytes += data.nbytes
 
 
 def redirect(param, grad):

@@ -8,9 +8,11 @@ Environment: PS_JOB_MODE sync | async | single (no parameter server: one process
 global batch); PS_JOB_PARAMS all | first (only the first layer on the servers; the second
 trains on the workers by data parallel); PS_JOB_WORKERS (the reference's worker count);
 PS_JOB_STEPS; PS_JOB_STYLE jit | model (Model.train); PS_JOB_CHUNK (bytes per MPI message, to
-make the transfers chunked); PS_JOB_SLEEP (seconds per step, for the failure tests). Worker w feeds rows [s*G + w*B, s*G + (w+1)*B) of step s (G = W*B), so the
-global batch of step s is rows [s*G, (s+1)*G) in every run. Each worker writes
-OUT_DIR/rank_<rank>.npz: its losses and every parameter after training.
+make the transfers chunked); PS_JOB_SLEEP (seconds per step, for the failure tests);
+PS_JOB_PRETRAIN (single mode: steps trained before the recorded ones). Worker w feeds rows
+[s*G + w*B, s*G + (w+1)*B) of data step s (G = W*B), so the global batch of step s is rows
+[s*G, (s+1)*G) in every run. Each worker writes OUT_DIR/rank_<rank>.npz: its losses and every
+parameter after training.
 """
 import os
 import sys
@@ -47,7 +49,8 @@ else:
 ms.set_seed(1)
 
 rng = np.random.default_rng(0)
-rows = STEPS * local_batch * workers
+DATA_STEPS = 64      # step s feeds the rows of data step s % DATA_STEPS
+rows = DATA_STEPS * local_batch * workers
 features = rng.standard_normal((rows, FEATURES)).astype(np.float32)
 labels = features[:, :CLASSES].argmax(axis=1).astype(np.int32)
 
@@ -75,13 +78,18 @@ def train_step(x, y):
 
 
 def my_rows(step):
-    start = (step * workers + rank) * local_batch
+    start = ((step % DATA_STEPS) * workers + rank) * local_batch
     return slice(start, start + local_batch)
+
+
+for step in range(int(os.environ.get("PS_JOB_PRETRAIN", "0"))):
+    # The reference of a recovered job: the steps the servers' checkpoint holds.
+    train_step(ms.Tensor(features[my_rows(step)]), ms.Tensor(labels[my_rows(step)]))
 
 
 losses = []
 if STYLE == "model":
-    mine = np.concatenate([np.arange(rows)[my_rows(s)] for s in range(STEPS)])
+    mine = np.concatenate([np.arange(rows)[my_rows(step)] for step in range(STEPS)])
     data = ds.NumpySlicesDataset({"x": features[mine], "y": labels[mine]},
                                  shuffle=False).batch(local_batch)
     ms.Model(net, loss_fn, optimizer).train(1, data, dataset_sink_mode=False)

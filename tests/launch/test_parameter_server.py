@@ -147,3 +147,34 @@ def test_a_killed_process_ends_the_job_naming_it(tmp_path, victim, named):
     assert status["sched"] != 0 and all(v != 0 for k, v in status.items()), status
     assert re.search(r"Job failed: " + named + r".* exited before finishing its script", sched), \
         sched[-2000:]
+
+
+def test_a_job_started_again_resumes_from_the_servers_checkpoint(tmp_path):
+    recovery = dict(MS_ENABLE_RECOVERY=1, MS_RECOVERY_PATH=tmp_path / "recovery",
+                    MS_RECOVERY_INTERVAL=2, PS_JOB_MODE="sync")
+    first = tmp_path / "first"
+    first.mkdir()
+    procs, started = _start(first, 2, 2, PS_JOB_STEPS=60, PS_JOB_SLEEP=0.1, **recovery)
+    try:
+        _wait_for(procs, "worker_0", r"step 6 loss", 120)
+        os.kill(next(p for p in started if p.name == "server_1").pid, signal.SIGKILL)
+        status = procs.wait(started, 60)
+    finally:
+        procs.close()
+    assert status["sched"] != 0
+    saved = [sorted(int(m) for m in re.findall(rf"ps_server_{s}_step_(\d+)\.ckpt",
+                                               " ".join(os.listdir(tmp_path / "recovery"))))
+             for s in (0, 1)]
+    assert all(len(steps) == 2 for steps in saved), saved        # the last two are kept
+    resumed_at = min(steps[-1] for steps in saved)
+    assert resumed_at >= 6 and resumed_at % 2 == 0, saved
+
+    results, logs = _run_job(tmp_path, 2, 2, PS_JOB_STEPS=4, **recovery)
+    for server in (0, 1):
+        log = next(v for v in logs.values() if f"[MS_PSERVER {server}]" in v)
+        assert f"Restored from step {resumed_at}" in log, log[-1500:]
+    want = _single(tmp_path, 2, PS_JOB_STEPS=4, PS_JOB_PRETRAIN=resumed_at)
+    np.testing.assert_allclose(np.mean([r["losses"] for r in results], axis=0), want["losses"],
+                               rtol=1e-5)
+    for name in ("0.weight", "0.bias", "2.weight", "2.bias"):
+        np.testing.assert_allclose(results[0][name], want[name], rtol=1e-5, atol=1e-7)
