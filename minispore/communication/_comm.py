@@ -111,7 +111,10 @@ def start(runtime_num_threads=0):
     with its status; a worker joins the other workers the first time (release() keeps them)."""
     config = cluster_config_from_environment(os.environ)
     if config is not None and config.role is Role.SCHEDULER:
-        scheduler.serve_and_exit(config)
+        from minispore.common.ps_context import get_ps_context
+        scheduler.serve_and_exit(config, drop_lost_workers=bool(
+            config.server_num and get_ps_context("enable_ps")
+            and not get_ps_context("sync_mode")))
     MPI = mpi()
     if config is None:
         world = MPI.COMM_WORLD

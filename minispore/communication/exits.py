@@ -21,6 +21,7 @@ import sys
 import time
 
 from minispore.communication import fault_report, watchdog
+from minispore.communication.cluster_worker import LOST_RANKS
 from minispore.communication.arrivals import ABORTING, EXITED
 
 
@@ -46,7 +47,8 @@ class _Exits:
         left_at, warnings = time.monotonic(), 0
         while True:
             statuses = {r: table.read(r).status for r in others}
-            pending = [r for r, status in statuses.items() if status != EXITED]
+            pending = [r for r, status in statuses.items()
+                       if status != EXITED and r not in LOST_RANKS]
             if not pending:
                 return
             waited = time.monotonic() - left_at

@@ -103,8 +103,10 @@ class Peer:
 class Scheduler:
     """The state machine of one job; `run()` returns its exit status."""
 
-    def __init__(self, config, token, listener):
+    def __init__(self, config, token, listener, drop_lost_workers=False):
         self.config, self.token, self.listener = config, token, listener
+        self.drop_lost_workers = drop_lost_workers    # asynchronous parameter server
+        self.lost = []             # ranks of the workers dropped (_drop)
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ)
         self.members = []          # registered Peers (workers and servers), in arrival order
@@ -291,15 +293,34 @@ class Scheduler:
         if self.status is not None:
             return    # the job has ended; the workers told to abort are hanging up
         if not peer.finished:
+            if self._drop(peer):
+                return
             self._fail(f"{peer.describe()} exited before finishing its script (killed, or "
                        f"its connection to the scheduler was lost)")
         elif not self.members:
-            logger.info("Job finished: all %d workers%s finished their script.",
-                        self.config.worker_num,
+            workers = (f"all {self.config.worker_num} workers" if not self.lost else
+                       f"{self.config.worker_num - len(self.lost)} of {self.config.worker_num}"
+                       f" workers (rank(s) {', '.join(map(str, self.lost))} lost)")
+            logger.info("Job finished: %s%s finished their script.", workers,
                         f" and {self.config.server_num} parameter servers"
                         if self.config.server_num else "")
             self.status = 0
             self.phase = "ending"
+
+    def _drop(self, peer):
+        """An asynchronous parameter-server job goes on without a worker that died while
+        another worker still trains: the others are told (``lost``), so the servers stop
+        waiting for it and the workers' exits do not wait for it either."""
+        if not self.drop_lost_workers or peer.is_server or self.phase != "running" or \
+                not self._workers():
+            return False
+        self.lost.append(peer.rank)
+        logger.warning("The %s exited before finishing its script; the asynchronous parameter "
+                       "server drops it and training goes on with %d worker(s).",
+                       peer.describe(), len(self._workers()))
+        for member in list(self.members):
+            self._send(member, "lost", rank=peer.rank)
+        return True
 
     def _protocol_error(self, peer, what):
         if peer.hello is None:
@@ -409,8 +430,10 @@ def _start_logging():
         logger.propagate = False
 
 
-def serve(config):
-    """Run the scheduler of the job `config` describes until the job ends; its exit status."""
+def serve(config, drop_lost_workers=False):
+    """Run the scheduler of the job `config` describes until the job ends; its exit status.
+    `drop_lost_workers`: an asynchronous parameter-server job, which goes on without a worker
+    that dies (Scheduler._drop)."""
     _start_logging()
     listener = bind(config)
     # The token file is written only once the port is ours (a failed second scheduler must not
@@ -418,17 +441,17 @@ def serve(config):
     token, token_file = cluster_token.scheduler_token(config.sched_port)
     try:
         listener.listen(max(16, config.worker_num))
-        return Scheduler(config, token, listener).run()
+        return Scheduler(config, token, listener, drop_lost_workers).run()
     finally:
         listener.close()
         if token_file is not None:
             token_file.unlink(missing_ok=True)
 
 
-def serve_and_exit(config):
+def serve_and_exit(config, drop_lost_workers=False):
     """``init()`` in the scheduler: serve the job, then end the process with its status, so
     that the script's training code after ``init()`` never runs here."""
-    status = serve(config)
+    status = serve(config, drop_lost_workers)
     sys.stdout.flush()
     sys.stderr.flush()
     # os._exit, not SystemExit: a `finally:` or atexit hook of the script must not run

@@ -28,12 +28,14 @@ from minispore.common.auto_parallel_context import reset_auto_parallel_context
 from minispore.common.ps_context import get_ps_context
 from minispore.common.tensor import Tensor
 from minispore.communication._comm import STATE, mpi
+from minispore.communication.cluster_worker import LOST_RANKS
 from minispore.ps import placement, transport
 from minispore.ps.recovery import ServerCheckpoints, recovery_settings
 
 __all__ = ["serve", "serving"]
 
 logger = logging.getLogger("minispore.ps")
+POLL_S = 0.0002      # the asynchronous server's wait between polls for a message
 _SERVING = [False]
 
 
@@ -69,9 +71,15 @@ class _Keys:
         index = {id(p): i for i, p in enumerate(optimizer.parameters)}
         self.slots = [index[id(p)] for p in self.params]
 
-    def receive(self, worker):
+    def receive(self, worker, abandon=None):
+        """Receive `worker`'s push of every key; with `abandon`, poll and give up (False)
+        once abandon() is true."""
         for key, buf in zip(self.keys, self.buffers[worker]):
-            transport.recv_into(buf, worker, transport.data_tag(key))
+            tag = transport.data_tag(key)
+            if abandon is not None and not transport.wait_for_message(worker, tag, abandon):
+                return False
+            transport.recv_into(buf, worker, tag)
+        return True
 
     def send(self, worker):
         requests = []
@@ -184,17 +192,37 @@ def _serve_sync(keys, updater, workers, step, checkpoints):
 
 
 def _serve_async(keys, updater, workers):
+    """Apply each push as it arrives. MPI_Probe would wait forever for a worker that died, so
+    this polls: a worker the scheduler reports lost (an asynchronous job goes on without it)
+    leaves the live set, and a push it left half sent is dropped."""
     live, pushes = set(range(workers)), [0] * workers
+    MPI = mpi()
+    status = MPI.Status()
     while live:
-        worker, tag = _next_message(None)
+        _forget_lost(live)
+        if not transport.job().Iprobe(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG, status=status):
+            time.sleep(POLL_S)
+            continue
+        worker, tag = status.Get_source(), status.Get_tag()
+        if worker not in live:
+            transport.discard(worker, tag)       # what a dropped worker had sent
+            continue
         if tag == transport.TAG_DONE:
             _take_done(worker)
             live.discard(worker)
             continue
-        keys.receive(worker)
+        if not keys.receive(worker, abandon=lambda: worker in LOST_RANKS):
+            continue
         updater.apply(keys.buffers[worker], 1.0 / workers)
         keys.send(worker)
         pushes[worker] += 1
         logger.info("push %d of worker %d applied, pulled back (%d bytes each way).",
                     pushes[worker], worker, keys.nbytes)
     return pushes
+
+
+def _forget_lost(live):
+    for worker in sorted(live & LOST_RANKS):
+        live.discard(worker)
+        logger.warning("Worker %d was lost (the scheduler dropped it); serving the other %d.",
+                       worker, len(live))

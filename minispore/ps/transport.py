@@ -1,11 +1,14 @@
 """Moving parameter-server buffers over the job's MPI communicator: typed-buffer sends and
 receives (no pickling), split into chunks of at most CHUNK_BYTES so that a tensor over MPI's
 2 GiB count limit still travels (messages of one source and tag arrive in order)."""
+import time
+
 import numpy as np
 
 from minispore.communication._comm import STATE, mpi
 
-__all__ = ["CHUNK_BYTES", "TAG_DONE", "data_tag", "job", "isend", "recv_into", "send_done"]
+__all__ = ["CHUNK_BYTES", "TAG_DONE", "data_tag", "job", "isend", "recv_into",
+           "wait_for_message", "discard", "send_done"]
 
 CHUNK_BYTES = 1 << 30
 TAG_DONE = 1            # a worker has finished its script
@@ -50,6 +53,25 @@ def recv_into(array, source, tag):
             raise ValueError(f"The parameter server expected {flat.size} bytes from job rank "
                              f"{source} (tag {tag}), but a message of {count} bytes arrived.")
         job().Recv([chunk, MPI.BYTE], source=source, tag=tag)
+
+
+def wait_for_message(source, tag, abandon, poll_s=0.0002):
+    """Poll until a message from job rank `source` with `tag` is there (True), or abandon()
+    is true (False)."""
+    while not job().Iprobe(source=source, tag=tag):
+        if abandon():
+            return False
+        time.sleep(poll_s)
+    return True
+
+
+def discard(source, tag):
+    """Receive and drop the next message from job rank `source` with `tag`."""
+    MPI = mpi()
+    status = MPI.Status()
+    job().Probe(source=source, tag=tag, status=status)
+    job().Recv([np.empty(status.Get_count(MPI.BYTE), np.uint8), MPI.BYTE], source=source,
+               tag=tag)
 
 
 def send_done(dest):

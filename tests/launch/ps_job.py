@@ -4,8 +4,8 @@ data, run by tests/launch/test_parameter_server.py as ``python -m minispore ps_j
 in every process of a scheduler + servers + workers job, and alone as the single-process
 reference.
 
-Environment: PS_JOB_MODE sync | async | single (no parameter server: one process trains on the
-global batch); PS_JOB_PARAMS all | first (only the first layer on the servers; the second
+Environment: PS_JOB_MODE sync | async (stand-alone workers, no all-reduce) | single (no parameter
+server: one process trains on the global batch); PS_JOB_PARAMS all | first (only the first layer on the servers; the second
 trains on the workers by data parallel); PS_JOB_WORKERS (the reference's worker count);
 PS_JOB_STEPS; PS_JOB_STYLE jit | model (Model.train); PS_JOB_CHUNK (bytes per MPI message, to
 make the transfers chunked); PS_JOB_SLEEP (seconds per step, for the failure tests);
@@ -41,8 +41,9 @@ if MODE == "single":
     local_batch = BATCH * int(os.environ["PS_JOB_WORKERS"])
 else:
     ms.set_ps_context(enable_ps=True, sync_mode=MODE == "sync")
-    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
-                                 gradients_mean=True)
+    if MODE == "sync":
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True)
     init()
     rank, workers = get_rank(), get_group_size()
     local_batch = BATCH
@@ -59,7 +60,8 @@ if MODE != "single":
     (net if PARAMS == "all" else net[0]).set_param_ps()
 optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
 loss_fn = nn.CrossEntropyLoss()
-reducer = nn.DistributedGradReducer(optimizer.parameters) if MODE != "single" else None
+# Asynchronous workers never wait for each other: no all-reduce (all parameters on servers).
+reducer = nn.DistributedGradReducer(optimizer.parameters) if MODE == "sync" else None
 
 
 def forward(x, y):

@@ -178,3 +178,33 @@ def test_a_job_started_again_resumes_from_the_servers_checkpoint(tmp_path):
                                rtol=1e-5)
     for name in ("0.weight", "0.bias", "2.weight", "2.bias"):
         np.testing.assert_allclose(results[0][name], want[name], rtol=1e-5, atol=1e-7)
+
+
+def test_asynchronous_training_goes_on_without_a_worker_that_died(tmp_path):
+    procs, started = _start(tmp_path, 3, 1, PS_JOB_MODE="async", PS_JOB_STEPS=40,
+                            PS_JOB_SLEEP=0.05)
+    try:
+        _wait_for(procs, "worker_1", r"step 3 loss", 120)
+        os.kill(next(p for p in started if p.name == "worker_1").pid, signal.SIGKILL)
+        status = procs.wait(started, 120)
+        logs = {p.name: procs.log(p.name) for p in started}
+    finally:
+        procs.close()
+    assert status["worker_1"] != 0
+    assert {k: v for k, v in status.items() if k != "worker_1"} == \
+        {"sched": 0, "server_0": 0, "worker_0": 0, "worker_2": 0}, \
+        {k: logs[k][-1500:] for k in logs}
+    sched = logs["sched"]
+    lost = int(re.search(r"The worker \(rank (\d)[^)]*\) exited before finishing its script; "
+                         r"the asynchronous parameter server drops it", sched).group(1))
+    assert f"Job finished: 2 of 3 workers (rank(s) {lost} lost) and 1 parameter servers " \
+           f"finished their script." in sched
+    server = logs["server_0"]
+    assert f"Worker {lost} was lost (the scheduler dropped it); serving the other 2." in server
+    counts = dict(re.findall(r"worker (\d): (\d+)", server.split("pushes applied per worker:")[1]))
+    survivors = [w for w in "012" if int(w) != lost]
+    assert all(counts[w] == "40" for w in survivors), counts
+    assert 3 <= int(counts[str(lost)]) < 40, counts
+    for rank in survivors:
+        losses = np.load(tmp_path / f"rank_{rank}.npz")["losses"]
+        assert losses[-6:].mean() < losses[:6].mean()
