@@ -30,5 +30,6 @@ from minispore.parallel.shard import shard
 from minispore.train import (Model, export, load_checkpoint, load_distributed_checkpoint,
                              load_param_into_net, merge_sliced_parameter, save_checkpoint,
                              transform_checkpoints)
+from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)
 
 __version__ = "0.1.0"

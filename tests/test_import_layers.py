@@ -2,8 +2,11 @@
 
 Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer and those below:
 
-    kernels <- device <- common <- communication <- ops <- graph <- parallel <- nn <- train <- api
+    kernels <- device <- common <- communication <- ops <- graph <- parallel <- nn <- train <- ps
+    <- api
 
+- ps (the parameter server) hooks itself into the layers below at import (an init hook, a
+  compile hook, the optimizers' ps_hook, the update primitives' redirect).
 - api is the top-level package: minispore/__init__.py, context.py, run.py, msrun.py,
   __main__.py and _mindspore_alias.py.
 - dataset stands beside the stack: it imports only common and device, and only train and api
@@ -26,7 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_DEPS = {"numpy", "numba", "llvmlite"}
 STACK = ("kernels", "device", "common", "communication", "ops", "graph", "parallel", "nn", "train",
-         "api")
+         "ps", "api")
 API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.msrun",
                "minispore.__main__", "minispore._mindspore_alias"}
 DATASET_DEPS = {"dataset", "common", "device"}

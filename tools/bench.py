@@ -396,8 +396,9 @@ def bench_parallel(quick=False):
     (tools/bench_shard.py), the collective watchdog's cost (tools/bench_watchdog.py),
     pipeline parallel's step time and bubble (tools/bench_pipeline.py), optimizer
     parallel's bytes per rank (tools/bench_optimizer_parallel.py), communication fusion
-    and subgraph reuse in compiled steps (tools/bench_comm_graph.py) and the overlap of
-    gradient all-reduces with the backward (tools/bench_overlap.py)."""
+    and subgraph reuse in compiled steps (tools/bench_comm_graph.py), the overlap of
+    gradient all-reduces with the backward (tools/bench_overlap.py) and the parameter server
+    against data parallel (tools/bench_ps.py)."""
     import types
 
     import bench_comm
@@ -407,6 +408,7 @@ def bench_parallel(quick=False):
     import bench_overlap
     import bench_pipeline
     import bench_propagation
+    import bench_ps
     import bench_semi_auto
     import bench_shard
     import bench_watchdog
@@ -418,7 +420,8 @@ def bench_parallel(quick=False):
             *bench_propagation.propagation_tables(), bench_shard.shard_table(),
             bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table(),
             bench_optimizer_parallel.optimizer_parallel_table(),
-            *bench_comm_graph.comm_graph_tables(), bench_overlap.overlap_table()]
+            *bench_comm_graph.comm_graph_tables(), bench_overlap.overlap_table(),
+            bench_ps.ps_table()]
 
 
 def main():

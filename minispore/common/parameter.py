@@ -106,7 +106,7 @@ class Parameter(Tensor):
                 parameter whose name does not end with 'embedding_table'.
             NotImplementedError: `init_in_server=True` (initialising the table on the server).
         """
-        from minispore.ps.marking import check_set_param_ps
+        from minispore.common.ps_context import check_set_param_ps
         check_set_param_ps(self, init_in_server)
         self.is_param_ps = True
 

@@ -27,6 +27,11 @@ _BACKENDS = {"hccl": HCCL_WORLD_COMM_GROUP, "nccl": NCCL_WORLD_COMM_GROUP,
 _DEVICE_BACKEND = {"CPU": "mccl", "GPU": "nccl", "Ascend": "hccl"}
 
 
+# Called with no argument at the end of every init() (minispore/ps/runtime.py starts the
+# parameter server's side of a job that has servers).
+INIT_HOOKS = []
+
+
 class GlobalComm:
     """The communication settings init() fills in (class attributes, as in MindSpore)."""
     BACKEND = "hccl"
@@ -69,9 +74,8 @@ def init(backend_name=None):
                        "CPU through mpi4py.", backend_name)
     if not STATE.inited:
         _comm.start(get_context("runtime_num_threads"))
-    if STATE.job is not None:
-        from minispore.ps import runtime as ps_runtime
-        ps_runtime.start()
+    for hook in INIT_HOOKS:
+        hook()
     GlobalComm.BACKEND = "mccl" if backend_name == "mpi" else backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
     GlobalComm.INITED = True

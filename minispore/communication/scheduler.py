@@ -246,8 +246,7 @@ class Scheduler:
         self.phase = "joining"
         self.deadline = _deadline(self.config.topo_timeout)
         for member in self.members:
-            self._send(member, "assigned", rank=member.rank, size=self.config.size,
-                       workers=self.config.worker_num)
+            self._send(member, "assigned", rank=member.rank, size=self.config.size)
 
     # -- joining and running ---------------------------------------------------------------
     def _handle(self, peer, message):

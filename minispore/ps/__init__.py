@@ -17,3 +17,6 @@ A server runs the script like the workers until it compiles its first graph (or 
 optimizer); there it serves until every worker has finished, then exits with status 0: the
 training code after that point never runs on a server.
 """
+from minispore.ps import runtime
+
+runtime.install()

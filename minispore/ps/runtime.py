@@ -1,6 +1,9 @@
-"""Turning parameter-server training on in a process: ``init()`` calls `start` when the job
-has MS_SERVER_NUM > 0 servers; optimizers and the graph compiler call the hooks below."""
+"""Turning parameter-server training on in a process. `install` (at ``import minispore``) hooks
+it into the layers below, which do not import it: ``init()`` calls `start`, which acts when
+the job has MS_SERVER_NUM > 0 servers; every optimizer registers and calls through
+`register_optimizer` / `optimizer_call`; the graph compiler calls `before_compile`."""
 import atexit
+import sys
 import weakref
 
 from minispore.common.context import PYNATIVE_MODE, context
@@ -9,17 +12,27 @@ from minispore.communication._comm import STATE
 from minispore.communication.roles import Role
 from minispore.ops.operations.optim_ops import _ApplyUpdate
 
-__all__ = ["start", "register_optimizer", "optimizer_call", "before_compile"]
+__all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile"]
 
 _OPTIMIZERS = []       # weak references to the optimizers made while enable_ps is on
 _STARTED = [False]
 _PULLED = [False]      # this worker has taken the servers' initial values
 
 
+def install():
+    from minispore.communication.management import INIT_HOOKS
+    from minispore.nn.optim.optimizer import Optimizer
+    if start not in INIT_HOOKS:
+        INIT_HOOKS.append(start)
+    Optimizer.ps_hook = sys.modules[__name__]
+
+
 def start():
-    """After the job's communicators exist: a worker pushes instead of updating its PS
+    """After init(), in a job with servers: a worker pushes instead of updating its PS
     parameters and tells the servers when it has finished; a server serves at its first
     compile (or optimizer call)."""
+    if STATE.job is None:
+        return
     if not get_ps_context("enable_ps"):
         raise RuntimeError(
             f"For 'init', this job has MS_SERVER_NUM={STATE.server_num} parameter servers, but "
@@ -37,7 +50,8 @@ def start():
 
 
 def register_optimizer(optimizer):
-    _OPTIMIZERS.append(weakref.ref(optimizer))
+    if get_ps_context("enable_ps"):
+        _OPTIMIZERS.append(weakref.ref(optimizer))
 
 
 def _optimizer_with_ps_parameters():

@@ -19,10 +19,12 @@ __all__ = ["PSPush", "PSPull", "UpdateBatch", "pull_initial", "redirect", "finis
 
 
 class _Stats:
-    """What this worker moved: pushes, pulls and their bytes (tools/bench_ps.py reads it)."""
+    """What this worker moved in its steps: pushes, pulls and their bytes, and the bytes of
+    the initial values (tools/bench_ps.py reads it)."""
 
     def __init__(self):
         self.pushes = self.pulls = self.pushed_bytes = self.pulled_bytes = 0
+        self.initial_bytes = 0
 
 
 STATS = _Stats()
@@ -128,8 +130,7 @@ def pull_initial(optimizer):
         data = param._require_data()
         PSPull(key, server, param)._check_whole(data)
         transport.recv_into(data, server, transport.data_tag(key))
-        STATS.pulls += 1
-        STATS.pulled_bytes += data.nbytes
+        STATS.initial_bytes += data.nbytes
 
 
 def redirect(param, grad):

@@ -15,11 +15,13 @@ TOKEN = "test-token"
 class FakeWorker:
     """A socket that says hello like cluster_worker.SchedulerLink, and reads the replies."""
 
-    def __init__(self, port, node_id=None, token=TOKEN, worker_num=3):
+    def __init__(self, port, node_id=None, token=TOKEN, worker_num=3, role="MS_WORKER",
+                 server_num=0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.reader, self.pending = cluster_wire.LineReader(), []
-        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token, role="MS_WORKER",
-                  node_id=node_id, worker_num=worker_num, host="fake", pid=1000)
+        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token, role=role,
+                  node_id=node_id, worker_num=worker_num, server_num=server_num, host="fake",
+                  pid=1000)
 
     def send(self, kind, **fields):
         cluster_wire.send(self.sock, kind, **fields)
@@ -40,14 +42,15 @@ def serve(monkeypatch, caplog):
     caplog.set_level("INFO", logger="minispore.cluster")
     running = []
 
-    def start(workers, topo_timeout=30.0):
+    def start(workers, topo_timeout=30.0, servers=0, drop_lost_workers=False):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        config = ClusterConfig(Role.SCHEDULER, "127.0.0.1", port, workers, None, topo_timeout)
+        config = ClusterConfig(Role.SCHEDULER, "127.0.0.1", port, workers, None, topo_timeout,
+                               servers)
         result = {}
-        thread = threading.Thread(target=lambda: result.update(status=scheduler.serve(config)),
-                                  daemon=True)
+        thread = threading.Thread(target=lambda: result.update(
+            status=scheduler.serve(config, drop_lost_workers)), daemon=True)
         thread.start()
         running.append(thread)
         for _ in range(100):
@@ -146,3 +149,60 @@ def test_a_failed_worker_ends_the_job_and_is_not_told_its_own_news(serve):
         w.close()
     thread.join(timeout=15)
     assert result == {"status": 1}
+
+
+def test_servers_take_the_ranks_after_the_workers(serve, caplog):
+    port, thread, result = serve(2, servers=1)
+    server = FakeWorker(port, role="MS_PSERVER", worker_num=2, server_num=1)
+    assert server.next()["kind"] == "welcome"
+    wrong = FakeWorker(port, worker_num=2, server_num=3)
+    assert wrong.next()["reason"] == "it has MS_SERVER_NUM=3 but the scheduler has " \
+                                     "MS_SERVER_NUM=1"
+    extra = FakeWorker(port, role="MS_PSERVER", worker_num=2, server_num=1)
+    assert extra.next()["reason"] == "all 1 MS_PSERVER processes have already registered"
+    workers = [FakeWorker(port, worker_num=2, server_num=1) for _ in range(2)]
+    for w in workers:
+        assert w.next()["kind"] == "welcome"
+    assert [p.next() for p in workers + [server]] == [
+        {"kind": "assigned", "rank": r, "size": 3} for r in range(3)]
+    assert "role: MS_PSERVER, host: fake, pid: 1000, new rank id: 2" in caplog.text
+    workers[0].send("port", name="p")
+    assert workers[1].next()["kind"] == "connect"
+    workers[1].send("joined", rank=1)
+    assert server.next()["kind"] == "connect"
+    server.send("joined", rank=2)
+    for p in workers + [server]:
+        p.send("finished")
+        p.close()
+    thread.join(timeout=15)
+    assert result == {"status": 0}
+    assert "Job finished: all 2 workers and 1 parameter servers finished their script." in \
+        caplog.text
+
+
+def test_an_asynchronous_ps_job_drops_a_dead_worker(serve, caplog):
+    port, thread, result = serve(2, servers=1, drop_lost_workers=True)
+    members = [FakeWorker(port, str(r), worker_num=2, server_num=1) for r in range(2)]
+    members.append(FakeWorker(port, role="MS_PSERVER", worker_num=2, server_num=1))
+    for m in members:
+        assert m.next()["kind"] == "welcome"
+        assert m.next()["kind"] == "assigned"
+    members[0].send("port", name="p")
+    members[1].next()
+    members[1].send("joined", rank=1)
+    members[2].next()
+    members[2].send("joined", rank=2)
+    for _ in range(200):
+        if "Cluster is successfully initialized" in caplog.text:
+            break
+        threading.Event().wait(0.05)
+    members[1].close()                                  # dies without "finished"
+    for m in (members[0], members[2]):
+        assert m.next() == {"kind": "lost", "rank": 1}
+        m.send("finished")
+        m.close()
+    thread.join(timeout=15)
+    assert result == {"status": 0}
+    assert "Job finished: 1 of 2 workers (rank(s) 1 lost) and 1 parameter servers finished" \
+        in caplog.text
+

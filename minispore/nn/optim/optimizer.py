@@ -7,11 +7,9 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
-from minispore.common.ps_context import get_ps_context
 from minispore.nn.cell import Cell
 from minispore.nn.learning_rate_schedule import LearningRateSchedule, _ListLR
 from minispore.ops import functional as F
-from minispore.ps import runtime as ps_runtime
 
 __all__ = ["Optimizer"]
 
@@ -46,6 +44,10 @@ class Optimizer(Cell):
     Subclasses implement ``construct(gradients)`` with one fused update primitive per
     parameter and return True.
     """
+
+    # minispore/ps/runtime.py, which installs itself when minispore is imported: it keeps the
+    # optimizers of set_param_ps parameters and runs their calls the parameter-server way.
+    ps_hook = None
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -116,15 +118,15 @@ class Optimizer(Cell):
             object.__setattr__(self, "learning_rate", default_lr)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32), mstype.int32),
                                      name="global_step", requires_grad=False)
-        if get_ps_context("enable_ps"):
-            ps_runtime.register_optimizer(self)
+        if Optimizer.ps_hook is not None:
+            Optimizer.ps_hook.register_optimizer(self)
 
     def __call__(self, *args, **kwargs):
-        """With parameter-server training on, the set_param_ps parameters' updates go to the
-        servers (minispore/ps/runtime.py); otherwise the Cell's call."""
-        if get_ps_context("enable_ps"):
-            return ps_runtime.optimizer_call(self, lambda: super(Optimizer, self).__call__(
-                *args, **kwargs))
+        """The Cell's call; with parameter-server training on, the set_param_ps parameters'
+        updates go to the servers (``ps_hook.optimizer_call``)."""
+        if Optimizer.ps_hook is not None:
+            return Optimizer.ps_hook.optimizer_call(
+                self, lambda: super(Optimizer, self).__call__(*args, **kwargs))
         return super().__call__(*args, **kwargs)
 
     def _lr_source(self, lr, arg_name):
