@@ -9,14 +9,13 @@ Usage: python tools/bench_optimizer_parallel.py      (launches 2 and 8 ranks, pr
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table, run_job  # noqa: E402
+from benchlib import Table, median_step, run_job  # noqa: E402
 
 MARK = "BENCH_OPTIMIZER_PARALLEL "
 BATCH, WARMUP, STEPS = 256, 2, 10
@@ -39,17 +38,12 @@ def _run(n, sharded):
     rng = np.random.default_rng(0)
     x = Tensor(rng.standard_normal((BATCH, 784)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, BATCH).astype(np.int32))
-    times = []
-    for i in range(WARMUP + STEPS):
-        t0 = time.perf_counter()
-        step(x, y)
-        if i >= WARMUP:
-            times.append(time.perf_counter() - t0)
+    median = median_step(step, (x, y), WARMUP, STEPS)
     stored = {id(p): p for p in list(net.get_parameters()) + list(opt.get_parameters())}
     weights = sum(p.asnumpy().nbytes for p in net.trainable_params())
     total = sum(p.asnumpy().nbytes for p in stored.values())
     ms.reset_auto_parallel_context()
-    return {"step_s": float(np.median(times)), "weights": weights, "state": total - weights}
+    return {"step_s": median, "weights": weights, "state": total - weights}
 
 
 def measure():

@@ -11,14 +11,13 @@ Usage: python tools/bench_overlap.py        (launches the 2-rank jobs, prints th
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table, run_job  # noqa: E402
+from benchlib import Table, median_step, run_job  # noqa: E402
 
 MARK = "BENCH_OVERLAP "
 GLOBAL_BATCH, WARMUP, STEPS, ROUNDS = 256, 3, 15, 3
@@ -46,14 +45,9 @@ def _median_step(overlap, bucket_mb):
     local = GLOBAL_BATCH // get_group_size()
     x = Tensor(rng.standard_normal((local, 784)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, local).astype(np.int32))
-    times = []
-    for i in range(WARMUP + STEPS):
-        t0 = time.perf_counter()
-        step(x, y)
-        if i >= WARMUP:
-            times.append(time.perf_counter() - t0)
+    median = median_step(step, (x, y), WARMUP, STEPS)
     jit.use_compiler(compiler.PASSES, compiler.pass_context)
-    return float(np.median(times))
+    return median
 
 
 def measure():

@@ -14,14 +14,13 @@ Usage: python tools/bench_pipeline.py          (launches 2- and 4-rank jobs, pri
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, ROOT)
-from benchlib import Table, run_job  # noqa: E402
+from benchlib import Table, median_step, run_job  # noqa: E402
 
 MARK = "BENCH_PIPELINE "
 LAYERS, WIDTH, BATCH = 8, 256, 64
@@ -71,17 +70,12 @@ def _run(stages, micro, scheduler=None):
     rng = np.random.default_rng(0)
     x = Tensor(rng.standard_normal((BATCH, WIDTH)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, BATCH).astype(np.int32))
-    times = []
-    for i in range(WARMUP + STEPS):
-        t0 = time.perf_counter()
-        step(x, y)
-        if i >= WARMUP:
-            times.append(time.perf_counter() - t0)
+    median = median_step(step, (x, y), WARMUP, STEPS)
     with track_memory() as tracker:
         step(x, y)
     bubbles = [s.bubble for s in step_history()[-STEPS - 1:-1]] if scheduler else [0.0]
     ms.reset_auto_parallel_context()
-    return float(np.median(times)), float(np.mean(bubbles)), tracker.peak_activation_bytes
+    return median, float(np.mean(bubbles)), tracker.peak_activation_bytes
 
 
 def measure():

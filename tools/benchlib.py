@@ -66,6 +66,18 @@ def run_job(script, ranks, mark, timeout, env=None):
     return json.loads(proc.stdout.split(mark)[-1].strip().splitlines()[0])
 
 
+def median_step(step, args, warmup, steps):
+    """Median seconds of `steps` calls ``step(*args)`` after `warmup` untimed ones."""
+    for _ in range(warmup):
+        step(*args)
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step(*args)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def timed_after_barrier(fn, reps, barrier):
     """Seconds per call of `fn` over `reps` calls, started together on every rank."""
     barrier()
