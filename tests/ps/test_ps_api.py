@@ -89,3 +89,26 @@ def test_placement_rule_balances_bytes_in_the_optimizers_order():
     assert placement.assign_servers([], 3) == []
     with pytest.raises(ValueError, match="MS_SERVER_NUM >= 1"):
         placement.assign_servers([4], 0)
+
+
+def test_recovery_settings_are_read_in_a_job_with_servers_only():
+    from minispore.communication.roles import cluster_config_from_environment
+    from minispore.ps.recovery import recovery_settings
+    job = {"MS_ROLE": "MS_PSERVER", "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118",
+           "MS_WORKER_NUM": "2", "MS_SERVER_NUM": "1", "MS_ENABLE_RECOVERY": "1",
+           "MS_RECOVERY_PATH": "/tmp/r", "MS_RECOVERY_INTERVAL": "5"}
+    assert cluster_config_from_environment(job).server_num == 1
+    settings = recovery_settings(job)
+    assert (settings.path, settings.interval) == ("/tmp/r", 5)
+    assert recovery_settings({}) is None
+    assert recovery_settings({"MS_ENABLE_RECOVERY": "1", "MS_RECOVERY_PATH": "/r"}).interval == 30
+    with pytest.raises(ValueError, match="MS_ENABLE_RECOVERY=1 needs MS_RECOVERY_PATH"):
+        recovery_settings({"MS_ENABLE_RECOVERY": "1"})
+    with pytest.raises(ValueError, match="MS_RECOVERY_INTERVAL must be a positive number of "
+                                         "steps"):
+        recovery_settings(dict(job, MS_RECOVERY_INTERVAL="0"))
+    # without servers, recovery would be a worker's: not built
+    with pytest.raises(NotImplementedError, match="MS_RECOVERY_INTERVAL=5 asks for disaster "
+                                                  "recovery"):
+        cluster_config_from_environment(dict(job, MS_ROLE="MS_WORKER", MS_SERVER_NUM="0",
+                                             MS_ENABLE_RECOVERY="", MS_RECOVERY_PATH=""))
