@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from minispore import device
+from minispore.common import profiling
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
 from minispore.communication.arrivals import IALLREDUCE, RECEIVE, SEND
 from minispore.communication.watchdog import WATCH
@@ -109,6 +110,7 @@ def _notify(collective, nbytes, k):
         fn(collective, nbytes, k)
 
 
+@profiling.collective("AllReduce")
 def all_reduce(x, op=SUM, group="hccl_world_group"):
     """out = op over the group's ranks of x (a new array; x is unchanged)."""
     if device.is_device_array(x):
@@ -131,6 +133,7 @@ def all_reduce(x, op=SUM, group="hccl_world_group"):
     return out
 
 
+@profiling.collective("AllReduce")
 def all_reduce_(buf, op=SUM, group="hccl_world_group"):
     """In place: buf = op over the group of buf (buf must be C-contiguous)."""
     if device.is_device_array(buf) and not _direct(buf):
@@ -155,6 +158,7 @@ class CommHandle:
         self.request, self.buffer, self.staged = request, buffer, staged
         self.comm, self.seq = comm, seq
 
+    @profiling.collective("Wait")
     def wait(self):
         if self.request is not None:
             target = self.buffer if self.staged is None else self.staged
@@ -177,6 +181,7 @@ class CommHandle:
         return False
 
 
+@profiling.collective("Iallreduce")
 def iallreduce(buf, op=SUM, group="hccl_world_group"):
     """Start an in-place all-reduce of the C-contiguous array `buf`; returns a CommHandle.
 
@@ -202,6 +207,7 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
     return CommHandle(request, buf, staged, comm, seq)
 
 
+@profiling.collective("AllGather")
 @_staged
 def all_gather(x, group="hccl_world_group"):
     """out = the ranks' x concatenated along dim 0, in group-rank order: (k*x0, ...)."""
@@ -216,6 +222,7 @@ def all_gather(x, group="hccl_world_group"):
     return out
 
 
+@profiling.collective("ReduceScatter")
 @_staged
 def reduce_scatter(x, op=SUM, group="hccl_world_group"):
     """out = block r (of k along dim 0) of op over the ranks' x, on group rank r."""
@@ -230,6 +237,7 @@ def reduce_scatter(x, op=SUM, group="hccl_world_group"):
     return out
 
 
+@profiling.collective("AlltoAll")
 @_staged
 def all_to_all(x, split_count, split_dim, concat_dim, group="hccl_world_group"):
     """Split x into `split_count` blocks along split_dim, send block j to group rank j, and
@@ -252,6 +260,7 @@ def all_to_all(x, split_count, split_dim, concat_dim, group="hccl_world_group"):
     return np.ascontiguousarray(merged).reshape(out_shape)
 
 
+@profiling.collective("Broadcast")
 def broadcast(arrays, root_rank, group="hccl_world_group"):
     """Each array replaced by root's (group rank `root_rank`); a tuple of new arrays."""
     outs = []
@@ -271,6 +280,7 @@ def broadcast(arrays, root_rank, group="hccl_world_group"):
     return tuple(outs)
 
 
+@profiling.collective("Reduce")
 @_staged
 def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
     """op over the ranks' x on group rank `dest_rank`; zeros of x's shape on the others."""
@@ -285,6 +295,7 @@ def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
     return np.zeros_like(x) if out is None else out
 
 
+@profiling.collective("Send")
 @_staged
 def send(x, dest_rank, sr_tag, group="hccl_world_group"):
     """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
@@ -300,6 +311,7 @@ def send(x, dest_rank, sr_tag, group="hccl_world_group"):
         WATCH.leave()
 
 
+@profiling.collective("Receive")
 def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group", waited=None):
     """Blocking receive of an array of `shape`/`dtype` from group rank `src_rank`, returned
     on the active device; `waited(seconds)`, when given, learns how long the message took to
@@ -335,6 +347,7 @@ def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group", waited=Non
 _NOTHING = np.empty(0, np.int8)
 
 
+@profiling.collective("Barrier")
 def barrier(group="hccl_world_group"):
     comm = _checked(group, 6, 0, _NOTHING, "Barrier")
     try:

@@ -4,8 +4,10 @@ Each node becomes one line calling its bound ``prim.impl`` with positional array
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
 Inside a `minispore.graph.memory.track_memory` block a run goes through an accounted copy of
-the schedule (the same calls and frees, each reported to an Accountant), generated on first use.
+the schedule (the same calls and frees, each reported to an Accountant), generated on first use;
+while an ``ms.Profiler`` records, through a profiled copy whose every call records its span.
 """
+from minispore.common import profiling
 from minispore.common.tensor import Tensor
 from minispore.device import active_device, scalar_array
 from minispore.graph.ir import Value, flatten
@@ -34,6 +36,7 @@ class Executable:
         self.device = active_device()
         self.source, self._run, self.needs_bindings = _build(graph, accounted=False)
         self._accounted = None
+        self._profiled = None
 
     def run(self, arrays, bindings=None):
         if active_device() != self.device:
@@ -43,9 +46,14 @@ class Executable:
         tracker = active_tracker()
         if tracker is not None:
             return self._run_accounted(arrays, bindings, tracker)
+        run = self._run
+        if profiling.active() is not None:
+            if self._profiled is None:
+                self._profiled = _build(self.graph, accounted=False, profiled=True)[1]
+            run = self._profiled
         if self.needs_bindings:
-            return self._run(bindings, *arrays)
-        return self._run(*arrays)
+            return run(bindings, *arrays)
+        return run(*arrays)
 
     def memory_plan(self):
         """The live activation bytes of this schedule from the Values' shapes (a
@@ -62,9 +70,9 @@ class Executable:
         return out
 
 
-def _build(graph, accounted):
+def _build(graph, accounted, profiled=False):
     """(source, the generated _run, whether it takes symbol bindings)."""
-    source, env = _generate(graph, accounted)
+    source, env = _generate(graph, accounted, profiled)
     exec(compile(source, f"<graph {graph.name}>", "exec"), env)
     return source, env["_run"], env["_NEEDS_BINDINGS"]
 
@@ -83,9 +91,10 @@ class _Namer:
         return name
 
 
-def _generate(graph, accounted=False):
+def _generate(graph, accounted=False, profiled=False):
     """The schedule's source and its environment. `accounted`: every output is named and
-    reported to the Accountant ``_acct`` (the first argument), as is every free."""
+    reported to the Accountant ``_acct`` (the first argument), as is every free. `profiled`:
+    every call records its span (profiling.timed)."""
     nm = _Namer()
     symbolic = _symbolic()
     needs_bindings = False
@@ -121,7 +130,10 @@ def _generate(graph, accounted=False):
         return nm.bind("c", x)
 
     for k, node in enumerate(graph.nodes):
-        fn = nm.bind("f", node.prim.impl)
+        impl = node.prim.impl
+        if profiled:
+            impl = profiling.timed(impl, node.prim.name, profiling.category_of(node.prim))
+        fn = nm.bind("f", impl)
         call = f"{fn}({', '.join(operand(x) for x in node.inputs)})"
         outs = []
         for j, v in enumerate(node.outputs):

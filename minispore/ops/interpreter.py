@@ -3,11 +3,13 @@ on top (the graph tracer, or an eager SPMD interpreter inside a PYNATIVE `shard`
 the eager interpreter at the bottom (infer, run the kernel, wrap the result); active autodiff
 tapes wrap whichever ran and record the call."""
 import numbers
+import time
 
 import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common import profiling
 from minispore.common.context import context
 from minispore.common.tensor import Tensor
 
@@ -43,7 +45,14 @@ def eager_apply(prim, args):
         if isinstance(a, Tensor) and (type(arr) is not np.ndarray) != gpu \
                 and device.is_device_array(arr) != gpu:
             raise mixed_devices_error(prim, args)
-    result = prim.impl(*arrays)
+    recorder = profiling.active()
+    if recorder is None:
+        result = prim.impl(*arrays)
+    else:
+        t0 = time.perf_counter_ns()
+        result = prim.impl(*arrays)
+        recorder.add(prim.name, profiling.category_of(prim), t0, time.perf_counter_ns() - t0,
+                     profiling.nbytes_of(arrays))
     if isinstance(out_aval, tuple):
         outs = tuple(Tensor(_as_array(r, gpu, prim), av.dtype, internal=True)
                      for r, av in zip(result, out_aval))

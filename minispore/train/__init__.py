@@ -9,6 +9,7 @@ from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbe
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.export import export
 from minispore.train.model import Model
+from minispore.train.profiler import Profiler
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
                                            load_param_into_net, save_checkpoint)
 from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
@@ -23,4 +24,4 @@ __all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "Mod
            "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
-           "load_distributed_checkpoint", "transform_checkpoints"]
+           "load_distributed_checkpoint", "transform_checkpoints", "Profiler"]

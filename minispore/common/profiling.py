@@ -1,0 +1,92 @@
+"""The event recorder behind ``ms.Profiler`` (minispore/train/profiler.py): while one is active,
+the eager interpreter and compiled schedules time every kernel call (category "kernel", or
+"communication" for a communication primitive), and the MPI entry points every collective,
+point-to-point call and wait (category "mpi", also those outside any primitive: gradient
+buckets, pipeline Send/Receive), each as a span (name, category, start, duration, bytes). When none is active the
+only cost is one global read per call (eager) or none (a compiled graph runs its unprofiled
+schedule)."""
+import functools
+import threading
+import time
+
+__all__ = ["Recorder", "active", "start", "stop", "timed", "collective"]
+
+_ACTIVE = [None]
+_IN_COLLECTIVE = [False]   # a collective calling another (staging, broadcast's per-array calls)
+
+
+class Recorder:
+    """Spans as (name, category, start_ns, duration_ns, nbytes, thread id)."""
+
+    def __init__(self):
+        self.spans = []
+        self.origin = time.perf_counter_ns()
+        self._lock = threading.Lock()
+
+    def add(self, name, category, start, duration, nbytes):
+        with self._lock:
+            self.spans.append((name, category, start - self.origin, duration, nbytes,
+                               threading.get_ident()))
+
+
+def active():
+    return _ACTIVE[0]
+
+
+def start(recorder):
+    _ACTIVE[0] = recorder
+
+
+def stop():
+    _ACTIVE[0] = None
+
+
+def category_of(prim):
+    return "communication" if getattr(prim, "communication", False) else "kernel"
+
+
+def nbytes_of(arrays):
+    return sum(getattr(a, "nbytes", 0) for a in arrays)
+
+
+def _bytes_moved(args, out):
+    """The bytes a collective was given, or for a receive (no array in) the bytes it got."""
+    given = sum(nbytes_of(a) if isinstance(a, (tuple, list)) else getattr(a, "nbytes", 0)
+                for a in args)
+    return given or nbytes_of(out if isinstance(out, (tuple, list)) else (out,))
+
+
+def collective(name):
+    """Decorator for the MPI entry points of communication/collectives.py: while a recorder is
+    active each outermost call records a span of category "mpi" (its wait for the other ranks
+    included, so a straggler shows as long spans on the others)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            recorder = _ACTIVE[0]
+            if recorder is None or _IN_COLLECTIVE[0]:
+                return fn(*args, **kwargs)
+            _IN_COLLECTIVE[0] = True
+            t0 = time.perf_counter_ns()
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                _IN_COLLECTIVE[0] = False
+            recorder.add(name, "mpi", t0, time.perf_counter_ns() - t0, _bytes_moved(args, out))
+            return out
+        return call
+    return wrap
+
+
+def timed(fn, name, category):
+    """`fn` wrapped to record a span per call in the active recorder (compiled schedules bind
+    this in their profiled variant)."""
+    def call(*arrays):
+        recorder = _ACTIVE[0]
+        if recorder is None:
+            return fn(*arrays)
+        t0 = time.perf_counter_ns()
+        out = fn(*arrays)
+        recorder.add(name, category, t0, time.perf_counter_ns() - t0, nbytes_of(arrays))
+        return out
+    return call
