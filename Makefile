@@ -40,8 +40,18 @@ $(STAMP): setup.cfg pyproject.toml
 warm: $(STAMP)
 	$(PY) tools/warm_cache.py
 
+# The single-process GPU tests (Numba's CUDA simulator) run in a process of their own, away from
+# the rest of the suite's state, retried once when they fail: once in about a hundred suite runs
+# tests/gpu/test_training_gpu.py has seen the simulated LeNet's third loss differ from the CPU's
+# (1.41720 vs 1.41580; never reproduced in isolation, under load or with poisoned device
+# buffers; the test now names the first step and parameter that diverge). Both runs failing
+# fails the suite.
+GPU_PYTEST = $(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/gpu
+
 test: warm
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --ignore=tests/gpu $(PYTEST_ARGS)
+	$(GPU_PYTEST) || { echo "make test: retrying the GPU-simulator tests once (known flake)"; \
+		$(GPU_PYTEST); }
 	$(call MPI_PYTEST,2,-m mpi --ignore=tests/gpu)
 	$(MPI_GPU_PYTEST) || { echo "make test: retrying the GPU-simulator MPI tests once (known flake)"; \
 		$(MPI_GPU_PYTEST); }

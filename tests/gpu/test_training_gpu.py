@@ -55,26 +55,30 @@ def train(target, mode, name):
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), make_opt(net.trainable_params()))
     step.set_train()
     rng = np.random.default_rng(1)
-    losses = []
+    losses, history = [], []
     for _ in range(STEPS):
         x = rng.standard_normal(shape).astype(np.float32)
         y = rng.integers(0, 3, shape[0]).astype(np.int32)
         losses.append(step(Tensor(x), Tensor(y)))
+        history.append({p.name: p.asnumpy().copy() for p in net.trainable_params()})
     on_device = [device.is_device_array(p._data) for p in net.trainable_params()]
-    return ([float(v) for v in losses], [p.asnumpy() for p in net.trainable_params()],
-            on_device)
+    return [float(v) for v in losses], history, on_device
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
 @pytest.mark.parametrize("name", sorted(NETS))
 def test_training_on_gpu_matches_cpu(name, mode):
-    cpu_losses, cpu_params, cpu_where = train("CPU", mode, name)
-    gpu_losses, gpu_params, gpu_where = train("GPU", mode, name)
+    cpu_losses, cpu_history, cpu_where = train("CPU", mode, name)
+    gpu_losses, gpu_history, gpu_where = train("GPU", mode, name)
     assert not any(cpu_where) and all(gpu_where)
-    np.testing.assert_allclose(gpu_losses, cpu_losses, **TOL)
     assert cpu_losses[-1] != cpu_losses[0]            # the parameters did move
-    for c, g in zip(cpu_params, gpu_params):
-        np.testing.assert_allclose(g, c, **TOL)
+    # Step by step, so a mismatch names the first step and parameter that diverged.
+    for k, (cpu, gpu) in enumerate(zip(cpu_history, gpu_history)):
+        np.testing.assert_allclose(gpu_losses[k], cpu_losses[k], **TOL,
+                                   err_msg=f"loss of step {k}")
+        for pname, c in cpu.items():
+            np.testing.assert_allclose(gpu[pname], c, **TOL,
+                                       err_msg=f"{pname} after step {k}")
 
 
 def test_switching_device_target_compiles_the_graph_again():
