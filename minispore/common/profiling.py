@@ -11,7 +11,7 @@ import time
 
 __all__ = ["Recorder", "active", "start", "stop", "timed", "collective"]
 
-_ACTIVE = [None]
+ACTIVE = [None]   # the active Recorder; the eager interpreter reads ACTIVE[0] directly
 _IN_COLLECTIVE = [False]   # a collective calling another (staging, broadcast's per-array calls)
 
 
@@ -30,15 +30,15 @@ class Recorder:
 
 
 def active():
-    return _ACTIVE[0]
+    return ACTIVE[0]
 
 
 def start(recorder):
-    _ACTIVE[0] = recorder
+    ACTIVE[0] = recorder
 
 
 def stop():
-    _ACTIVE[0] = None
+    ACTIVE[0] = None
 
 
 def category_of(prim):
@@ -63,7 +63,7 @@ def collective(name):
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, **kwargs):
-            recorder = _ACTIVE[0]
+            recorder = ACTIVE[0]
             if recorder is None or _IN_COLLECTIVE[0]:
                 return fn(*args, **kwargs)
             _IN_COLLECTIVE[0] = True
@@ -82,7 +82,7 @@ def timed(fn, name, category):
     """`fn` wrapped to record a span per call in the active recorder (compiled schedules bind
     this in their profiled variant)."""
     def call(*arrays):
-        recorder = _ACTIVE[0]
+        recorder = ACTIVE[0]
         if recorder is None:
             return fn(*arrays)
         t0 = time.perf_counter_ns()

@@ -11,6 +11,17 @@ logger = logging.getLogger("minispore")
 _warned_shard = set()
 
 
+_APPLY = []   # [interpreter.apply_primitive], filled on the first call
+
+
+def _load_apply():
+    """interpreter.apply_primitive, imported on first use (the interpreter imports Tensor,
+    which imports this module) and kept: a function-level import costs ~0.3 us per call."""
+    from minispore.ops.interpreter import apply_primitive
+    _APPLY.append(apply_primitive)
+    return apply_primitive
+
+
 class Aval:
     """Abstract value: what `infer` sees and returns (shape dims are ints or symbolic dims)."""
 
@@ -158,8 +169,7 @@ class Primitive:
         return exc(f"{prefix}, {message}")
 
     def __call__(self, *args):
-        from minispore.ops.interpreter import apply_primitive
-        return apply_primitive(self, args)
+        return (_APPLY[0] if _APPLY else _load_apply())(self, args)
 
     def __repr__(self):
         if "in_strategy" in self.attrs:

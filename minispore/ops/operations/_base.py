@@ -200,9 +200,13 @@ class BinaryElementwise(Primitive):
                 y if y.dtype == dtype else F.cast(y, dtype))
 
     def infer(self, x, y):
+        dtype, shape = x.dtype, x.shape
+        # The common eager case first (same dtype and shape): 0.3 us instead of 1.3 us.
+        if dtype is y.dtype and shape == y.shape and dtype in self.valid_dtypes:
+            return Aval(shape, self.out_dtype or dtype)
         check_dtype(self, "x", x, self.valid_dtypes)
         check_same_dtype(self, ("x", "y"), (x, y))
-        return Aval(broadcast_shape(self, x.shape, y.shape), self.out_dtype or x.dtype)
+        return Aval(broadcast_shape(self, shape, y.shape), self.out_dtype or dtype)
 
     def impl(self, x, y):
         return kernel(self.family, self.kernel_name)(x, y)
