@@ -234,3 +234,25 @@ def test_sort_grad_sharding_cuts_the_other_axes():
 def test_sharding_refuses_a_cut_of_the_sorted_or_scanned_axis(prim, args, strategy, match):
     with pytest.raises(RuntimeError, match=rf"For '{prim.name}'.*cannot be split.*{match}"):
         apply_strategy(prim, args(), strategy, 2)
+
+
+def test_topk_unsorted_and_integer_inputs():
+    x = np.array([[4, 9, 1, 9, 3]], np.int32)
+    v, i = ops.TopK(sorted=False)(Tensor(x), 3)
+    # sorted=False leaves the order open; the set of the k largest is what is promised.
+    assert sorted(v.asnumpy()[0].tolist()) == [4, 9, 9] and v.dtype == ms.int32
+    assert sorted(i.asnumpy()[0].tolist()) == [0, 1, 3]
+
+
+def test_topk_checks_k_against_a_dynamic_last_dim_when_it_runs():
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.topk(x, 2)[0]
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    net.set_inputs(Tensor(shape=[3, None], dtype=ms.float32))
+    x = rand(3, 6, seed=12)
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), -np.sort(-x, 1)[:, :2])
+    with pytest.raises(ValueError, match=r"For 'TopK'.*'k' must be in \[1, 1\].*\(3, 1\)"):
+        net(Tensor(rand(3, 1)))

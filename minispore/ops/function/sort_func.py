@@ -1,4 +1,4 @@
-"""Functional forms of sorting and scanning operators (ops.cumsum, ops.sort, ops.argsort, ops.topk)."""
+"""Functional sorting and scanning operators: ops.cumsum, ops.sort, ops.argsort, ops.topk."""
 import numpy as np
 
 from minispore.common import dtype as mstype

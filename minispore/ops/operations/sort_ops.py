@@ -1,4 +1,4 @@
-"""Sorting and scanning operators along one axis: CumSum, Sort, TopK and SortGrad (their scatter)."""
+"""Sorting and scanning operators along one axis: CumSum, Sort, TopK and their gradient SortGrad."""
 import numpy as np
 
 from minispore import device
@@ -12,7 +12,8 @@ from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["CumSum", "Sort", "TopK"]
 
-# float16 has no CPU Numba kernel path here (see kernels/cpu/half.py): it is refused by name.
+# Kernels take float32/float64 and integers; float16 (no Numba CPU type) is refused with a
+# TypeError, as in activation_ops and nn_ops.
 _NUMBER = (mstype.float32, mstype.float64) + mstype.int_types
 
 
