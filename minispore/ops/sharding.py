@@ -202,6 +202,51 @@ def axis_fixed(reason):
     return _AxisFixed(reason)
 
 
+SORT_AXIS = ("a sort or top-k ranks every element of its line against the others; keep the "
+             "sorted axis whole (cut the other axes)")
+_SCAN_AXIS = ("a cumulative sum needs every earlier element of its line; keep the scanned "
+              "axis whole (cut the other axes)")
+
+
+class _Scan(Rule):
+    """CumSum (x, axis): elementwise over the other dims; the scanned axis stays whole."""
+
+    def spec(self, prim, args, outs):
+        x, axis = args[0], args[1]
+        labels = _dims(len(x.shape))
+        return Einsum((labels,), (labels,), fixed={labels[_axis(axis, len(labels))]: _SCAN_AXIS})
+
+
+scan = _Scan()
+
+
+class _TopK(Rule):
+    """TopK (x, k) -> (values, indices) on the last axis: the other dims may be cut; the last
+    stays whole and the k outputs along it are a fresh dim."""
+
+    def spec(self, prim, args, outs):
+        labels = _dims(len(args[0].shape))
+        out = labels[:-1] + (None,)
+        return Einsum((labels,), (out, out), fixed={labels[-1]: SORT_AXIS})
+
+
+topk = _TopK()
+
+
+class _SortGrad(Rule):
+    """SortGrad (x, indices, dout) -> dx along `prim.axis`: the other dims may be cut; the
+    axis stays whole in x and dx, and indices/dout (of another extent there) are not cut."""
+
+    def spec(self, prim, args, outs):
+        labels = _dims(len(args[0].shape))
+        axis = _axis(prim.axis, len(labels))
+        line = labels[:axis] + (None,) + labels[axis + 1:]
+        return Einsum((labels, line, line), (labels,), fixed={labels[axis]: SORT_AXIS})
+
+
+sort_grad = _SortGrad()
+
+
 class _Transpose(Rule):
     def spec(self, prim, args, outs):
         x, perm = args[0], args[1]

@@ -66,6 +66,15 @@ class _TensorMethods:
     def log(self): return F.log(self)
     def sqrt(self): return F.sqrt(self)
     def square(self): return F.square(self)
+    def cumsum(self, axis=None, dtype=None):
+        # MindSpore's Tensor.cumsum: axis None scans the flattened tensor.
+        if axis is None:
+            return F.cumsum(F.reshape(self, (-1,)), 0, dtype)
+        return F.cumsum(self, axis, dtype)
+    def sort(self, axis=-1, descending=False): return F.sort(self, axis, descending)
+    def argsort(self, axis=-1, descending=False): return F.argsort(self, axis, descending)
+    def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002
+        return F.topk(self, k, dim, largest, sorted)
 
 
 def install(cls=Tensor):

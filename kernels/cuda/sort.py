@@ -1,0 +1,149 @@
+"""Sort and scan CUDA kernels (cumulative sum, stable sort, top-k, scatter along an axis).
+
+Device twins of kernels/cpu/sort.py, on the same C-contiguous (A, R, B) views. One thread per
+line x[a, :, b] in a grid-stride loop over the A * B lines (launch.elementwise), with b
+fastest so a warp's threads read neighbouring words; each thread runs the CPU kernel's
+sequential algorithm on its line, so results match the CPU bit for bit (sums in the same
+order, the same stable merge sort). No shared memory and no syncthreads(): lines are
+independent. The merge sort's ping-pong buffers are global scratch the caller passes.
+"""
+from numba import cuda
+
+from . import launch
+
+
+@cuda.jit
+def _cumsum_lines(x, out, acc0, exclusive, reverse):
+    """for line q = (a, b) (grid-stride): the running sum of cumsum_middle."""
+    A, R, B = x.shape
+    for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
+        a, b = q // B, q % B
+        acc = acc0
+        for i in range(R):
+            r = R - 1 - i if reverse else i
+            if exclusive:
+                out[a, r, b] = acc
+                acc += x[a, r, b]
+            else:
+                acc += x[a, r, b]
+                out[a, r, b] = acc
+
+
+@cuda.jit(device=True)
+def _before(u, v, descending):
+    """Whether u sorts strictly before v (NaN is the largest value)."""
+    if descending:
+        return u > v or (u != u and v == v)
+    return u < v or (v != v and u == u)
+
+
+@cuda.jit(device=True)
+def _merge_pass(x, a, b, s, d, width, descending):
+    """One bottom-up merge pass over line (a, b): runs of `width` in s merged into d."""
+    R = x.shape[1]
+    for lo in range(0, R, 2 * width):
+        mid = min(lo + width, R)
+        hi = min(lo + 2 * width, R)
+        i, j = lo, mid
+        for k in range(lo, hi):
+            # Take from the right run only when strictly before: ties keep input order.
+            if j < hi and (i >= mid or _before(x[a, s[a, j, b], b], x[a, s[a, i, b], b],
+                                               descending)):
+                d[a, k, b] = s[a, j, b]
+                j += 1
+            else:
+                d[a, k, b] = s[a, i, b]
+                i += 1
+
+
+@cuda.jit(device=True)
+def _merge_sort_line(x, a, b, src, dst, descending):
+    """Stable merge sort of line (a, b)'s positions in src/dst; True when they end in src."""
+    R = x.shape[1]
+    for r in range(R):
+        src[a, r, b] = r
+    width = 1
+    in_src = True
+    while width < R:
+        if in_src:
+            _merge_pass(x, a, b, src, dst, width, descending)
+        else:
+            _merge_pass(x, a, b, dst, src, width, descending)
+        in_src = not in_src
+        width *= 2
+    return in_src
+
+
+@cuda.jit
+def _sort_lines(x, values, indices, work, descending):
+    A, R, B = x.shape
+    for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
+        a, b = q // B, q % B
+        if not _merge_sort_line(x, a, b, indices, work, descending):
+            for r in range(R):
+                indices[a, r, b] = work[a, r, b]
+        for r in range(R):
+            values[a, r, b] = x[a, indices[a, r, b], b]
+
+
+@cuda.jit
+def _topk_lines(x, values, indices, order, work):
+    A, R, B = x.shape
+    K = values.shape[1]
+    for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
+        a, b = q // B, q % B
+        in_order = _merge_sort_line(x, a, b, order, work, True)
+        for j in range(K):
+            p = order[a, j, b] if in_order else work[a, j, b]
+            indices[a, j, b] = p
+            values[a, j, b] = x[a, p, b]
+
+
+@cuda.jit
+def _scatter_lines(dout, indices, dx):
+    A, R, B = dx.shape
+    K = dout.shape[1]
+    for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
+        a, b = q // B, q % B
+        for r in range(R):
+            dx[a, r, b] = 0
+        for j in range(K):
+            dx[a, indices[a, j, b], b] = dout[a, j, b]
+
+
+def _lines(kernel, x, *args):
+    A, _, B = x.shape
+    if A * B:
+        blocks, threads = launch.elementwise(A * B)
+        kernel[blocks, threads](x, *args)
+
+
+def cumsum_middle(x, out, acc0, exclusive, reverse):
+    """out[a, r, b] = sum of x[a, s, b] over s <= r (s >= r when reverse; strictly when
+    exclusive). One thread per line; `acc0` is a zero of the accumulation type (float64 or
+    int64). Preconditions: x, out C-contiguous (A, R, B) device arrays of one dtype."""
+    _lines(_cumsum_lines, x, out, acc0, exclusive, reverse)
+
+
+def sort_middle(x, values, indices, work, descending):
+    """Stable sort of every line x[a, :, b] into values and positions (see the CPU kernel).
+    One thread per line. Preconditions: x, values (A, R, B) of one dtype; indices, work
+    (A, R, B) of one integer dtype (work is scratch)."""
+    _lines(_sort_lines, x, values, indices, work, descending)
+
+
+def topk_middle(x, values, indices, order, work):
+    """The k = values.shape[1] largest of every line, descending, ties by position (see the
+    CPU kernel). One thread per line. Preconditions: x (A, R, B); values, indices (A, k, B);
+    order, work (A, R, B) integer scratch; 1 <= k <= R."""
+    _lines(_topk_lines, x, values, indices, order, work)
+
+
+def scatter_middle(dout, indices, dx):
+    """dx[a, indices[a, j, b], b] = dout[a, j, b], every other element 0. One thread per line
+    of dx (its zeroing and writes stay in that thread: no races). Preconditions: dout,
+    indices (A, K, B); dx C-contiguous (A, R, B) of dout's dtype; 0 <= indices < R."""
+    A, _, B = dx.shape
+    if A * B:
+        blocks, threads = launch.elementwise(A * B)
+        _scatter_lines[blocks, threads](dout, indices, dx)
