@@ -23,7 +23,8 @@ def _same_pads(size, k, s, d):
 
 
 def _conv1d_ref(x, w, b, stride, dilation, pads, group):
-    """out[n, o, l] = b[o] + sum_{c in o's group, t} xpad[n, c, l*stride + t*dilation] w[o, c, t]."""
+    """out[n, o, l] = b[o] + sum over c in o's group and t of
+    xpad[n, c, l*stride + t*dilation] * w[o, c, t]."""
     left, right = pads
     xp = np.pad(x, ((0, 0), (0, 0), (left, right)))
     n, cin, length = xp.shape
@@ -499,3 +500,21 @@ def test_graph_and_pynative_training_steps_agree():
     for g, e in zip(graph[2], eager[2]):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert eager[0][-1] < eager[0][0]
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.Conv1d(2, 3, 3, stride=2, has_bias=True), [None, 2, 9]),
+    (lambda: nn.Conv2dTranspose(2, 3, 3, stride=2, pad_mode="pad", padding=1, output_padding=1,
+                                has_bias=True), [None, 2, 4, 5]),
+])
+def test_dynamic_batch_compiles_once(make, shape):
+    net = make()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net.set_inputs(Tensor(shape=shape, dtype=ms.float32))
+    for b in (1, 3):
+        x = Tensor(rand(b, *shape[1:], seed=b))
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        want = net(x).asnumpy()
+        ms.set_context(mode=ms.GRAPH_MODE)
+        np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-6)
+    assert net.compile_cache_info() == {"compiles": 1, "hits": 1, "entries": 1}
