@@ -22,6 +22,7 @@ def pos32(*shape):
 
 IDX = np.array([[2, 0], [1, 2]], np.int32)
 LABELS = np.array([1, 0, 2], np.int32)
+W1D, W2T, B2 = f32(2, 2, 3), f32(2, 2, 2, 2), f32(2)
 
 # name -> (fn of Tensors, host inputs, whether to check gradients w.r.t. every float input)
 CASES = {
@@ -61,6 +62,16 @@ CASES = {
     "conv_pad_pool": (lambda x, w: ops.avg_pool2d(ops.max_pool2d(
                           ops.conv2d(x, w, pad_mode="pad", padding=1), 2, 1), 2, 1),
                       [f32(1, 2, 4, 4), f32(2, 2, 3, 3)], True),
+    "conv1d_layer": (lambda x: nn.Conv1d(2, 2, 3, stride=2, pad_mode="pad", padding=1,
+                                         has_bias=True, weight_init=Tensor(W1D),
+                                         bias_init=Tensor(B2))(x), [f32(1, 2, 5)], True),
+    "conv2d_transpose": (lambda d, w: ops.Conv2DTranspose(2, 3, pad_mode="pad", pad=1,
+                                                          stride=2)(d, w, (1, 2, 4, 4)),
+                         [f32(1, 2, 2, 2), f32(2, 2, 3, 3)], True),
+    "conv2d_transpose_layer": (lambda x: nn.Conv2dTranspose(
+                                   2, 2, 2, stride=2, pad_mode="pad", padding=(0, 1, 1, 0),
+                                   output_padding=1, has_bias=True, weight_init=Tensor(W2T),
+                                   bias_init=Tensor(B2))(x), [f32(1, 2, 2, 2)], True),
     "layer_norm": (lambda x, g, b: ops.layer_norm(x, (3,), g, b), [f32(2, 3), f32(3), f32(3)],
                    True),
     "batch_norm_train": (lambda x, g, b: ops.BatchNorm(True)(x, g, b, ops.zeros_like(g),

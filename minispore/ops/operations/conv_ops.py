@@ -13,8 +13,8 @@ from minispore.ops.operations._base import (FLOATS, check_dtype, check_same_dtyp
 from minispore.ops.operations.array_ops import c_strides, strided_copy
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad",
-           "AvgPool", "AvgPoolGrad"]
+__all__ = ["Conv2D", "Conv2DBackpropInput", "Conv2DTranspose", "Conv2DBackpropFilter", "MaxPool",
+           "MaxPoolGrad", "AvgPool", "AvgPoolGrad"]
 
 
 def _pair(name, arg, value):
@@ -281,6 +281,25 @@ class Conv2DBackpropInput(_ConvBase):
         d_dout = self._same_attrs(Conv2D)(ddx, w)
         d_w = self._same_attrs(Conv2DBackpropFilter)(dout, ddx, tuple(w.shape))
         return d_dout, d_w, None
+
+
+class Conv2DTranspose(Conv2DBackpropInput):
+    """Transposed 2-D convolution ("deconvolution"): ``Conv2DTranspose(out_channel, kernel_size,
+    pad_mode='valid', pad=0, pad_list=None, mode=1, stride=1, dilation=1, group=1,
+    data_format='NCHW')(dout, weight, input_size)`` (MindSpore's argument order).
+
+    It is Conv2DBackpropInput under its public name, as in MindSpore: the adjoint of the Conv2D
+    with the same attributes, so ``<Conv2D(x, w), y> == <x, Conv2DTranspose(y, w, x.shape)>``.
+    dout (N, out_channel, H, W), weight (out_channel, C/group, kh, kw), input_size the
+    (N, C, OH, OW) of the result, which must be a size whose Conv2D output is dout's.
+    Kernels, bprop and sharding rule are Conv2DBackpropInput's.
+    """
+
+    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
+                 stride=1, dilation=1, group=1, data_format="NCHW"):
+        super().__init__(out_channel, kernel_size, mode=mode, pad_mode=pad_mode, pad=pad,
+                         stride=stride, dilation=dilation, group=group, data_format=data_format,
+                         pad_list=pad_list)
 
 
 class Conv2DBackpropFilter(_ConvBase):
