@@ -1,5 +1,5 @@
 """ops.matmul with numpy's rules (1-D promotion, batch broadcasting), BatchMatMul's broadcast
-batch dims and transposes: forward vs float64 numpy, gradients vs
+batch dims and transposes, and ops.einsum / ops.Einsum: forward vs float64 numpy, gradients vs
 central differences, errors, and GRAPH mode vs PYNATIVE on a small attention Cell."""
 import numpy as np
 import pytest
@@ -123,8 +123,83 @@ def test_batch_matmul_sharding_rule_leaves_broadcast_dims_whole():
     assert spec.outputs == (("b0", "b1", "m", "n"),)
 
 
+EINSUM2 = [
+    ("ij,jk->ik", (2, 3), (3, 4)),
+    ("ij,jk", (2, 3), (3, 4)),                     # implicit output
+    ("ij,kj->ik", (2, 3), (4, 3)),
+    ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+    ("bhqd,bhkd->bhqk", (2, 2, 3, 4), (2, 2, 5, 4)),  # attention scores
+    ("bhqk,bhkd->bqhd", (2, 2, 3, 5), (2, 2, 5, 4)),  # attention values, heads moved
+    ("ijk,jil->kl", (2, 3, 4), (3, 2, 5)),
+    ("abc,cd->dba", (2, 3, 4), (4, 5)),
+    ("ijk,k->ij", (2, 3, 4), (4,)),
+    ("i,i->", (3,), (3,)),
+    ("i,j->ij", (3,), (4,)),
+    ("ij,ij->ij", (2, 3), (2, 3)),
+    ("ij,ij->", (2, 3), (2, 3)),
+    ("ij,j->", (2, 3), (3,)),
+    ("ij,kl->", (2, 3), (4, 2)),                   # every label summed out alone
+    ("abz,bcz->ac", (2, 3, 4), (3, 5, 4)),
+    ("ii,ij->j", (3, 3), (3, 4)),                  # a diagonal inside a product
+    ("bn,anm->bam", (2, 3), (4, 3, 5)),
+]
+EINSUM1 = [
+    ("ij->ji", (2, 3)),
+    ("ij->i", (2, 3)),
+    ("i->", (3,)),
+    ("ij", (2, 3)),
+    ("ji", (2, 3)),
+    ("ijk->kij", (2, 3, 4)),
+    ("ii->", (3, 3)),
+    ("ii->i", (3, 3)),
+    ("iji->j", (2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("eq,sa,sb", EINSUM2, ids=[c[0] for c in EINSUM2])
+def test_einsum_two_operands(eq, sa, sb):
+    arrays = [rand(*sa, seed=21), rand(*sb, seed=22)]
+    check_forward(lambda a, b: ops.einsum(eq, a, b), lambda a, b: np.einsum(eq, a, b), arrays)
+    check_forward(lambda a, b: ops.Einsum(eq)((a, b)), lambda a, b: np.einsum(eq, a, b),
+                  arrays)
+    check_grad(lambda a, b: ops.einsum(eq, a, b), arrays)
+
+
+@pytest.mark.parametrize("eq,sa", EINSUM1, ids=[c[0] for c in EINSUM1])
+def test_einsum_one_operand(eq, sa):
+    arrays = [rand(*sa, seed=23)]
+    check_forward(lambda a: ops.einsum(eq, a), lambda a: np.einsum(eq, a), arrays)
+    check_grad(lambda a: ops.einsum(eq, a), arrays)
+
+
+@pytest.mark.parametrize("eq,shapes,exc,match", [
+    ("ij,jk->ik", [(2, 3), (4, 5)], ValueError, r"dim 'j' has size 3 and 4"),
+    ("ij,jk->ik", [(2, 3)], ValueError, r"names 2 operand\(s\), but 1 were given"),
+    ("ijk,jk->ik", [(2, 3), (3, 4)], ValueError, r"operand 0 has rank 2"),
+    ("ij,jk->iz", [(2, 3), (3, 4)], ValueError, r"output labels \['z'\] appear in no operand"),
+    ("ij,jk->ii", [(2, 3), (3, 4)], ValueError, r"repeat a label"),
+    ("i1,1k->ik", [(2, 3), (3, 4)], ValueError, r"only letters.*\['1'\]"),
+    ("ij->i->j", [(2, 3)], ValueError, r"at most one '->'"),
+    ("ii->i", [(2, 3)], ValueError, r"dim 'i' has size 2 and 3"),
+    ("...ij,...jk->...ik", [(2, 3), (3, 4)], NotImplementedError, r"ellipsis"),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)], NotImplementedError, r"at most 2 operands"),
+])
+def test_einsum_errors(eq, shapes, exc, match):
+    with pytest.raises(exc, match=r"For 'einsum'.*" + match):
+        ops.einsum(eq, *[Tensor(rand(*s)) for s in shapes])
+
+
+def test_einsum_type_errors():
+    with pytest.raises(TypeError, match=r"For 'Einsum', 'equation' must be a str"):
+        ops.Einsum(3)
+    with pytest.raises(TypeError, match=r"For 'Einsum', the input must be a tuple or list"):
+        ops.Einsum("ij->ji")(Tensor(rand(2, 3)))
+    with pytest.raises(TypeError, match=r"For 'einsum', operand 1 must be a Tensor"):
+        ops.einsum("i,i->", Tensor(rand(3)), [1.0, 2.0, 3.0])
+
+
 class _Attention(nn.Cell):
-    """Scores by BatchMatMul, values by ops.matmul with a broadcast 2-D weight."""
+    """Scores by einsum and BatchMatMul, values by ops.matmul with a broadcast 2-D weight."""
 
     def __init__(self):
         super().__init__()
@@ -132,7 +207,7 @@ class _Attention(nn.Cell):
         self.bmm = ops.BatchMatMul(transpose_b=True)
 
     def construct(self, q, k, v):
-        scores = self.bmm(q, k)
+        scores = ops.einsum("bhqd,bhkd->bhqk", q, k) + self.bmm(q, k)
         ctx = ops.matmul(ops.softmax(scores, -1), v)        # (2, 2, 3, 4) @ (1, 2, 5, 4)
         return ops.matmul(ctx, self.wo)
 
