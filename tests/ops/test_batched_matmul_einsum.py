@@ -235,3 +235,17 @@ def _leaves(tree):
     if isinstance(tree, (tuple, list)):
         return [leaf for t in tree for leaf in _leaves(t)]
     return [tree]
+
+
+def test_graph_mode_einsum_diagonal_and_vector_matmul_equal_pynative():
+    a, b, v = Tensor(rand(3, 3, seed=41)), Tensor(rand(3, 4, seed=42)), Tensor(rand(3, seed=43))
+
+    def fn(a, b, v):
+        return (ops.einsum("ii,ij->j", a, b) + ops.matmul(v, b) + ops.einsum("ij->j", b)
+                + ops.matmul(ops.reshape(b, (1, 3, 4)).transpose(0, 2, 1), v).sum(0))
+
+    eager, eager_grads = fn(a, b, v).asnumpy(), ms.grad(fn, (0, 1, 2))(a, b, v)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(ms.jit(fn)(a, b, v).asnumpy(), eager, rtol=1e-6)
+    for got, want in zip(ms.grad(ms.jit(fn), (0, 1, 2))(a, b, v), eager_grads, strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
