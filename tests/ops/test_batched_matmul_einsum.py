@@ -142,6 +142,9 @@ EINSUM2 = [
     ("abz,bcz->ac", (2, 3, 4), (3, 5, 4)),
     ("ii,ij->j", (3, 3), (3, 4)),                  # a diagonal inside a product
     ("bn,anm->bam", (2, 3), (4, 3, 5)),
+    ("ij,j->i", (2, 3), (1,)),                     # size-1 dims broadcast, as np.einsum
+    ("bij,bjk->bik", (1, 2, 3), (4, 3, 5)),
+    ("ij,ij->ij", (2, 1), (1, 3)),
 ]
 EINSUM1 = [
     ("ij->ji", (2, 3)),

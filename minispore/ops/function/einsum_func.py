@@ -46,11 +46,18 @@ def _parse(equation, shapes):
             raise ValueError(f"For 'einsum', operand {i} has rank {len(shape)} (shape "
                              f"{tuple(shape)}) but its subscripts '{term}' name {len(term)} "
                              f"dims, in equation '{equation}'.")
+        seen = {}
         for label, size in zip(term, shape):
-            if sizes.setdefault(label, size) != size:
-                raise ValueError(f"For 'einsum', the dim '{label}' has size {sizes[label]} "
-                                 f"and {size} in equation '{equation}' with operand shapes "
+            # Across operands a size-1 dim broadcasts (as np.einsum); a label repeated within
+            # one operand (a diagonal) needs equal sizes.
+            known = sizes.setdefault(label, size)
+            if seen.setdefault(label, size) != size or (known != size and 1 not in (known,
+                                                                                  size)):
+                raise ValueError(f"For 'einsum', the dim '{label}' has size {known} and "
+                                 f"{size} in equation '{equation}' with operand shapes "
                                  f"{[tuple(s) for s in shapes]}.")
+            if known == 1:
+                sizes[label] = size
     if not arrow:
         # numpy's implicit output: the labels named exactly once, in alphabetical order.
         counts = "".join(terms)
@@ -130,7 +137,8 @@ def einsum(equation, *operands):
     """Einstein summation over one or two Tensors, as np.einsum: each operand's dims are named
     by letters; dims named in the output (after '->') are kept in that order, the others are
     summed; a label in both operands multiplies along it. Without '->' the output is the
-    labels named once, alphabetically.
+    labels named once, alphabetically. A size-1 dim broadcasts against the same label's
+    larger size in the other operand.
 
     Supports transposes ('ij->ji'), sums ('ij->i', 'i->'), traces and diagonals ('ii->',
     'ii->i'), inner, outer and elementwise products, matrix and batched products
@@ -154,6 +162,15 @@ def einsum(equation, *operands):
     if len(operands) == 2 and operands[0].dtype != operands[1].dtype:
         raise TypeError(f"For 'einsum', the operands must have the same dtype, but got "
                         f"{operands[0].dtype} and {operands[1].dtype}.")
+    terms = list(terms)
+    operands = list(operands)
+    for i, (x, term) in enumerate(zip(operands, terms)):
+        # A size-1 dim broadcast against a larger one drops out of its operand: the label then
+        # lives in the other operand only.
+        keep = [j for j, c in enumerate(term) if x.shape[j] == sizes[c]]
+        if len(keep) != len(term):
+            operands[i] = A.reshape(x, tuple(x.shape[j] for j in keep))
+            terms[i] = "".join(term[j] for j in keep)
     xs, labels = [], []
     for i, (x, term) in enumerate(zip(operands, terms)):
         x, term = _diagonals(x, term)
