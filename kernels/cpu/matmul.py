@@ -26,20 +26,26 @@ def matmul(a, b, transpose_a, transpose_b):
 
 @njit(cache=True)
 def batch_matmul(a, b, transpose_a, transpose_b, out):
-    """out[i] = op(a[i]) @ op(b[i]) over the flattened leading (batch) dim of equal size.
+    """out[z] = op(a[z % Ba]) @ op(b[z % Bb]) for z in range(out.shape[0]).
 
-    a: (B, M, K) or (B, K, M); b: (B, K, N) or (B, N, K), C-contiguous; out: (B, M, N)
-    C-contiguous, written in place (BLAS writes each product straight into out[i], no copy).
+    a: (Ba, M, K) or (Ba, K, M); b: (Bb, K, N) or (Bb, N, K), C-contiguous; out: (B, M, N)
+    C-contiguous, written in place (BLAS writes each product straight into out[z], no copy).
+    B is a multiple of Ba and Bb: equal batches, or an operand repeated over the leading
+    batch dims (BatchMatMul's broadcasting), as the CUDA twin's gemm3 reads them.
     Loops over B serially, each product in BLAS (its own threads).
     """
-    for i in range(a.shape[0]):
+    ba = a.shape[0]
+    bb = b.shape[0]
+    for z in range(out.shape[0]):
+        i = z % ba
+        j = z % bb
         # One branch per flag pair keeps each view's exact layout (C or F) for BLAS.
         if transpose_a:
             if transpose_b:
-                np.dot(a[i].T, b[i].T, out[i])
+                np.dot(a[i].T, b[j].T, out[z])
             else:
-                np.dot(a[i].T, b[i], out[i])
+                np.dot(a[i].T, b[j], out[z])
         elif transpose_b:
-            np.dot(a[i], b[i].T, out[i])
+            np.dot(a[i], b[j].T, out[z])
         else:
-            np.dot(a[i], b[i], out[i])
+            np.dot(a[i], b[j], out[z])

@@ -172,9 +172,10 @@ def matmul(a, b, transpose_a, transpose_b):
 
 
 def batch_matmul(a, b, transpose_a, transpose_b, out):
-    """out[i] = op(a[i]) @ op(b[i]) over the flattened leading (batch) dim of equal size.
+    """out[z] = op(a[z % Ba]) @ op(b[z % Bb]) for z in range(out.shape[0]).
 
-    a: (B, M, K) or (B, K, M); b: (B, K, N) or (B, N, K); out: (B, M, N), written in place.
-    One launch: the batch is the grid's z dimension.
+    a: (Ba, M, K) or (Ba, K, M); b: (Bb, K, N) or (Bb, N, K); out: (B, M, N), written in
+    place; B a multiple of Ba and Bb (equal batches, or an operand repeated over leading
+    batch dims). One launch: the batch is the grid's z dimension.
     """
     gemm3(a, b, out, transpose_a, transpose_b)

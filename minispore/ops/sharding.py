@@ -103,14 +103,23 @@ def elementwise_with_note(note):
 
 
 class _Matmul(Rule):
-    """x (..., m, k) @ y (..., k, n) -> (..., m, n); transpose_a/b swap the last two dims."""
+    """x (..., m, k) @ y (..., k, n) -> (..., m, n); transpose_a/b swap the last two dims.
+
+    Batch dims cut freely and alike in x, y and the output; a batch dim one operand
+    broadcasts (size 1 against the output's larger size) is None there: that operand stays
+    whole along it while the other and the output are cut."""
 
     def spec(self, prim, args, outs):
         x, y = tensor_args(args)[:2]
-        batch = _dims(len(x.shape) - 2, "b")
+        out_batch = tuple(outs[0].shape[:-2])
+        batch = _dims(len(out_batch), "b")
+
+        def labels(shape):
+            return tuple(None if _is_one(d) and not _is_one(o) else lab
+                         for d, o, lab in zip(shape[:-2], out_batch, batch))
         xs = ("k", "m") if prim.transpose_a else ("m", "k")
         ys = ("n", "k") if prim.transpose_b else ("k", "n")
-        return Einsum((batch + xs, batch + ys), (batch + ("m", "n"),))
+        return Einsum((labels(x.shape) + xs, labels(y.shape) + ys), (batch + ("m", "n"),))
 
 
 matmul = _Matmul()

@@ -41,6 +41,7 @@ class _TensorMethods:
 
     # -- methods ---------------------------------------------------------------------------
     def astype(self, dtype, copy=True): return F.cast(self, mstype.to_type(dtype))
+    def matmul(self, tensor2): return F.matmul(self, tensor2)
     def sum(self, axis=None, keepdims=False): return F.reduce_sum(self, axis, keepdims)
     def mean(self, axis=None, keep_dims=False): return F.reduce_mean(self, axis, keep_dims)
     def max(self, axis=None, keepdims=False): return F.reduce_max(self, axis, keepdims)

@@ -34,6 +34,13 @@ CASES = {
                        [f32(2, 3), f32(2, 3)], True),
     "matmul_transposed": (lambda x, y: ops.matmul(x, y.T), [f32(3, 4), f32(2, 4)], True),
     "batch_matmul": (lambda x, y: ops.bmm(x, y), [f32(2, 3, 4), f32(2, 4, 2)], True),
+    # (2, 1) against (1, 2): x's batch is materialised, y's read as z % 2 with no copy.
+    "batch_matmul_broadcast": (lambda x, y: ops.BatchMatMul(transpose_b=True)(x, y),
+                               [f32(2, 1, 2, 3), f32(1, 2, 2, 3)], True),
+    "matmul_numpy_rules": (lambda x, y, v: ops.matmul(x, y) + ops.matmul(y, v)[:, :2],
+                           [f32(2, 3), f32(2, 3, 2), f32(2)], True),
+    "einsum_attention": (lambda q, k: ops.einsum("bqd,bkd->bqk", q, k),
+                         [f32(2, 2, 3), f32(2, 2, 3)], True),
     "reduce_noncontiguous_axes": (lambda x: ops.reduce_mean(x, (0, 2), keep_dims=True)
                                   + ops.reduce_sum(x, 1, keep_dims=True),
                                   [f32(2, 3, 4)], True),

@@ -91,3 +91,13 @@ def test_batch_matmul_writes_out(ta, tb):
     MM.batch_matmul(a, b, ta, tb, out)
     ref = np.matmul(a.transpose(0, 2, 1) if ta else a, b.transpose(0, 2, 1) if tb else b)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_batch_matmul_reads_broadcast_operands_modulo_their_batch():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 4))      # out[z] uses a[z % 2] and b[z % 3]
+    b = rng.standard_normal((3, 4, 5))
+    out = np.empty((6, 3, 5))
+    MM.batch_matmul(a, b, False, False, out)
+    np.testing.assert_allclose(out, np.stack([a[z % 2] @ b[z % 3] for z in range(6)]),
+                               rtol=1e-12)

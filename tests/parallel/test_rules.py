@@ -98,6 +98,8 @@ CASES = [
     ("matmul_repeat", ops.MatMul(), lambda: (f64(8, 16), f64(16, 4)), ((2, 1), (1, 1)), 8),
     ("batch_matmul", ops.BatchMatMul(), lambda: (f64(2, 4, 8), f64(2, 8, 6)),
      ((2, 1, 2), (2, 2, 2)), 8),
+    ("batch_matmul_broadcast", ops.BatchMatMul(transpose_b=True),
+     lambda: (f64(2, 1, 4, 8), f64(1, 2, 6, 8)), ((2, 1, 1, 2), (1, 2, 1, 2)), 8),
     ("bias_add", ops.BiasAdd(), lambda: (f64(4, 6, 3, 3), f64(6)), ((2, 2, 1, 1), (2,)), 4),
     ("reduce_sum", ops.ReduceSum(), lambda: (f64(8, 8), 1), ((2, 4),), 8),
     ("reduce_sum_keep", ops.ReduceSum(keep_dims=True), lambda: (f64(8, 6), (0, 1)),

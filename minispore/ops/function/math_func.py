@@ -113,17 +113,79 @@ def select(cond, input, other):  # noqa: A002
     return _select(cond, input, other)
 
 
-def matmul(x, y, transpose_a=False, transpose_b=False):
-    return _matmuls[(transpose_a, transpose_b)](x, y)
+def matmul(input, other, transpose_a=False, transpose_b=False):  # noqa: A002
+    """The matrix product of `input` and `other` with numpy's (np.matmul's) rules.
+
+    - both 2-D: (M, K) @ (K, N) -> (M, N), one MatMul;
+    - a 1-D operand is promoted to a matrix ((K,) -> (1, K) on the left, (K, 1) on the
+      right) and the added dim is removed from the result: (K,) @ (K,) -> ();
+    - otherwise the last two dims are the matrices and the leading (batch) dims broadcast:
+      (2, 3, 4) @ (4, 5) -> (2, 3, 5), (2, 1, 3, 4) @ (1, 5, 4, 6) -> (2, 5, 3, 6). An N-D
+      `input` times a 2-D `other` runs as one MatMul on the rows; the rest pads the ranks
+      with leading 1s and runs one BatchMatMul, whose gradient sums over broadcast dims.
+    `transpose_a` / `transpose_b` (minispore's, used by bprops; not in MindSpore's
+    signature) transpose the last two dims of an operand of rank >= 2 first.
+    Raises TypeError for non-Tensor or 0-d operands and ValueError when the contracted dims
+    differ or the batch dims do not broadcast.
+
+    >>> import numpy as np, minispore as ms
+    >>> ms.ops.matmul(ms.Tensor(np.ones((2, 3, 4), np.float32)),
+    ...               ms.Tensor(np.ones((4, 5), np.float32))).shape
+    (2, 3, 5)
+    """
+    flags = (transpose_a, transpose_b)
+    a, b = input, other
+    if getattr(a, "ndim", None) == 2 and getattr(b, "ndim", None) == 2:
+        return _matmuls[flags](a, b)
+    for name, t in (("input", a), ("other", b)):
+        if not hasattr(t, "ndim") or not hasattr(t, "shape"):
+            raise TypeError(f"For 'matmul', '{name}' must be a Tensor, but got "
+                            f"{type(t).__name__}.")
+        if t.ndim == 0:
+            raise ValueError(f"For 'matmul', '{name}' must have rank >= 1, but got a 0-d "
+                             f"tensor.")
+    if (a.ndim == 1 and transpose_a) or (b.ndim == 1 and transpose_b):
+        raise ValueError("For 'matmul', transpose_a / transpose_b need an operand of rank "
+                         ">= 2.")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = _reshape(a, (1,) + tuple(a.shape))
+    if b_vec:
+        b = _reshape(b, tuple(b.shape) + (1,))
+    k_a = a.shape[-2] if transpose_a else a.shape[-1]
+    k_b = b.shape[-1] if transpose_b else b.shape[-2]
+    if isinstance(k_a, int) and isinstance(k_b, int) and k_a != k_b:
+        raise ValueError(f"For 'matmul', the last dim of 'input' must equal the "
+                         f"second-to-last dim of 'other', but got input.shape "
+                         f"{tuple(input.shape)} and other.shape {tuple(other.shape)}.")
+    if a.ndim == 2 and b.ndim == 2:
+        out = _matmuls[flags](a, b)
+    elif b.ndim == 2 and not transpose_a:
+        # (..., M, K) @ (K, N): the batch folds into the rows of one GEMM.
+        lead = tuple(a.shape[:-1])
+        out = _matmuls[flags](_reshape(a, (-1, a.shape[-1])), b)
+        out = _reshape(out, lead + (out.shape[-1],))
+    else:
+        rank = max(a.ndim, b.ndim, 3)
+        a = _reshape(a, (1,) * (rank - a.ndim) + tuple(a.shape))
+        b = _reshape(b, (1,) * (rank - b.ndim) + tuple(b.shape))
+        out = _batch_matmuls[flags](a, b)
+    if a_vec or b_vec:
+        shape = tuple(out.shape)
+        drop = ([len(shape) - 2] if a_vec else []) + ([len(shape) - 1] if b_vec else [])
+        out = _reshape(out, tuple(d for i, d in enumerate(shape) if i not in drop))
+    return out
 
 
 def batch_matmul(x, y, transpose_a=False, transpose_b=False):
-    """op(x) @ op(y) over equal leading batch dims: (..., M, K) x (..., K, N) -> (..., M, N)."""
+    """op(x) @ op(y) over broadcast leading batch dims: (..., M, K) x (..., K, N) -> (..., M, N)
+    (BatchMatMul: equal ranks >= 3)."""
     return _batch_matmuls[(transpose_a, transpose_b)](x, y)
 
 
 def bmm(input, mat2):  # noqa: A002
-    """Batched matrix product, MindSpore 2.x's ops.bmm (equal batch dims here)."""
+    """Batched matrix product, MindSpore 2.x's ops.bmm: (*B, N, C) @ (*B, C, M), batch dims
+    broadcast (BatchMatMul)."""
     return _batch_matmuls[(False, False)](input, mat2)
 
 

@@ -323,17 +323,18 @@ class _MatMulBase(Primitive):
         ta, tb = self.transpose_a, self.transpose_b
         mm = self._product
         # With C = A B (A = op(x), B = op(y)): dA = dC B^T, dB = A^T dC; transposes fold into
-        # the GEMM flags so no transpose is ever materialised.
+        # the GEMM flags so no transpose is ever materialised. A batch dim that was broadcast
+        # (BatchMatMul) sums its gradient back over the batches it fed.
         # Each gradient is a deferred product: the tape runs it only for inputs that need one
         # (a first layer's input never does, which saves a whole GEMM per step).
         if ta:
-            dx = lambda: mm(y, dout, tb, True)  # noqa: E731
+            dx = lambda: sum_to_shape(mm(y, dout, tb, True), x.shape)  # noqa: E731
         else:
-            dx = lambda: mm(dout, y, False, not tb)  # noqa: E731
+            dx = lambda: sum_to_shape(mm(dout, y, False, not tb), x.shape)  # noqa: E731
         if tb:
-            dy = lambda: mm(dout, x, True, ta)  # noqa: E731
+            dy = lambda: sum_to_shape(mm(dout, x, True, ta), y.shape)  # noqa: E731
         else:
-            dy = lambda: mm(x, dout, not ta, False)  # noqa: E731
+            dy = lambda: sum_to_shape(mm(x, dout, not ta, False), y.shape)  # noqa: E731
         return dx, dy
 
 
@@ -363,38 +364,68 @@ class MatMul(_MatMulBase):
 
 
 class BatchMatMul(_MatMulBase):
-    """out[..., :, :] = op(x[...]) @ op(y[...]) over equal leading (batch) dims.
+    """out[..., :, :] = op(x[...]) @ op(y[...]) over leading (batch) dims that broadcast.
 
-    Shapes: x (..., M, K) (or (..., K, M) with transpose_a), y (..., K, N) (or (..., N, K));
-    out (..., M, N); rank >= 3, equal ranks and equal batch dims (no batch broadcasting).
-    Raises ValueError for mismatched ranks, batch dims or contracted dims, TypeError for
-    non-float or mixed dtypes.
+    Shapes: x (*Bx, M, K) (or (*Bx, K, M) with transpose_a), y (*By, K, N) (or (*By, N, K));
+    out (*B, M, N) with B the numpy broadcast of Bx and By, e.g. (2, 1, 3, 4) x (1, 5, 4, 6)
+    -> (2, 5, 3, 6). x and y have equal ranks >= 3 (MindSpore's rule; ops.matmul pads ranks).
+    The gradient of a broadcast batch dim is summed over the batches it fed.
+    Raises ValueError for unequal ranks, batch dims that do not broadcast or unequal
+    contracted dims; TypeError for non-float or mixed dtypes.
 
     >>> import numpy as np, minispore as ms
     >>> ms.ops.BatchMatMul()(ms.Tensor(np.ones((5, 2, 3), np.float32)),
     ...                      ms.Tensor(np.ones((5, 3, 4), np.float32))).shape
     (5, 2, 4)
+    >>> ms.ops.BatchMatMul(transpose_b=True)(ms.Tensor(np.ones((2, 1, 3, 4), np.float32)),
+    ...                                      ms.Tensor(np.ones((1, 5, 6, 4), np.float32))).shape
+    (2, 5, 3, 6)
     """
 
     def infer(self, x, y):
         m, n = self._check_operands(x, y, 3)
-        if not shapes_equal(self, x.shape[:-2], y.shape[:-2]):
-            raise self.error(f"the batch dims of x and y must be equal, but got x.shape "
-                             f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
-        return Aval(tuple(x.shape[:-2]) + (m, n), x.dtype)
+        if x.ndim != y.ndim:
+            raise self.error(f"x and y must have equal ranks, but got x.shape {tuple(x.shape)} "
+                             f"and y.shape {tuple(y.shape)}; ops.matmul broadcasts mixed ranks.")
+        try:
+            batch = broadcast_shape(self, x.shape[:-2], y.shape[:-2])
+        except ValueError:
+            raise self.error(f"the batch dims of x and y must be equal or broadcastable (numpy "
+                             f"rules), but got x.shape {tuple(x.shape)} and y.shape "
+                             f"{tuple(y.shape)}.") from None
+        return Aval(tuple(batch) + (m, n), x.dtype)
 
     def impl(self, x, y):
-        batch = x.shape[:-2]
-        a = contiguous(x).reshape((-1,) + x.shape[-2:])
-        b = contiguous(y).reshape((-1,) + y.shape[-2:])
+        batch = tuple(np.broadcast_shapes(x.shape[:-2], y.shape[:-2]))
+        a = _batch_operand(x, batch)
+        b = _batch_operand(y, batch)
         m = x.shape[-1] if self.transpose_a else x.shape[-2]
         n = y.shape[-2] if self.transpose_b else y.shape[-1]
-        out = device.empty((a.shape[0], m, n), x.dtype)
-        kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
+        out = device.empty((shape_size(batch), m, n), x.dtype)
+        if out.shape[0]:
+            kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
         return out.reshape(batch + (m, n))
 
     def _product(self, a, b, transpose_a, transpose_b):
         return _F().batch_matmul(a, b, transpose_a, transpose_b)
+
+
+def _batch_operand(x, batch):
+    """x as the 3-D contiguous (Bx, rows, cols) operand of the batch_matmul kernel, which
+    reads batch z of the (prod(batch), ., .) output from x[z % Bx].
+
+    Flattened batch z % Bx is x's batch exactly when x's batch dims, after leading 1s, equal
+    the trailing dims of `batch` (equal batches, or x repeated over leading dims): then no
+    copy. Otherwise (a 1 inside, as (2, 1) against (2, 5)) only the dims from the first
+    non-1 on are materialised by broadcasting.
+    """
+    xb = tuple(x.shape[:-2])
+    lead = 0
+    while lead < len(xb) and xb[lead] == 1:
+        lead += 1
+    if xb[lead:] != batch[lead:]:
+        x = device.broadcast_to(x, batch[lead:] + tuple(x.shape[-2:]))
+    return contiguous(x).reshape((shape_size(x.shape[:-2]),) + tuple(x.shape[-2:]))
 
 
 class _Reduce(Primitive):

@@ -81,3 +81,16 @@ def test_broadcast_operand_and_accumulate():
 
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))
+
+
+@pytest.mark.parametrize("ta,tb", [(False, True), (True, False)])
+def test_batch_matmul_broadcast_operands_match_cpu(ta, tb):
+    # out batch 6 from a batch of 2 (a[z % 2]) and of 3 (b[z % 3]): BatchMatMul's contract.
+    rng = np.random.default_rng(5)
+    a = np.stack([_operand(rng, 5, 4, ta, np.float64) for _ in range(2)])
+    b = np.stack([_operand(rng, 4, 3, tb, np.float64) for _ in range(3)])
+    want = np.empty((6, 5, 3))
+    cpu.batch_matmul(a, b, ta, tb, want)
+    out = cuda.device_array((6, 5, 3), dtype=np.float64)
+    gpu.batch_matmul(cuda.to_device(a), cuda.to_device(b), ta, tb, out)
+    np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-12, atol=1e-12)
