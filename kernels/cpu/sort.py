@@ -9,6 +9,11 @@ it last); ties keep their input order in both directions (a stable sort).
 """
 from numba import njit
 
+from ..lines import cumsum_line, merge_sort_line
+
+_cumsum_line = njit(cache=True)(cumsum_line)
+_merge_sort_line = njit(cache=True)(merge_sort_line)
+
 
 @njit(cache=True)
 def cumsum_middle(x, out, acc0, exclusive, reverse):
@@ -20,56 +25,10 @@ def cumsum_middle(x, out, acc0, exclusive, reverse):
     float64 reference to ~1e-7 relative. Preconditions: x, out C-contiguous (A, R, B) of one
     dtype.
     """
-    A, R, B = x.shape
+    A, _, B = x.shape
     for a in range(A):
         for b in range(B):
-            acc = acc0
-            for i in range(R):
-                r = R - 1 - i if reverse else i
-                if exclusive:
-                    out[a, r, b] = acc
-                    acc += x[a, r, b]
-                else:
-                    acc += x[a, r, b]
-                    out[a, r, b] = acc
-
-
-@njit(cache=True)
-def _before(u, v, descending):
-    """Whether u sorts strictly before v (NaN is the largest value)."""
-    if descending:
-        return u > v or (u != u and v == v)
-    return u < v or (v != v and u == u)
-
-
-@njit(cache=True)
-def _merge_sort_line(x, a, b, src, dst, descending):
-    """Stable bottom-up merge sort of the positions 0..R-1 of line x[a, :, b] by value, using
-    src[a, :, b] and dst[a, :, b] as ping-pong buffers. Returns True when the sorted positions
-    end in src, False when in dst."""
-    R = x.shape[1]
-    for r in range(R):
-        src[a, r, b] = r
-    width = 1
-    in_src = True
-    while width < R:
-        s, d = (src, dst) if in_src else (dst, src)
-        for lo in range(0, R, 2 * width):
-            mid = min(lo + width, R)
-            hi = min(lo + 2 * width, R)
-            i, j = lo, mid
-            for k in range(lo, hi):
-                # Take from the right run only when strictly before: ties keep input order.
-                if j < hi and (i >= mid or _before(x[a, s[a, j, b], b], x[a, s[a, i, b], b],
-                                                   descending)):
-                    d[a, k, b] = s[a, j, b]
-                    j += 1
-                else:
-                    d[a, k, b] = s[a, i, b]
-                    i += 1
-        in_src = not in_src
-        width *= 2
-    return in_src
+            _cumsum_line(x, out, a, b, acc0, exclusive, reverse)
 
 
 @njit(cache=True)

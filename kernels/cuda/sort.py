@@ -9,69 +9,20 @@ independent. The merge sort's ping-pong buffers are global scratch the caller pa
 """
 from numba import cuda
 
+from ..lines import cumsum_line, merge_sort_line
 from . import launch
+
+
+_cumsum_line = cuda.jit(device=True)(cumsum_line)
+_merge_sort_line = cuda.jit(device=True)(merge_sort_line)
 
 
 @cuda.jit
 def _cumsum_lines(x, out, acc0, exclusive, reverse):
     """for line q = (a, b) (grid-stride): the running sum of cumsum_middle."""
-    A, R, B = x.shape
+    A, _, B = x.shape
     for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
-        a, b = q // B, q % B
-        acc = acc0
-        for i in range(R):
-            r = R - 1 - i if reverse else i
-            if exclusive:
-                out[a, r, b] = acc
-                acc += x[a, r, b]
-            else:
-                acc += x[a, r, b]
-                out[a, r, b] = acc
-
-
-@cuda.jit(device=True)
-def _before(u, v, descending):
-    """Whether u sorts strictly before v (NaN is the largest value)."""
-    if descending:
-        return u > v or (u != u and v == v)
-    return u < v or (v != v and u == u)
-
-
-@cuda.jit(device=True)
-def _merge_pass(x, a, b, s, d, width, descending):
-    """One bottom-up merge pass over line (a, b): runs of `width` in s merged into d."""
-    R = x.shape[1]
-    for lo in range(0, R, 2 * width):
-        mid = min(lo + width, R)
-        hi = min(lo + 2 * width, R)
-        i, j = lo, mid
-        for k in range(lo, hi):
-            # Take from the right run only when strictly before: ties keep input order.
-            if j < hi and (i >= mid or _before(x[a, s[a, j, b], b], x[a, s[a, i, b], b],
-                                               descending)):
-                d[a, k, b] = s[a, j, b]
-                j += 1
-            else:
-                d[a, k, b] = s[a, i, b]
-                i += 1
-
-
-@cuda.jit(device=True)
-def _merge_sort_line(x, a, b, src, dst, descending):
-    """Stable merge sort of line (a, b)'s positions in src/dst; True when they end in src."""
-    R = x.shape[1]
-    for r in range(R):
-        src[a, r, b] = r
-    width = 1
-    in_src = True
-    while width < R:
-        if in_src:
-            _merge_pass(x, a, b, src, dst, width, descending)
-        else:
-            _merge_pass(x, a, b, dst, src, width, descending)
-        in_src = not in_src
-        width *= 2
-    return in_src
+        _cumsum_line(x, out, q // B, q % B, acc0, exclusive, reverse)
 
 
 @cuda.jit

@@ -12,6 +12,7 @@ import minispore as ms
 from minispore import Tensor, nn, ops
 from minispore.common import dtype as mstype
 from tests.ops.harness import check_forward, check_grad, numeric_grads, rand
+from tests.ops.test_conv_pool import _conv_ref
 
 
 # -- references ----------------------------------------------------------------------------
@@ -41,25 +42,6 @@ def _conv1d_ref(x, w, b, stride, dilation, pads, group):
                     for t in range(k):
                         acc += xp[i, g * cg + c, pos * stride + t * dilation] * w[o, c, t]
                 out[i, o, pos] = acc
-    return out
-
-
-def _conv2d_ref(x, w, stride, dilation, pads, group):
-    """Direct NCHW cross-correlation (loops over output cells) with (top, bottom, left, right)."""
-    pt, pb, pl, pr = pads
-    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    n, _, h, wd = xp.shape
-    cout, cg, kh, kw = w.shape
-    (sh, sw), (dh, dw) = stride, dilation
-    oh, ow = (h - (kh - 1) * dh - 1) // sh + 1, (wd - (kw - 1) * dw - 1) // sw + 1
-    og = cout // group
-    out = np.zeros((n, cout, oh, ow))
-    for o in range(cout):
-        g = o // og
-        for i, j in itertools.product(range(oh), range(ow)):
-            win = xp[:, g * cg:(g + 1) * cg, i * sh:i * sh + (kh - 1) * dh + 1:dh,
-                     j * sw:j * sw + (kw - 1) * dw + 1:dw]
-            out[:, o, i, j] = (win * w[o]).sum(axis=(1, 2, 3))
     return out
 
 
@@ -263,7 +245,7 @@ def _transpose_case(pad_mode, pad, stride, dilation, group, in_hw=(7, 6)):
     pads = _conv_pads(pad_mode, pad, in_hw, (3, 3), stride, dilation)
     x_shape = (2, 4) + tuple(in_hw)
     w = rand(6, 4 // group, 3, 3, seed=12)
-    probe = _conv2d_ref(np.zeros(x_shape), w, stride, dilation, pads, group)
+    probe = _conv_ref(np.zeros(x_shape), w, stride, dilation, pads, group)
     dy = rand(*probe.shape, seed=11)
     return dy, w, x_shape, pads, stride, dilation
 
