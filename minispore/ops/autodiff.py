@@ -1,5 +1,6 @@
-"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, and the
-recomputed blocks of PYNATIVE ``Cell.recompute``."""
+"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, the
+recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
+``Cell.register_backward_hook``."""
 from contextlib import contextmanager
 
 from minispore.common.context import context
@@ -207,6 +208,128 @@ class _RandomState:
         finally:   # the run continues with the draws it would have made without recompute
             for g, state in current:
                 g.bit_generator.state = state
+
+
+# -- backward hooks (PYNATIVE Cell.register_backward_hook) -------------------------------------
+def run_backward_hooked(cell, hooks, args, forward):
+    """``forward(args)`` (a cell's construct) between two identity boundaries recorded on the
+    active tapes, so the cell's backward hooks see the cotangents at its outputs (grad_output)
+    and at its tensor inputs (grad_input), and may replace the latter.
+
+    The output boundary's bprop keeps grad_output; the input boundary's bprop, which the tape
+    walk reaches after every operator of the cell, calls ``hook(cell, grad_input,
+    grad_output)`` for each hook and hands on what they return. The cell's float inputs are
+    watched, so grad_input is computed even where nothing upstream is differentiated (the
+    first layer on data), as MindSpore computes it; a cell without float inputs gets
+    grad_input None for each input, from the output boundary. Without active tapes this is
+    just ``forward(args)``.
+    """
+    tapes = _CTX.tapes
+    if not tapes:
+        return forward(args)
+    state = _HookState(cell, tuple(hooks))
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    inputs = tuple(args[i] for i in positions)
+    passed = tuple(_alias(t) for t in inputs)
+    before = [len(tape.entries) for tape in tapes]
+    for tape in tapes:
+        for t in inputs:
+            if t.dtype.is_float and id(t) not in tape.live:
+                tape.watch(t)
+    boundary = CellBackwardHookInput(state)
+    for tape in tapes:
+        tape.record(boundary, inputs, passed)
+    inputs_recorded = any(len(t.entries) > n for t, n in zip(tapes, before))
+    args = list(args)
+    for i, t in zip(positions, passed):
+        args[i] = t
+    out = forward(tuple(args))
+    leaves = tuple(_tensor_leaves(out))
+    if not leaves:
+        return out
+    aliases = tuple(_alias(t) for t in leaves)
+    boundary = CellBackwardHookOutput(state, None if inputs_recorded else len(inputs))
+    for tape in tapes:
+        tape.record(boundary, leaves, aliases)
+    return _replace_leaves(out, iter(aliases))
+
+
+class _HookState:
+    """What the two boundaries of one hooked cell call share: the cell, its hooks as they were
+    when it ran, and the grad_output the output boundary saw."""
+
+    def __init__(self, cell, hooks):
+        self.cell = cell
+        self.hooks = hooks
+        self.grad_output = None
+
+    def call(self, grad_input):
+        name = f"{type(self.cell).__name__}.register_backward_hook"
+        for hook in self.hooks:
+            ret = hook(self.cell, grad_input, self.grad_output)
+            if ret is None:
+                continue
+            ret = ret if isinstance(ret, tuple) else (ret,)
+            if len(ret) != len(grad_input):
+                raise ValueError(f"For '{name}', the hook must return None or "
+                                 f"{len(grad_input)} gradient(s), one per tensor input of the "
+                                 f"cell, but {getattr(hook, '__name__', hook)!r} returned "
+                                 f"{len(ret)}.")
+            for new, old in zip(ret, grad_input):
+                if old is not None and (not isinstance(new, Tensor)
+                                        or tuple(new.shape) != tuple(old.shape)):
+                    raise ValueError(f"For '{name}', each gradient the hook returns must be "
+                                     f"a Tensor of its input's shape {tuple(old.shape)}, but "
+                                     f"got {_describe(new)}.")
+            grad_input = ret
+        return grad_input
+
+
+class CellBackwardHookInput:
+    """Tape entry at a hooked cell's tensor inputs: identity forward; its bprop calls the hooks
+    with the cotangents of the inputs and returns what they give back."""
+
+    name = "CellBackwardHook"
+
+    def __init__(self, state):
+        self.state = state
+
+    def bprop(self, inputs, out, dout):
+        return tuple(self.state.call(tuple(dout)))
+
+
+class CellBackwardHookOutput:
+    """Tape entry at a hooked cell's outputs: identity forward; its bprop keeps the cotangents
+    for the hooks (and calls them itself when the input boundary was not recorded)."""
+
+    name = "CellBackwardHook"
+
+    def __init__(self, state, unrecorded_inputs):
+        self.state = state
+        self.unrecorded_inputs = unrecorded_inputs
+
+    def bprop(self, inputs, out, dout):
+        self.state.grad_output = tuple(dout)
+        if self.unrecorded_inputs is not None:
+            self.state.call((None,) * self.unrecorded_inputs)
+        return tuple(dout)
+
+
+def _alias(t):
+    """A new tensor object over the same buffer: the identity a boundary hands on."""
+    return Tensor(t._data, t.dtype, internal=True)
+
+
+def _describe(x):
+    return f"a Tensor of shape {tuple(x.shape)}" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _replace_leaves(obj, new):
+    if isinstance(obj, Tensor):
+        return next(new)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_replace_leaves(x, new) for x in obj)
+    return obj
 
 
 def _tensor_leaves(obj):
