@@ -1,6 +1,6 @@
 """Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, the
 recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
-``Cell.register_backward_hook``."""
+``Cell.register_backward_hook``, and the in-place writes of ``Tensor.__setitem__``."""
 from contextlib import contextmanager
 
 from minispore.common.context import context
@@ -41,6 +41,27 @@ class Tape:
                 live.add(id(o))
         else:
             live.add(id(outs))
+
+    def check_replace(self, old, new, name):
+        """Raise when `old` may not take `new`'s value in place (replace)."""
+        if id(new) in self.live and any(t is old for t in self._keep):
+            raise RuntimeError(
+                f"For '{name}', the Tensor written in place is itself being differentiated "
+                f"(a grad_position input or a weight): its gradient would no longer be that "
+                f"of the value passed in. Write into a copy (y = x.copy(); y[...] = v).")
+
+    def replace(self, old, new):
+        """`old` (a tensor object) now holds the value `new` was recorded with, and `new` the
+        value `old` had: swap the two objects in the recorded entries and in the live set."""
+        if id(new) not in self.live and id(old) not in self.live:
+            return
+        was_live = id(old) in self.live
+        swap = {id(old): new, id(new): old}
+        self.entries = [(prim, _swapped(args, swap), _swapped(outs, swap))
+                        for prim, args, outs in self.entries]
+        self.live.add(id(old))
+        if not was_live:
+            self.live.discard(id(new))
 
     def __enter__(self):
         _CTX.tapes.append(self)
@@ -169,6 +190,18 @@ class _BlockProbe:
             self.made.add(id(o))
 
 
+    def check_replace(self, old, new, name):
+        if any(id(old) in tape.live for tape in self.outer) and id(old) not in self.made:
+            raise NotImplementedError(
+                f"For '{name}', writing in place into a differentiated tensor that a "
+                f"Cell.recompute cell reads but did not make is not implemented in minispore "
+                f"(running the cell again would read the written value); write into a copy.")
+
+    def replace(self, old, new):
+        if id(new) in self.made:
+            self.made.add(id(old))
+
+
 class RecomputedBlock:
     """The tape entry of a recomputed block: ``bprop`` runs the block's forward again (random
     draws replayed) on a fresh tape watching the entry's inputs, and returns their gradients
@@ -208,6 +241,64 @@ class _RandomState:
         finally:   # the run continues with the draws it would have made without recompute
             for g, state in current:
                 g.bit_generator.state = state
+
+
+# -- in-place writes (Tensor.__setitem__) -------------------------------------------------------
+def replace_in_place(x, new, name):
+    """Make the tensor object `x` hold `new`'s value (``x[index] = value``), as MindSpore's
+    in-place setitem. A Parameter is written through Assign (its buffer and identity are the
+    network's), which is refused while a gradient would have to flow through the write. Any
+    other tensor swaps contents with `new`: the active tapes (and, while tracing, the tracer)
+    swap the two objects in what they recorded, so `x` stands for the new value from here on,
+    `new` for the old one, and gradients reach `value` and the kept part of the old value.
+    """
+    from minispore.common.parameter import Parameter
+    tapes = _CTX.tapes
+    if isinstance(x, Parameter):
+        for tape in tapes:
+            if id(new) in getattr(tape, "live", ()):
+                raise RuntimeError(
+                    f"For '{name}', writing in place into the Parameter '{x.name}' while a "
+                    f"gradient flows through the write (the Parameter or the value is being "
+                    f"differentiated) is not supported: an in-place write to a weight is not "
+                    f"differentiable. Compute with a copy (y = param.copy(); y[...] = v).")
+        from minispore.ops import functional as F
+        F.assign(x, new)
+        return
+    for tape in tapes:
+        tape.check_replace(x, new, name)
+    for tape in tapes:
+        tape.replace(x, new)
+    tracer = _CTX.tracer
+    if tracer is not None:
+        tracer.replace(x, new)
+    _swap_contents(x, new)
+
+
+def _swap_contents(a, b):
+    da, db = a.__dict__, b.__dict__
+    for key in ("_data", "_dtype", "_placeholder_dims", "_value"):
+        va, vb = da.pop(key, _MISSING), db.pop(key, _MISSING)
+        if vb is not _MISSING:
+            da[key] = vb
+        if va is not _MISSING:
+            db[key] = va
+    if type(a) is not type(b):     # a constant Tensor written while tracing becomes traced
+        a.__class__, b.__class__ = b.__class__, a.__class__
+
+
+_MISSING = object()
+
+
+def _swapped(obj, swap):
+    """`obj` (a tensor or nested tuples/lists) with the objects in `swap` (by id) exchanged."""
+    if isinstance(obj, Tensor):
+        return swap.get(id(obj), obj)
+    if isinstance(obj, tuple):
+        return tuple(_swapped(x, swap) for x in obj)
+    if isinstance(obj, list):
+        return [_swapped(x, swap) for x in obj]
+    return obj
 
 
 # -- backward hooks (PYNATIVE Cell.register_backward_hook) -------------------------------------

@@ -1,5 +1,6 @@
 """Every functional operator, gathered from the per-family modules in ops/function/."""
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
+from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
