@@ -171,6 +171,30 @@ def test_setitem_on_a_parameter_writes_it_and_refuses_a_gradient_through_it():
         ms.grad(fn)(Tensor(np.float32(2.0)))
 
 
+class ParamWriteNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(Tensor(np.zeros((2, 3), np.float32)), name="p")
+
+    def construct(self, x):
+        before = self.p * 1.0
+        self.p[0] = x
+        return before + self.p
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_setitem_on_a_parameter_inside_a_cell(mode):
+    """Reads before the write see the old value, reads after it the new one; the Parameter
+    keeps the write (an Assign in GRAPH_MODE)."""
+    ms.set_context(mode=mode)
+    net = ParamWriteNet()
+    for step in (1.0, 2.0):
+        out = net(Tensor(np.full(3, step, np.float32))).asnumpy()
+        np.testing.assert_allclose(out[0], np.full(3, 2 * step - 1))
+        np.testing.assert_allclose(out[1], np.zeros(3))
+        np.testing.assert_allclose(net.p.asnumpy()[0], np.full(3, step))
+
+
 class WriteNet(nn.Cell):
     def construct(self, x, v, mask):
         y = x * 2.0
@@ -235,3 +259,33 @@ def test_getitem_bool_mask_refused_in_graph_mode():
             return x[x > 1.0]
     with pytest.raises(RuntimeError, match="depends on the values of 'mask'"):
         Net()(Tensor(A.astype(np.float32)))
+
+
+class _RecomputedWriter(nn.Cell):
+    def __init__(self, write_input):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+        self.write_input = write_input
+
+    def construct(self, x):
+        if self.write_input:
+            x[0] = 0.0
+            return self.dense(x)
+        y = self.dense(x)
+        y[0] = y[1] * 2.0
+        return ops.tanh(y)
+
+
+def test_setitem_inside_a_recomputed_cell():
+    """A write to a tensor the cell made replays in the recomputed backward; a write to a
+    differentiated tensor the cell reads is refused (the replay would read the written one)."""
+    x = Tensor(rand(3, 4, seed=0))
+    cell = _RecomputedWriter(False)
+    plain = ms.grad(lambda t: (cell(t * 1.0) ** 2).sum())(x)
+    cell.recompute()
+    again = ms.grad(lambda t: (cell(t * 1.0) ** 2).sum())(x)
+    np.testing.assert_allclose(again.asnumpy(), plain.asnumpy(), rtol=1e-6)
+    writer = _RecomputedWriter(True)
+    writer.recompute()
+    with pytest.raises(NotImplementedError, match="Cell.recompute"):
+        ms.grad(lambda t: (writer(t * 1.0) ** 2).sum())(x)
