@@ -14,6 +14,7 @@ from minispore.ops.primitive import Primitive, check_place_args
 logger = logging.getLogger("minispore")
 
 _CTX = context()
+_HOOK_KINDS = ("forward_pre_hook", "forward_hook", "backward_hook", "backward_pre_hook")
 _RECOMPUTE_KEYS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute",
                    "recompute_slice_activation")
 
@@ -62,6 +63,7 @@ class Cell:
         self._forward_pre_hook = OrderedDict()
         self._forward_hook = OrderedDict()
         self._backward_hook = OrderedDict()
+        self._backward_pre_hook = OrderedDict()
         self._hook_key = 0
         if flags:
             self.add_flags(**flags)
@@ -248,7 +250,7 @@ class Cell:
 
     def _run_construct(self, *args, **kwargs):
         d = self.__dict__
-        if d.get("_forward_pre_hook") or d.get("_forward_hook") or d.get("_backward_hook"):
+        if any(d.get("_" + kind) for kind in _HOOK_KINDS):
             return self._run_hooked(args, kwargs)
         return self._run_annotated(args, kwargs)
 
@@ -270,8 +272,7 @@ class Cell:
         the backward hooks' gradient boundaries (minispore/ops/autodiff.py), then the forward
         hooks on the output. Keyword arguments reach construct only, as in MindSpore."""
         if _CTX.tracer is not None:
-            kinds = [k for k in ("forward_pre_hook", "forward_hook", "backward_hook")
-                     if self.__dict__.get("_" + k)]
+            kinds = [k for k in _HOOK_KINDS if self.__dict__.get("_" + k)]
             raise RuntimeError(
                 f"{type(self).__name__} has hooks registered ({', '.join(kinds)}), but it is "
                 f"being compiled (GRAPH_MODE or ms.jit), where Cell hooks do not run: they "
@@ -281,10 +282,13 @@ class Cell:
             ret = hook(self, args)
             if ret is not None:
                 args = ret if isinstance(ret, tuple) else (ret,)
-        if self._backward_hook:
+        backward, pre = self.__dict__.get("_backward_hook"), \
+            self.__dict__.get("_backward_pre_hook")
+        if backward or pre:
             from minispore.ops.autodiff import run_backward_hooked
-            out = run_backward_hooked(self, self._backward_hook.values(), args,
-                                      lambda a: self._run_annotated(a, kwargs))
+            out = run_backward_hooked(self, (backward or {}).values(), args,
+                                      lambda a: self._run_annotated(a, kwargs),
+                                      (pre or {}).values())
         else:
             out = self._run_annotated(args, kwargs)
         for hook in tuple(self._forward_hook.values()):
@@ -363,6 +367,22 @@ class Cell:
             ValueError: (in the backward) the hook returned the wrong number or shapes.
         """
         return self._register_hook("backward_hook", hook_fn)
+
+    def register_backward_pre_hook(self, hook_fn):
+        """Call ``hook_fn(cell, grad_output)`` when the backward pass reaches this cell's
+        outputs, before it goes through the cell: ``grad_output`` is the tuple of cotangents at
+        the cell's tensor outputs; a value other than None (one Tensor per output, same
+        shapes) replaces it, for the cell's own backward and its backward hooks.
+        PYNATIVE_MODE only (see register_forward_pre_hook).
+
+        Returns:
+            HookHandle: ``handle.remove()`` unregisters the hook.
+
+        Raises:
+            TypeError: `hook_fn` is not a Python function or method.
+            ValueError: (in the backward) the hook returned the wrong number or shapes.
+        """
+        return self._register_hook("backward_pre_hook", hook_fn)
 
     def _construct_in_scope(self, frame, args, kwargs):
         """construct() with this cell's name on the scope stack and, while tracing, its

@@ -302,12 +302,13 @@ def _swapped(obj, swap):
 
 
 # -- backward hooks (PYNATIVE Cell.register_backward_hook) -------------------------------------
-def run_backward_hooked(cell, hooks, args, forward):
+def run_backward_hooked(cell, hooks, args, forward, pre_hooks=()):
     """``forward(args)`` (a cell's construct) between two identity boundaries recorded on the
     active tapes, so the cell's backward hooks see the cotangents at its outputs (grad_output)
-    and at its tensor inputs (grad_input), and may replace the latter.
+    and at its tensor inputs (grad_input), and may replace the latter; its backward pre hooks
+    (``hook(cell, grad_output)``) see and may replace grad_output before the cell's backward.
 
-    The output boundary's bprop keeps grad_output; the input boundary's bprop, which the tape
+    The output boundary's bprop runs the pre hooks and keeps grad_output; the input boundary's bprop, which the tape
     walk reaches after every operator of the cell, calls ``hook(cell, grad_input,
     grad_output)`` for each hook and hands on what they return. The cell's float inputs are
     watched, so grad_input is computed even where nothing upstream is differentiated (the
@@ -318,7 +319,7 @@ def run_backward_hooked(cell, hooks, args, forward):
     tapes = _CTX.tapes
     if not tapes:
         return forward(args)
-    state = _HookState(cell, tuple(hooks))
+    state = _HookState(cell, tuple(hooks), tuple(pre_hooks))
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     inputs = tuple(args[i] for i in positions)
     passed = tuple(_alias(t) for t in inputs)
@@ -349,31 +350,42 @@ class _HookState:
     """What the two boundaries of one hooked cell call share: the cell, its hooks as they were
     when it ran, and the grad_output the output boundary saw."""
 
-    def __init__(self, cell, hooks):
+    def __init__(self, cell, hooks, pre_hooks):
         self.cell = cell
         self.hooks = hooks
+        self.pre_hooks = pre_hooks
         self.grad_output = None
 
     def call(self, grad_input):
-        name = f"{type(self.cell).__name__}.register_backward_hook"
         for hook in self.hooks:
-            ret = hook(self.cell, grad_input, self.grad_output)
-            if ret is None:
-                continue
-            ret = ret if isinstance(ret, tuple) else (ret,)
-            if len(ret) != len(grad_input):
-                raise ValueError(f"For '{name}', the hook must return None or "
-                                 f"{len(grad_input)} gradient(s), one per tensor input of the "
-                                 f"cell, but {getattr(hook, '__name__', hook)!r} returned "
-                                 f"{len(ret)}.")
-            for new, old in zip(ret, grad_input):
-                if old is not None and (not isinstance(new, Tensor)
-                                        or tuple(new.shape) != tuple(old.shape)):
-                    raise ValueError(f"For '{name}', each gradient the hook returns must be "
-                                     f"a Tensor of its input's shape {tuple(old.shape)}, but "
-                                     f"got {_describe(new)}.")
-            grad_input = ret
+            grad_input = self._checked(hook(self.cell, grad_input, self.grad_output),
+                                       grad_input, hook, "register_backward_hook", "input")
         return grad_input
+
+    def call_pre(self, grad_output):
+        for hook in self.pre_hooks:
+            grad_output = self._checked(hook(self.cell, grad_output), grad_output, hook,
+                                        "register_backward_pre_hook", "output")
+        return grad_output
+
+    def _checked(self, ret, grads, hook, method, what):
+        """What a hook returned in place of `grads`: None keeps them; otherwise one Tensor
+        (or a tuple) per tensor {what} of the cell, each of its gradient's shape."""
+        if ret is None:
+            return grads
+        name = f"{type(self.cell).__name__}.{method}"
+        ret = ret if isinstance(ret, tuple) else (ret,)
+        if len(ret) != len(grads):
+            raise ValueError(f"For '{name}', the hook must return None or {len(grads)} "
+                             f"gradient(s), one per tensor {what} of the cell, but "
+                             f"{getattr(hook, '__name__', hook)!r} returned {len(ret)}.")
+        for new, old in zip(ret, grads):
+            if old is not None and (not isinstance(new, Tensor)
+                                    or tuple(new.shape) != tuple(old.shape)):
+                raise ValueError(f"For '{name}', each gradient the hook returns must be a "
+                                 f"Tensor of its {what}'s shape {tuple(old.shape)}, but got "
+                                 f"{_describe(new)}.")
+        return ret
 
 
 class CellBackwardHookInput:
@@ -390,8 +402,9 @@ class CellBackwardHookInput:
 
 
 class CellBackwardHookOutput:
-    """Tape entry at a hooked cell's outputs: identity forward; its bprop keeps the cotangents
-    for the hooks (and calls them itself when the input boundary was not recorded)."""
+    """Tape entry at a hooked cell's outputs: identity forward; its bprop runs the backward pre
+    hooks on the cotangents, keeps them for the hooks (and calls those itself when the input
+    boundary was not recorded) and hands them on."""
 
     name = "CellBackwardHook"
 
@@ -400,7 +413,8 @@ class CellBackwardHookOutput:
         self.unrecorded_inputs = unrecorded_inputs
 
     def bprop(self, inputs, out, dout):
-        self.state.grad_output = tuple(dout)
+        dout = self.state.call_pre(tuple(dout))
+        self.state.grad_output = dout
         if self.unrecorded_inputs is not None:
             self.state.call((None,) * self.unrecorded_inputs)
         return tuple(dout)

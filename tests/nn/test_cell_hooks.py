@@ -1,4 +1,5 @@
-"""Cell hooks (register_forward_pre_hook, register_forward_hook, register_backward_hook) in
+"""Cell hooks (register_forward_pre_hook, register_forward_hook, register_backward_hook,
+register_backward_pre_hook) in
 PYNATIVE_MODE with real values and gradients, their handles, and MindSpore's GRAPH_MODE
 behaviour (a warning at registration; a clear error when a hooked cell is compiled)."""
 import logging
@@ -145,6 +146,29 @@ def test_backward_hook_runs_for_a_first_layer_on_data():
     np.testing.assert_allclose(seen[0], want, rtol=1e-6, atol=1e-8)
 
 
+def test_backward_pre_hook_replaces_grad_output_for_the_cell_and_its_backward_hooks():
+    x, w, m = _setup()
+    net = Scale(w, m)
+    seen = {}
+    wt = np.random.default_rng(1).standard_normal((3, 2))
+
+    def loss(x):
+        return (net(x) * Tensor(wt)).sum()
+    plain_x = ms.grad(loss)(Tensor(x)).asnumpy()
+    plain_w = ms.grad(loss, grad_position=None, weights=[net.m])(Tensor(x))[0].asnumpy()
+
+    def pre(cell, grad_output):
+        seen["pre"] = grad_output[0].asnumpy()
+        return grad_output[0] * -2.0
+    net.register_backward_pre_hook(pre)
+    net.register_backward_hook(lambda cell, gi, go: seen.update(go=go[0].asnumpy()))
+    np.testing.assert_allclose(ms.grad(loss)(Tensor(x)).asnumpy(), -2 * plain_x, rtol=1e-12)
+    np.testing.assert_allclose(seen["pre"], wt, rtol=1e-12)
+    np.testing.assert_allclose(seen["go"], -2 * wt, rtol=1e-12)
+    got_w = ms.grad(loss, grad_position=None, weights=[net.m])(Tensor(x))[0].asnumpy()
+    np.testing.assert_allclose(got_w, -2 * plain_w, rtol=1e-12)
+
+
 def test_backward_hook_wrong_return_raises():
     x, w, m = _setup()
     net = Scale(w, m)
@@ -170,11 +194,13 @@ def test_graph_mode_registration_warns_and_registers_nothing(caplog):
     np.testing.assert_allclose(net(Tensor(x)).asnumpy(), _ref(x, w, m), rtol=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["forward_pre_hook", "forward_hook", "backward_hook"])
+@pytest.mark.parametrize("kind", ["forward_pre_hook", "forward_hook", "backward_hook",
+                                  "backward_pre_hook"])
 def test_hooked_cell_compiled_in_graph_mode_raises(kind):
     x, w, m = _setup()
     net = Scale(w, m)
-    args = {"forward_pre_hook": 2, "forward_hook": 3, "backward_hook": 3}[kind]
+    args = {"forward_pre_hook": 2, "forward_hook": 3, "backward_hook": 3,
+            "backward_pre_hook": 2}[kind]
     fn = (lambda c, i: None) if args == 2 else (lambda c, i, o: None)
     getattr(net, "register_" + kind)(fn)
     ms.set_context(mode=ms.GRAPH_MODE)
