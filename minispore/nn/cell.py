@@ -278,20 +278,19 @@ class Cell:
                 f"being compiled (GRAPH_MODE or ms.jit), where Cell hooks do not run: they "
                 f"work in PYNATIVE_MODE only, as in MindSpore. Remove them (handle.remove()) "
                 f"or call set_context(mode=PYNATIVE_MODE) before running the cell.")
-        for hook in tuple(self._forward_pre_hook.values()):
+        d = self.__dict__
+        for hook in tuple(d.get("_forward_pre_hook", {}).values()):
             ret = hook(self, args)
             if ret is not None:
                 args = ret if isinstance(ret, tuple) else (ret,)
-        backward, pre = self.__dict__.get("_backward_hook"), \
-            self.__dict__.get("_backward_pre_hook")
+        backward, pre = d.get("_backward_hook", {}), d.get("_backward_pre_hook", {})
         if backward or pre:
             from minispore.ops.autodiff import run_backward_hooked
-            out = run_backward_hooked(self, (backward or {}).values(), args,
-                                      lambda a: self._run_annotated(a, kwargs),
-                                      (pre or {}).values())
+            out = run_backward_hooked(self, backward.values(), args,
+                                      lambda a: self._run_annotated(a, kwargs), pre.values())
         else:
             out = self._run_annotated(args, kwargs)
-        for hook in tuple(self._forward_hook.values()):
+        for hook in tuple(d.get("_forward_hook", {}).values()):
             ret = hook(self, args, out)
             if ret is not None:
                 out = ret
@@ -354,9 +353,10 @@ class Cell:
     def register_backward_hook(self, hook_fn):
         """Call ``hook_fn(cell, grad_input, grad_output)`` when the backward pass goes through
         this cell: ``grad_output`` is the tuple of cotangents at the cell's tensor outputs,
-        ``grad_input`` those at its tensor inputs (None for every input when none of them is
-        differentiated, e.g. the first layer on data); a value other than None (one Tensor
-        per input, same shapes) replaces grad_input for the rest of the backward.
+        ``grad_input`` those at its tensor inputs, computed even where nothing before the cell
+        is differentiated (the first layer on data; None for each input of a cell without
+        float inputs); a value other than None (one Tensor per input, same shapes) replaces
+        grad_input for the rest of the backward.
         PYNATIVE_MODE only (see register_forward_pre_hook).
 
         Returns:
