@@ -75,6 +75,7 @@ class _TensorMethods:
     def log(self): return F.log(self)
     def sqrt(self): return F.sqrt(self)
     def square(self): return F.square(self)
+    def masked_select(self, mask): return F.masked_select(self, mask)
 
 
 def install(cls=Tensor):

@@ -246,6 +246,7 @@ def test_masked_select_broadcasts():
     mask = np.array([True, False, False, True])
     out = ops.masked_select(Tensor(x), Tensor(mask))
     np.testing.assert_allclose(out.asnumpy(), x[np.broadcast_to(mask, x.shape)])
+    np.testing.assert_allclose(Tensor(x).masked_select(Tensor(mask)).asnumpy(), out.asnumpy())
     check_grad(lambda t: ops.masked_select(t, Tensor(mask)) ** 2, [x])
     with pytest.raises(TypeError):
         ops.masked_select(Tensor(x), Tensor(mask.astype(np.int32)))
