@@ -26,10 +26,11 @@ MASK = RNG.random((3, 4)) < 0.5
 
 
 def _written(x, v):
-    """Tensor.__setitem__ with a slice, a bool mask and an index Tensor (one write each)."""
+    """Tensor.__setitem__ with a slice, bool masks and an index Tensor."""
     y = x * 1.0
     y[1:, ::2] = v[:2]
     y[Tensor(MASK)] = v[3]
+    y[Tensor(MASK)] = y[Tensor(MASK)] * 3.0 - x[Tensor(MASK)]    # one value per element
     y[Tensor(np.array([2, 0]))] = v
     return y * x
 

@@ -61,6 +61,30 @@ def test_setitem_bool_mask():
     np.testing.assert_allclose(x.asnumpy(), _expected(A, rows, np.arange(6.0)), rtol=1e-6)
 
 
+def test_setitem_bool_mask_one_value_per_selected_element():
+    mask = A > 1.5
+    values = np.arange(mask.sum(), dtype=np.float64)
+    x = Tensor(A.astype(np.float32))
+    x[Tensor(mask)] = Tensor(values.astype(np.float32))
+    np.testing.assert_allclose(x.asnumpy(), _expected(A, mask, values), rtol=1e-6)
+    rows = np.array([False, True, True, False])
+    x = Tensor(A.astype(np.float32))
+    x[Tensor(rows)] = Tensor(np.ones((2, 6), np.float32) * 3)
+    np.testing.assert_allclose(x.asnumpy(), _expected(A, rows, 3.0), rtol=1e-6)
+    check_grad(_setter(Tensor(mask)), [A.copy(), rand(int(mask.sum()), seed=2)])
+
+
+def test_setitem_bool_mask_one_value_per_element_refused_in_graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    class Net(nn.Cell):
+        def construct(self, x, v):
+            x[x > 1.5] = v
+            return x
+    with pytest.raises(RuntimeError, match="one value per selected element"):
+        Net()(Tensor(A.astype(np.float32)), Tensor(np.ones(13, np.float32)))
+
+
 @pytest.mark.parametrize("index", [[2, 0], np.array([-1, 1]), "tensor", "tensor2d"])
 def test_setitem_integer_index(index):
     if isinstance(index, str) and index == "tensor":
@@ -94,8 +118,8 @@ def test_setitem_errors():
         x[Tensor(np.array([0, 7]))] = 1.0
     with pytest.raises(IndexError, match="must match the leading dims"):
         x[Tensor(np.ones(3, bool))] = 1.0
-    with pytest.raises(NotImplementedError, match="one value per selected element"):
-        x[Tensor(A > 1.5)] = Tensor(np.ones(13, np.float32))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        x[Tensor(A > 1.5)] = Tensor(np.ones(5, np.float32))       # 13 are selected
     with pytest.raises(IndexError, match="out of bounds"):
         x[4, 0] = 1.0
     with pytest.raises(TypeError, match="'value' must be"):

@@ -24,7 +24,10 @@ def tensor_setitem(x, index, value):
     index: an int, slice, Ellipsis, None or a tuple of these; a bool Tensor mask of x's shape
     (or of its leading dims); or an integer Tensor / list / array selecting rows (axis 0).
     value: a Python number, a list or a Tensor, converted to x's dtype and broadcast to the
-    selected region (for a mask: to the shape of one selected element, x.shape[mask.ndim:]).
+    selected region. For a mask, a value that broadcasts to one selected element
+    (x.shape[mask.ndim:]) is written with Select, in every mode; one value per selected
+    element (numpy's ``x[mask] = values``) needs their count, so it runs in PYNATIVE_MODE
+    only (RuntimeError while compiling).
     Repeated row indices receive the mean of their values (MindSpore leaves the order of
     repeated updates undefined; equal values, e.g. a scalar, give that value).
 
@@ -33,8 +36,7 @@ def tensor_setitem(x, index, value):
     Raises:
         IndexError: an index out of range, or of an unsupported kind.
         ValueError: `value` does not broadcast to the selected region.
-        NotImplementedError: a mask with one value per selected element (its count depends on
-            the data).
+        RuntimeError: one value per mask-selected element while compiling.
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"For '{_NAME}', the indexed object must be a Tensor, but got "
@@ -100,14 +102,27 @@ def _set_by_mask(x, mask, value):
     rest = tuple(x.shape[k:])
     shape = _squeezed(value.shape, len(rest))
     if not _broadcasts(shape, rest):
-        raise NotImplementedError(
-            f"For '{_NAME}', a bool mask with a value of shape {tuple(value.shape)}: only values "
-            f"that broadcast to one selected element (shape {rest}) are implemented, not one "
-            f"value per selected element (their count depends on the data); index with the "
-            f"positions instead (an integer Tensor).")
+        return _set_by_positions(x, mask, value)
     v = A.reshape(value, (1,) * (x.ndim - len(shape)) + shape)
     cond = A.reshape(mask, tuple(mask.shape) + (1,) * len(rest))
     return M.select(cond, v, x)
+
+
+def _set_by_positions(x, mask, value):
+    """One value per selected element (numpy's ``x[mask] = values``): the mask's positions,
+    read once (MaskedSelect), index the rows of x seen as (mask.size,) + the rest."""
+    if context().tracer is not None:
+        raise RuntimeError(
+            f"For '{_NAME}', a bool mask with one value per selected element (value shape "
+            f"{tuple(value.shape)}) needs the number of selected elements, which depends on "
+            f"the mask's values and is not known while compiling in GRAPH_MODE or under "
+            f"ms.jit; give a value that broadcasts to one selected element (shape "
+            f"{tuple(x.shape[mask.ndim:])}), or run this code in PYNATIVE_MODE.")
+    rest = tuple(x.shape[mask.ndim:])
+    flat_mask = A.reshape(mask, (-1,))
+    positions = masked_select(_arange_like(flat_mask), flat_mask)
+    rows = A.reshape(x, (flat_mask.shape[0],) + rest)
+    return A.reshape(_set_by_rows(rows, positions, value), tuple(x.shape))
 
 
 def _set_by_rows(x, index, value):
