@@ -308,13 +308,13 @@ def run_backward_hooked(cell, hooks, args, forward, pre_hooks=()):
     and at its tensor inputs (grad_input), and may replace the latter; its backward pre hooks
     (``hook(cell, grad_output)``) see and may replace grad_output before the cell's backward.
 
-    The output boundary's bprop runs the pre hooks and keeps grad_output; the input boundary's bprop, which the tape
-    walk reaches after every operator of the cell, calls ``hook(cell, grad_input,
-    grad_output)`` for each hook and hands on what they return. The cell's float inputs are
-    watched, so grad_input is computed even where nothing upstream is differentiated (the
-    first layer on data), as MindSpore computes it; a cell without float inputs gets
-    grad_input None for each input, from the output boundary. Without active tapes this is
-    just ``forward(args)``.
+    The output boundary's bprop runs the pre hooks and keeps grad_output; the input
+    boundary's bprop, which the tape walk reaches after every operator of the cell, calls
+    ``hook(cell, grad_input, grad_output)`` for each hook and hands on what they return. The
+    cell's float inputs are watched, so grad_input is computed even where nothing upstream is
+    differentiated (the first layer on data), as MindSpore computes it; a cell without float
+    inputs gets grad_input None for each input, from the output boundary. Without active
+    tapes this is just ``forward(args)``.
     """
     tapes = _CTX.tapes
     if not tapes:
