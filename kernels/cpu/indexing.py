@@ -1,5 +1,5 @@
-"""Indexing CPU kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot and
-the range check of class-index labels."""
+"""Indexing CPU kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot, the
+range check of class-index labels and the stable compaction of masked_select."""
 import numpy as np
 from numba import njit
 
@@ -84,3 +84,24 @@ def first_label_out_of_range(labels, num_classes, ignore_index):
         if (lab < 0 or lab >= num_classes) and lab != ignore_index:
             return n
     return -1
+
+
+def masked_offsets(mask):
+    """(offsets, total) for masked_select: the start of each chunk's selected elements in the
+    output, and how many elements mask selects. mask: 1-d bool. On the CPU the whole mask is
+    one chunk (offsets == [0]); the CUDA twin cuts it into block-sized chunks."""
+    return np.zeros(1, dtype=np.int64), int(np.count_nonzero(mask))
+
+
+@njit(cache=True)
+def masked_select(x, mask, offsets, out):
+    """out[k] = x[i] for the k-th i (in order) with mask[i] True.
+
+    x, mask: 1-d of one size (mask bool); offsets from masked_offsets; out: 1-d of the
+    selected count. Loop: i serially (the output position is a running count).
+    """
+    k = offsets[0]
+    for i in range(x.size):
+        if mask[i]:
+            out[k] = x[i]
+            k += 1

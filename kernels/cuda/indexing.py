@@ -1,13 +1,20 @@
-"""Indexing CUDA kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot and
-the range check of class-index labels.
+"""Indexing CUDA kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot, the
+range check of class-index labels and the stable compaction of masked_select.
 
 One thread per output (or input, for the scatter) element in a grid-stride loop with the
-inner axis fastest, so a warp copies consecutive words of a row.
+inner axis fastest, so a warp copies consecutive words of a row. masked_select works on
+chunks of one block's size instead: a count per chunk, their prefix sums on the host (the
+output's length must be known there anyway), then a block scan inside each chunk.
 """
 import numpy as np
-from numba import cuda
+from numba import cuda, int64
 
+from . import launch
 from .launch import elementwise
+
+# A plain global (numba-cuda needs a compile-time size for shared arrays): one chunk of the
+# mask per block, one element per thread; a power of two for the tree and the scan.
+_CHUNK = launch.REDUCE_THREADS
 
 
 @cuda.jit
@@ -135,3 +142,64 @@ def first_label_out_of_range(labels, num_classes, ignore_index):
     _launch(_first_bad_label_kernel, labels.size, labels, num_classes, ignore_index, first)
     pos = int(first.copy_to_host()[0])
     return -1 if pos == labels.size else pos
+
+
+@cuda.jit
+def _chunk_counts_kernel(mask, counts):
+    """counts[c] = number of True in mask[c * _CHUNK:(c + 1) * _CHUNK] (block-stride over c)."""
+    buf = cuda.shared.array(_CHUNK, int64)
+    tid = cuda.threadIdx.x
+    for c in range(cuda.blockIdx.x, counts.size, cuda.gridDim.x):
+        i = c * _CHUNK + tid
+        buf[tid] = 1 if i < mask.size and mask[i] else 0
+        launch.tree_sum(buf, tid)
+        if tid == 0:
+            counts[c] = buf[0]
+        cuda.syncthreads()  # buf[0] is read before the next chunk overwrites buf
+
+
+@cuda.jit
+def _compact_kernel(x, mask, offsets, out):
+    """For chunk c (block-stride): an inclusive scan of its flags gives each selected element
+    its rank inside the chunk; it goes to out[offsets[c] + rank - 1]."""
+    buf = cuda.shared.array(_CHUNK, int64)
+    tid = cuda.threadIdx.x
+    for c in range(cuda.blockIdx.x, offsets.size, cuda.gridDim.x):
+        i = c * _CHUNK + tid
+        flag = 1 if i < mask.size and mask[i] else 0
+        buf[tid] = flag
+        cuda.syncthreads()  # every flag is stored before the scan reads its neighbours
+        d = 1
+        while d < _CHUNK:
+            t = buf[tid - d] if tid >= d else 0
+            cuda.syncthreads()  # every thread read its addend before any buf[tid] changes
+            buf[tid] += t
+            cuda.syncthreads()  # this step's sums are complete before the next step reads
+            d *= 2
+        if flag:
+            out[offsets[c] + buf[tid] - 1] = x[i]
+        cuda.syncthreads()  # the scan of this chunk is done before the next chunk's flags
+
+
+def masked_offsets(mask):
+    """(offsets, total) for masked_select: offsets[c] is where chunk c's selected elements
+    start in the output (a device array), total how many mask selects. mask: 1-d bool. One
+    block per chunk counts it (a shared tree sum); the counts come to the host for their
+    prefix sums, which give the output's length."""
+    chunks = max((mask.size + _CHUNK - 1) // _CHUNK, 1)
+    counts = cuda.device_array(chunks, dtype=np.int64)
+    _chunk_counts_kernel[min(chunks, launch.MAX_BLOCKS), _CHUNK](mask, counts)
+    host = counts.copy_to_host()
+    offsets = np.zeros(chunks, dtype=np.int64)
+    np.cumsum(host[:-1], out=offsets[1:])
+    return cuda.to_device(offsets), int(host.sum())
+
+
+def masked_select(x, mask, offsets, out):
+    """out[k] = x[i] for the k-th i (in order) with mask[i] True.
+
+    x, mask: 1-d of one size (mask bool); offsets from masked_offsets; out: 1-d of the
+    selected count. One block per chunk of the mask (see _compact_kernel).
+    """
+    if out.size:
+        _compact_kernel[min(offsets.size, launch.MAX_BLOCKS), _CHUNK](x, mask, offsets, out)

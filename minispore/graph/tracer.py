@@ -158,6 +158,18 @@ class Tracer:
         t = self._wrapped.get(id(value))
         return t._value if t is not None else None
 
+    def replace(self, old, new):
+        """`old` is about to swap contents with `new` (an in-place write, Tensor.__setitem__):
+        the Value `new` stands for is `old`'s from now on, and nodes that took `old` as a
+        constant take `new`, which keeps that constant."""
+        for key, t in list(self._wrapped.items()):
+            if t is new:
+                self._wrapped[key] = old
+            elif t is old:
+                self._wrapped[key] = new
+        for node in self.graph.nodes:
+            node.inputs = [_exchanged(a, old, new) for a in node.inputs]
+
     # -- the interpreter -------------------------------------------------------------------------
     def apply(self, prim, args):
         out_aval = prim.infer(*[self._logical(a) for a in args])
@@ -215,6 +227,18 @@ class Tracer:
     def __exit__(self, *exc):
         _CTX.tracer, _CTX.interpreter = self._previous.pop()
         return False
+
+
+def _exchanged(obj, a, b):
+    if obj is a:
+        return b
+    if obj is b:
+        return a
+    if isinstance(obj, tuple):
+        return tuple(_exchanged(x, a, b) for x in obj)
+    if isinstance(obj, list):
+        return [_exchanged(x, a, b) for x in obj]
+    return obj
 
 
 def trace(fn, args, name, input_avals=None):

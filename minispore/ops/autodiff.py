@@ -1,5 +1,6 @@
-"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, and the
-recomputed blocks of PYNATIVE ``Cell.recompute``."""
+"""Eager reverse-mode autodiff: a tape of (primitive, inputs, outputs) walked backwards, the
+recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
+``Cell.register_backward_hook``, and the in-place writes of ``Tensor.__setitem__``."""
 from contextlib import contextmanager
 
 from minispore.common.context import context
@@ -40,6 +41,27 @@ class Tape:
                 live.add(id(o))
         else:
             live.add(id(outs))
+
+    def check_replace(self, old, new, name):
+        """Raise when `old` may not take `new`'s value in place (replace)."""
+        if id(new) in self.live and any(t is old for t in self._keep):
+            raise RuntimeError(
+                f"For '{name}', the Tensor written in place is itself being differentiated "
+                f"(a grad_position input or a weight): its gradient would no longer be that "
+                f"of the value passed in. Write into a copy (y = x.copy(); y[...] = v).")
+
+    def replace(self, old, new):
+        """`old` (a tensor object) now holds the value `new` was recorded with, and `new` the
+        value `old` had: swap the two objects in the recorded entries and in the live set."""
+        if id(new) not in self.live and id(old) not in self.live:
+            return
+        was_live = id(old) in self.live
+        swap = {id(old): new, id(new): old}
+        self.entries = [(prim, _swapped(args, swap), _swapped(outs, swap))
+                        for prim, args, outs in self.entries]
+        self.live.add(id(old))
+        if not was_live:
+            self.live.discard(id(new))
 
     def __enter__(self):
         _CTX.tapes.append(self)
@@ -168,6 +190,18 @@ class _BlockProbe:
             self.made.add(id(o))
 
 
+    def check_replace(self, old, new, name):
+        if any(id(old) in tape.live for tape in self.outer) and id(old) not in self.made:
+            raise NotImplementedError(
+                f"For '{name}', writing in place into a differentiated tensor that a "
+                f"Cell.recompute cell reads but did not make is not implemented in minispore "
+                f"(running the cell again would read the written value); write into a copy.")
+
+    def replace(self, old, new):
+        if id(new) in self.made:
+            self.made.add(id(old))
+
+
 class RecomputedBlock:
     """The tape entry of a recomputed block: ``bprop`` runs the block's forward again (random
     draws replayed) on a fresh tape watching the entry's inputs, and returns their gradients
@@ -207,6 +241,200 @@ class _RandomState:
         finally:   # the run continues with the draws it would have made without recompute
             for g, state in current:
                 g.bit_generator.state = state
+
+
+# -- in-place writes (Tensor.__setitem__) -------------------------------------------------------
+def replace_in_place(x, new, name):
+    """Make the tensor object `x` hold `new`'s value (``x[index] = value``), as MindSpore's
+    in-place setitem. A Parameter is written through Assign (its buffer and identity are the
+    network's), which is refused while a gradient would have to flow through the write. Any
+    other tensor swaps contents with `new`: the active tapes (and, while tracing, the tracer)
+    swap the two objects in what they recorded, so `x` stands for the new value from here on,
+    `new` for the old one, and gradients reach `value` and the kept part of the old value.
+    """
+    from minispore.common.parameter import Parameter
+    tapes = _CTX.tapes
+    if isinstance(x, Parameter):
+        for tape in tapes:
+            if id(new) in getattr(tape, "live", ()):
+                raise RuntimeError(
+                    f"For '{name}', writing in place into the Parameter '{x.name}' while a "
+                    f"gradient flows through the write (the Parameter or the value is being "
+                    f"differentiated) is not supported: an in-place write to a weight is not "
+                    f"differentiable. Compute with a copy (y = param.copy(); y[...] = v).")
+        from minispore.ops import functional as F
+        F.assign(x, new)
+        return
+    for tape in tapes:
+        tape.check_replace(x, new, name)
+    for tape in tapes:
+        tape.replace(x, new)
+    tracer = _CTX.tracer
+    if tracer is not None:
+        tracer.replace(x, new)
+    _swap_contents(x, new)
+
+
+def _swap_contents(a, b):
+    da, db = a.__dict__, b.__dict__
+    for key in ("_data", "_dtype", "_placeholder_dims", "_value"):
+        va, vb = da.pop(key, _MISSING), db.pop(key, _MISSING)
+        if vb is not _MISSING:
+            da[key] = vb
+        if va is not _MISSING:
+            db[key] = va
+    if type(a) is not type(b):     # a constant Tensor written while tracing becomes traced
+        a.__class__, b.__class__ = b.__class__, a.__class__
+
+
+_MISSING = object()
+
+
+def _swapped(obj, swap):
+    """`obj` (a tensor or nested tuples/lists) with the objects in `swap` (by id) exchanged."""
+    if isinstance(obj, Tensor):
+        return swap.get(id(obj), obj)
+    if isinstance(obj, tuple):
+        return tuple(_swapped(x, swap) for x in obj)
+    if isinstance(obj, list):
+        return [_swapped(x, swap) for x in obj]
+    return obj
+
+
+# -- backward hooks (PYNATIVE Cell.register_backward_hook) -------------------------------------
+def run_backward_hooked(cell, hooks, args, forward, pre_hooks=()):
+    """``forward(args)`` (a cell's construct) between two identity boundaries recorded on the
+    active tapes, so the cell's backward hooks see the cotangents at its outputs (grad_output)
+    and at its tensor inputs (grad_input), and may replace the latter; its backward pre hooks
+    (``hook(cell, grad_output)``) see and may replace grad_output before the cell's backward.
+
+    The output boundary's bprop runs the pre hooks and keeps grad_output; the input
+    boundary's bprop, which the tape walk reaches after every operator of the cell, calls
+    ``hook(cell, grad_input, grad_output)`` for each hook and hands on what they return. The
+    cell's float inputs are watched, so grad_input is computed even where nothing upstream is
+    differentiated (the first layer on data), as MindSpore computes it; a cell without float
+    inputs gets grad_input None for each input, from the output boundary. Without active
+    tapes this is just ``forward(args)``.
+    """
+    tapes = _CTX.tapes
+    if not tapes:
+        return forward(args)
+    state = _HookState(cell, tuple(hooks), tuple(pre_hooks))
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    inputs = tuple(args[i] for i in positions)
+    passed = tuple(_alias(t) for t in inputs)
+    before = [len(tape.entries) for tape in tapes]
+    for tape in tapes:
+        for t in inputs:
+            if t.dtype.is_float and id(t) not in tape.live:
+                tape.watch(t)
+    boundary = CellBackwardHookInput(state)
+    for tape in tapes:
+        tape.record(boundary, inputs, passed)
+    inputs_recorded = any(len(t.entries) > n for t, n in zip(tapes, before))
+    args = list(args)
+    for i, t in zip(positions, passed):
+        args[i] = t
+    out = forward(tuple(args))
+    leaves = tuple(_tensor_leaves(out))
+    if not leaves:
+        return out
+    aliases = tuple(_alias(t) for t in leaves)
+    boundary = CellBackwardHookOutput(state, None if inputs_recorded else len(inputs))
+    for tape in tapes:
+        tape.record(boundary, leaves, aliases)
+    return _replace_leaves(out, iter(aliases))
+
+
+class _HookState:
+    """What the two boundaries of one hooked cell call share: the cell, its hooks as they were
+    when it ran, and the grad_output the output boundary saw."""
+
+    def __init__(self, cell, hooks, pre_hooks):
+        self.cell = cell
+        self.hooks = hooks
+        self.pre_hooks = pre_hooks
+        self.grad_output = None
+
+    def call(self, grad_input):
+        for hook in self.hooks:
+            grad_input = self._checked(hook(self.cell, grad_input, self.grad_output),
+                                       grad_input, hook, "register_backward_hook", "input")
+        return grad_input
+
+    def call_pre(self, grad_output):
+        for hook in self.pre_hooks:
+            grad_output = self._checked(hook(self.cell, grad_output), grad_output, hook,
+                                        "register_backward_pre_hook", "output")
+        return grad_output
+
+    def _checked(self, ret, grads, hook, method, what):
+        """What a hook returned in place of `grads`: None keeps them; otherwise one Tensor
+        (or a tuple) per tensor {what} of the cell, each of its gradient's shape."""
+        if ret is None:
+            return grads
+        name = f"{type(self.cell).__name__}.{method}"
+        ret = ret if isinstance(ret, tuple) else (ret,)
+        if len(ret) != len(grads):
+            raise ValueError(f"For '{name}', the hook must return None or {len(grads)} "
+                             f"gradient(s), one per tensor {what} of the cell, but "
+                             f"{getattr(hook, '__name__', hook)!r} returned {len(ret)}.")
+        for new, old in zip(ret, grads):
+            if old is not None and (not isinstance(new, Tensor)
+                                    or tuple(new.shape) != tuple(old.shape)):
+                raise ValueError(f"For '{name}', each gradient the hook returns must be a "
+                                 f"Tensor of its {what}'s shape {tuple(old.shape)}, but got "
+                                 f"{_describe(new)}.")
+        return ret
+
+
+class CellBackwardHookInput:
+    """Tape entry at a hooked cell's tensor inputs: identity forward; its bprop calls the hooks
+    with the cotangents of the inputs and returns what they give back."""
+
+    name = "CellBackwardHook"
+
+    def __init__(self, state):
+        self.state = state
+
+    def bprop(self, inputs, out, dout):
+        return tuple(self.state.call(tuple(dout)))
+
+
+class CellBackwardHookOutput:
+    """Tape entry at a hooked cell's outputs: identity forward; its bprop runs the backward pre
+    hooks on the cotangents, keeps them for the hooks (and calls those itself when the input
+    boundary was not recorded) and hands them on."""
+
+    name = "CellBackwardHook"
+
+    def __init__(self, state, unrecorded_inputs):
+        self.state = state
+        self.unrecorded_inputs = unrecorded_inputs
+
+    def bprop(self, inputs, out, dout):
+        dout = self.state.call_pre(tuple(dout))
+        self.state.grad_output = dout
+        if self.unrecorded_inputs is not None:
+            self.state.call((None,) * self.unrecorded_inputs)
+        return tuple(dout)
+
+
+def _alias(t):
+    """A new tensor object over the same buffer: the identity a boundary hands on."""
+    return Tensor(t._data, t.dtype, internal=True)
+
+
+def _describe(x):
+    return f"a Tensor of shape {tuple(x.shape)}" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _replace_leaves(obj, new):
+    if isinstance(obj, Tensor):
+        return next(new)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_replace_leaves(x, new) for x in obj)
+    return obj
 
 
 def _tensor_leaves(obj):

@@ -39,6 +39,15 @@ class _TensorMethods:
     def __ge__(self, other): return F.greater_equal(self, other)
     def __getitem__(self, index): return F.tensor_getitem(self, index)
 
+    def __setitem__(self, index, value):
+        """``x[index] = value`` in place (see ops.function.index_func.tensor_setitem): a
+        Parameter is written through Assign; any other tensor takes the new value, and the
+        active tapes and tracer are told, so gradients flow to `value` and to the part of
+        the old value that was kept."""
+        from minispore.ops.autodiff import replace_in_place
+        new = F.tensor_setitem(self, index, value)
+        replace_in_place(self, new, "Tensor.__setitem__")
+
     # -- methods ---------------------------------------------------------------------------
     def astype(self, dtype, copy=True): return F.cast(self, mstype.to_type(dtype))
     def matmul(self, tensor2): return F.matmul(self, tensor2)
@@ -76,6 +85,7 @@ class _TensorMethods:
     def argsort(self, axis=-1, descending=False): return F.argsort(self, axis, descending)
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002
         return F.topk(self, k, dim, largest, sorted)
+    def masked_select(self, mask): return F.masked_select(self, mask)
 
 
 def install(cls=Tensor):

@@ -23,6 +23,17 @@ def pos32(*shape):
 IDX = np.array([[2, 0], [1, 2]], np.int32)
 LABELS = np.array([1, 0, 2], np.int32)
 W1D, W2T, B2 = f32(2, 2, 3), f32(2, 2, 2, 2), f32(2)
+MASK = RNG.random((3, 4)) < 0.5
+
+
+def _written(x, v):
+    """Tensor.__setitem__ with a slice, bool masks and an index Tensor."""
+    y = x * 1.0
+    y[1:, ::2] = v[:2]
+    y[Tensor(MASK)] = v[3]
+    y[Tensor(MASK)] = y[Tensor(MASK)] * 3.0 - x[Tensor(MASK)]    # one value per element
+    y[Tensor(np.array([2, 0]))] = v
+    return y * x
 
 # name -> (fn of Tensors, host inputs, whether to check gradients w.r.t. every float input)
 CASES = {
@@ -84,6 +95,10 @@ CASES = {
     "batch_norm_train": (lambda x, g, b: ops.BatchNorm(True)(x, g, b, ops.zeros_like(g),
                                                            ops.ones_like(g))[0],
                          [f32(3, 2, 2), pos32(2), f32(2)], True),
+    "setitem": (lambda x, v: _written(x, v), [f32(3, 4), f32(4)], True),
+    "mask_getitem": (lambda x: (x[x > 0.0] * 2.0, x[Tensor(np.array([True, False, True]))]),
+                     [f32(3, 4)], False),
+    "mask_getitem_grad": (lambda x: x[Tensor(MASK)] * x[Tensor(MASK)], [f32(3, 4)], True),
     "batch_norm_infer": (lambda x, g, b: ops.BatchNorm()(x, g, b, g * 0.5, b * b + 1.0)[0],
                          [f32(3, 2), pos32(2), f32(2)], True),
 }

@@ -32,6 +32,8 @@ ELSEWHERE = {
     "BatchNorm": "tests/nn/test_batchnorm.py (GRAPH training steps and eval equal PYNATIVE, "
                  "moving statistics included)",
     "BatchNormGrad": "tests/nn/test_batchnorm.py (the backward of those GRAPH steps)",
+    "MaskedSelect": "PYNATIVE only (its length depends on the data): tests/ops/test_setitem.py "
+                    "checks that compiling it raises",
 }
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.

@@ -192,9 +192,21 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 
 def tensor_getitem(x, index):
     """x[index] for ints, slices (steps, negatives), Ellipsis, None and tuples of these (one
-    StridedSlice), or an integer Tensor / list (a Gather along axis 0). Differentiable."""
+    StridedSlice), an integer Tensor / list (a Gather along axis 0), or a bool Tensor mask
+    (the selected elements as a 1-D Tensor, ops.masked_select: PYNATIVE only, its length
+    depends on the data). Differentiable."""
+    if isinstance(index, Tensor) and index.dtype == mstype.bool_:
+        from minispore.ops.function.index_func import getitem_by_mask
+        return getitem_by_mask(x, index)
     if isinstance(index, (Tensor, list, np.ndarray)):
         return _getitem_by_indices(x, index)
+    begin, end, strides, masks = slice_args(x, index)
+    return strided_slice(x, begin, end, strides, *masks)
+
+
+def slice_args(x, index):
+    """(begin, end, strides, masks) of the StridedSlice that reads x[index] for a basic index
+    (ints, slices, Ellipsis, None, tuples of these); IndexError for anything else."""
     items = index if isinstance(index, tuple) else (index,)
     begin, end, strides = [], [], []
     masks = [0, 0, 0, 0, 0]    # begin, end, ellipsis, new_axis, shrink_axis
@@ -237,9 +249,9 @@ def tensor_getitem(x, index):
             dim += 1
         else:
             raise IndexError(f"Tensor index {index!r}: only ints, slices, Ellipsis, None, "
-                             f"tuples of these, or one integer Tensor/list are supported, but "
-                             f"got {type(item).__name__}.")
-    return strided_slice(x, begin, end, strides, *masks)
+                             f"tuples of these, one integer Tensor/list or one bool Tensor "
+                             f"are supported, but got {type(item).__name__}.")
+    return begin, end, strides, masks
 
 
 def _slice_int(v, what):

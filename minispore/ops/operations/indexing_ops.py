@@ -1,20 +1,22 @@
-"""Indexing operators: strided slices and their gradient, gather / segment sum, one-hot."""
+"""Indexing operators: strided slices and their gradient, gather / segment sum, one-hot, and
+masked select."""
 import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.context import context
 from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (check_dtype, check_tensor, contiguous,
-                                            normalize_axis, shape_size, shapes_equal)
+from minispore.ops.operations._base import (broadcast_shape, check_dtype, check_tensor,
+                                            contiguous, normalize_axis, shape_size, shapes_equal)
 from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, check_int_tuple,
                                                 movable, strided_copy)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["StridedSlice", "StridedSliceGrad", "MicroBatchSlice", "Gather", "UnsortedSegmentSum",
-           "OneHot", "EmbeddingLookup"]
+           "OneHot", "EmbeddingLookup", "MaskedSelect"]
 
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -474,3 +476,55 @@ class OneHot(Primitive):
         kernel("indexing", "one_hot")(contiguous(indices).reshape(outer, inner),
                                       device.first(on_value), device.first(off_value), out)
         return out.reshape(indices.shape[:axis] + (int(depth),) + indices.shape[axis:])
+
+
+class MaskedSelect(Primitive):
+    """out = the elements of `x` where `mask` is True, in row-major order, as a 1-D tensor:
+    MaskedSelect()(x, mask). x and mask (bool) broadcast together.
+
+    The output's length depends on the mask's values, so the operator runs eagerly
+    (PYNATIVE_MODE) only: compiling it (GRAPH_MODE, ms.jit) raises RuntimeError, as graphs here
+    have shapes known before they run. The gradient scatters dout back to the selected
+    positions (UnsortedSegmentSum at the mask's positions, found by MaskedSelect again).
+    """
+    sharding_rule = rules.replicate_only("the output length depends on the mask's values")
+
+    def __call__(self, x, mask):
+        if context().tracer is not None:
+            raise self.error(
+                "the output length depends on the values of 'mask', which are not known while "
+                "compiling in GRAPH_MODE or under ms.jit; select with ops.select (keeping the "
+                "shape) there, or run this code in PYNATIVE_MODE.", RuntimeError)
+        for name, v in (("x", x), ("mask", mask)):
+            check_tensor(self, name, v)
+        shape = broadcast_shape(self, tuple(x.shape), tuple(mask.shape), ("x", "mask"))
+        F = _F()
+        if tuple(x.shape) != shape:
+            x = F.broadcast_to(x, shape)
+        if tuple(mask.shape) != shape:
+            mask = F.broadcast_to(mask, shape)
+        return super().__call__(x, mask)
+
+    def infer(self, x, mask):
+        check_tensor(self, "x", x)
+        check_dtype(self, "mask", mask, (mstype.bool_,))
+        if not shapes_equal(self, x.shape, mask.shape):
+            raise self.error(f"x.shape {tuple(x.shape)} and mask.shape {tuple(mask.shape)} "
+                             f"must be equal.")
+        return Aval((-1,), x.dtype)     # -1: known once the mask is (eager runs only)
+
+    def impl(self, x, mask):
+        xf = contiguous(x).reshape(-1)
+        mf = contiguous(mask).reshape(-1)
+        offsets, total = kernel("indexing", "masked_offsets")(mf)
+        out = device.empty((total,), x.dtype)
+        kernel("indexing", "masked_select")(xf, mf, offsets, out)
+        return out
+
+    def bprop(self, inputs, out, dout):
+        x, mask = inputs
+        F = _F()
+        n = shape_size(x.shape)
+        flat_mask = F.reshape(mask, (n,))
+        positions = self(Tensor(np.arange(n, dtype=np.int64)), flat_mask)
+        return F.reshape(F.unsorted_segment_sum(dout, positions, n), tuple(x.shape)), None

@@ -83,3 +83,20 @@ def test_first_label_out_of_range_matches_cpu(itype, labels, ignore, first):
 
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("size", [0, 5, 29])   # 29: several chunks, more than the grid holds
+def test_masked_select_matches_cpu_and_numpy(dtype, size):
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal(size) * 10).astype(dtype)
+    mask = rng.random(size) < 0.4
+    offsets, total = cpu.masked_offsets(mask)
+    want = np.empty(total, dtype)
+    cpu.masked_select(x, mask, offsets, want)
+    np.testing.assert_array_equal(want, x[mask])
+    d_offsets, d_total = gpu.masked_offsets(cuda.to_device(mask))
+    assert d_total == total
+    out = cuda.device_array(max(total, 1), dtype)[:total]
+    gpu.masked_select(cuda.to_device(x), cuda.to_device(mask), d_offsets, out)
+    np.testing.assert_array_equal(out.copy_to_host(), x[mask])

@@ -1,0 +1,201 @@
+"""Indexed writes and mask reads of Tensors: ``x[index] = value`` (tensor_setitem, made in place
+by Tensor.__setitem__) and ``x[mask]`` (masked_select), written with StridedSliceGrad, Select,
+UnsortedSegmentSum, Gather and MaskedSelect, so they run on both devices and differentiate."""
+import numbers
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.context import context
+from minispore.common.tensor import Tensor
+from minispore.ops.function import array_func as A
+from minispore.ops.function import math_func as M
+from minispore.ops.operations import indexing_ops as I
+
+__all__ = ["tensor_setitem", "masked_select"]
+
+_NAME = "Tensor.__setitem__"
+
+
+def tensor_setitem(x, index, value):
+    """x with ``x[index] = value``, as a new Tensor (``Tensor.__setitem__`` then makes it the
+    tensor's own value, in place, as MindSpore's setitem).
+
+    index: an int, slice, Ellipsis, None or a tuple of these; a bool Tensor mask of x's shape
+    (or of its leading dims); or an integer Tensor / list / array selecting rows (axis 0).
+    value: a Python number, a list or a Tensor, converted to x's dtype and broadcast to the
+    selected region. For a mask, a value that broadcasts to one selected element
+    (x.shape[mask.ndim:]) is written with Select, in every mode; one value per selected
+    element (numpy's ``x[mask] = values``) needs their count, so it runs in PYNATIVE_MODE
+    only (RuntimeError while compiling).
+    Repeated row indices receive the mean of their values (MindSpore leaves the order of
+    repeated updates undefined; equal values, e.g. a scalar, give that value).
+
+    Differentiable with respect to `value` and to the part of x not overwritten.
+
+    Raises:
+        IndexError: an index out of range, or of an unsupported kind.
+        ValueError: `value` does not broadcast to the selected region.
+        RuntimeError: one value per mask-selected element while compiling.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{_NAME}', the indexed object must be a Tensor, but got "
+                        f"{type(x).__name__}.")
+    value = _value_tensor(x, value)
+    if isinstance(index, Tensor) and index.dtype == mstype.bool_:
+        return _set_by_mask(x, index, value)
+    if isinstance(index, (Tensor, list, np.ndarray)):
+        return _set_by_rows(x, index, value)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(it, bool) for it in items):
+        raise IndexError(f"For '{_NAME}', a Python bool index ({index!r}) is not supported; "
+                         f"use a bool Tensor mask.")
+    begin, end, strides, masks = A.slice_args(x, index)
+    region = I.StridedSlice(*masks).plan(tuple(x.shape), tuple(begin), tuple(end),
+                                         tuple(strides))[0]
+    v = _broadcast(value, region, "the indexed region")
+    placed = A.strided_slice_grad(v, tuple(x.shape), begin, end, strides, *masks)
+    where = A.strided_slice_grad(A.ones(region, mstype.float32), tuple(x.shape), begin, end,
+                                 strides, *masks)
+    return M.select(A.cast(where, mstype.bool_), placed, x)
+
+
+def _value_tensor(x, value):
+    if isinstance(value, Tensor):
+        return value if value.dtype == x.dtype else A.cast(value, x.dtype)
+    if isinstance(value, (numbers.Number, np.generic, list, tuple, np.ndarray)):
+        return Tensor(np.asarray(value).astype(x.dtype.np_dtype), x.dtype)
+    raise TypeError(f"For '{_NAME}', 'value' must be a Tensor, a number, a list or a tuple, "
+                    f"but got {type(value).__name__}.")
+
+
+def _squeezed(shape, ndim):
+    """shape without leading 1s beyond `ndim` dims (numpy lets a value carry them)."""
+    shape = tuple(shape)
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _broadcasts(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
+
+
+def _broadcast(value, target, what):
+    shape = _squeezed(value.shape, len(target))
+    if not _broadcasts(shape, target):
+        raise ValueError(f"For '{_NAME}', the value of shape {tuple(value.shape)} cannot be "
+                         f"broadcast to {what}, of shape {tuple(target)}.")
+    if shape != tuple(value.shape):
+        value = A.reshape(value, shape)
+    return value if shape == tuple(target) else A.broadcast_to(value, tuple(target))
+
+
+def _set_by_mask(x, mask, value):
+    """Select(mask, value, x): the mask covers x's leading dims; value broadcasts to the rest."""
+    k = mask.ndim
+    if tuple(mask.shape) != tuple(x.shape[:k]):
+        raise IndexError(f"For '{_NAME}', the bool mask of shape {tuple(mask.shape)} must "
+                         f"match the leading dims of the Tensor's shape {tuple(x.shape)}.")
+    rest = tuple(x.shape[k:])
+    shape = _squeezed(value.shape, len(rest))
+    if not _broadcasts(shape, rest):
+        return _set_by_positions(x, mask, value)
+    v = A.reshape(value, (1,) * (x.ndim - len(shape)) + shape)
+    cond = A.reshape(mask, tuple(mask.shape) + (1,) * len(rest))
+    return M.select(cond, v, x)
+
+
+def _set_by_positions(x, mask, value):
+    """One value per selected element (numpy's ``x[mask] = values``): the mask's positions,
+    read once (MaskedSelect), index the rows of x seen as (mask.size,) + the rest."""
+    if context().tracer is not None:
+        raise RuntimeError(
+            f"For '{_NAME}', a bool mask with one value per selected element (value shape "
+            f"{tuple(value.shape)}) needs the number of selected elements, which depends on "
+            f"the mask's values and is not known while compiling in GRAPH_MODE or under "
+            f"ms.jit; give a value that broadcasts to one selected element (shape "
+            f"{tuple(x.shape[mask.ndim:])}), or run this code in PYNATIVE_MODE.")
+    rest = tuple(x.shape[mask.ndim:])
+    flat_mask = A.reshape(mask, (-1,))
+    positions = masked_select(_arange_like(flat_mask), flat_mask)
+    rows = A.reshape(x, (flat_mask.shape[0],) + rest)
+    return A.reshape(_set_by_rows(rows, positions, value), tuple(x.shape))
+
+
+def _set_by_rows(x, index, value):
+    """Rows `index` of x (axis 0) replaced: the values are scatter-added into zeros and divided
+    by how often each row is named, then Select takes them where a row was named."""
+    if x.ndim == 0:
+        raise IndexError(f"For '{_NAME}', a 0-d Tensor cannot be indexed by a Tensor or list.")
+    n = x.shape[0]
+    if isinstance(index, Tensor):
+        if not index.dtype.is_int:
+            raise IndexError(f"For '{_NAME}', a Tensor index must be an integer or bool "
+                             f"Tensor, but got {index.dtype}.")
+        idx = index if index.dtype in (mstype.int32, mstype.int64) else \
+            A.cast(index, mstype.int64)
+        idx = M.select(M.less(idx, 0), M.add(idx, n), idx)
+    else:
+        arr = np.asarray(index)
+        if arr.dtype.kind not in "iu" and arr.size:
+            raise IndexError(f"For '{_NAME}', a list or array index must hold ints, but got "
+                             f"dtype {arr.dtype}.")
+        arr = arr.astype(np.int64)
+        bad = arr[(arr < -n) | (arr >= n)]
+        if bad.size:
+            raise IndexError(f"For '{_NAME}', index {int(bad[0])} is out of bounds for axis 0 "
+                             f"with size {n} (Tensor shape {tuple(x.shape)}).")
+        idx = Tensor(np.where(arr < 0, arr + n, arr))
+    rest = tuple(x.shape[1:])
+    rows = tuple(idx.shape) + rest
+    count_of = int(np.prod(idx.shape, dtype=np.int64))
+    # Sums and counts in a float type: ints (and bools) go through float64, exact below 2**53.
+    work = x.dtype if x.dtype.is_float else mstype.float64
+    v = _broadcast(value if value.dtype == work else A.cast(value, work), rows, "the rows")
+    # Gather raises for an index outside [-n, n) (UnsortedSegmentSum would drop it silently);
+    # multiplying by its ones keeps that check in the computation.
+    named = A.gather(A.ones((n,), work), idx, 0)
+    v = M.mul(v, A.reshape(named, tuple(idx.shape) + (1,) * len(rest)))
+    flat = A.reshape(idx, (count_of,))
+    summed = A.unsorted_segment_sum(A.reshape(v, (count_of,) + rest), flat, n)
+    count = A.unsorted_segment_sum(A.ones((count_of,), work), flat, n)
+    count = A.reshape(count, (n,) + (1,) * len(rest))
+    placed = M.div(summed, M.maximum(count, 1))
+    if work != x.dtype:
+        placed = A.cast(placed, x.dtype)
+    return M.select(M.greater(count, 0), placed, x)
+
+
+def masked_select(input, mask):  # noqa: A002 - MindSpore's argument name
+    """The elements of `input` where `mask` (bool, broadcast with input) is True, as a 1-D
+    Tensor in row-major order (ops.masked_select). Its length depends on the data, so it runs
+    in PYNATIVE_MODE only; compiling it (GRAPH_MODE, ms.jit) raises RuntimeError.
+    Differentiable with respect to `input`."""
+    return I.MaskedSelect()(input, mask)
+
+
+def getitem_by_mask(x, mask):
+    """x[mask]: mask covers x's leading dims; the selected elements (or sub-arrays) stacked
+    along a new first dim, as numpy does."""
+    k = mask.ndim
+    if tuple(mask.shape) != tuple(x.shape[:k]):
+        raise IndexError(f"For 'Tensor.__getitem__', the bool mask of shape "
+                         f"{tuple(mask.shape)} must match the leading dims of the Tensor's "
+                         f"shape {tuple(x.shape)}.")
+    if k == x.ndim:
+        return masked_select(x, mask)
+    rest = tuple(x.shape[k:])
+    if context().tracer is None:
+        # The rows where the mask holds: their positions, read once, then a Gather.
+        flat_mask = A.reshape(mask, (-1,))
+        positions = masked_select(_arange_like(flat_mask), flat_mask)
+        rows = A.reshape(x, (-1,) + rest)
+        return A.gather(rows, positions, 0)
+    return masked_select(x, mask)   # raises the GRAPH_MODE error
+
+
+def _arange_like(flat):
+    return Tensor(np.arange(flat.shape[0], dtype=np.int64))
