@@ -586,3 +586,48 @@ def test_graph_and_pynative_training_steps_agree():
     for g, e in zip(graph[2], eager[2]):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert eager[0][-1] < eager[0][0]
+
+
+class _GRUWithLengths(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(3, 4, batch_first=True, bidirectional=True)
+
+    def construct(self, x, lengths):
+        return self.gru(x, seq_length=lengths)[0]
+
+
+class _MaskedAttention(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(4, 2, batch_first=True)
+
+    def construct(self, x, kpm):
+        return self.mha(x, x, x, key_padding_mask=kpm)
+
+
+@pytest.mark.parametrize("make,specs,inputs", [
+    (_GRUWithLengths, [([None, 5, 3], ms.float32), ([None], ms.int32)],
+     lambda b, rng: (rand(b, 5, 3, seed=b), rng.integers(1, 6, b).astype(np.int32))),
+    (_MaskedAttention, [([None, 5, 4], ms.float32), ([None, 5], ms.bool_)],
+     lambda b, rng: (rand(b, 5, 4, seed=b), rng.random((b, 5)) < 0.3)),
+    (lambda: nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0), [([None, None, 4], ms.float32)],
+     lambda b, rng: (rand(b + 1, b, 4, seed=b),)),
+], ids=["gru_seq_length", "mha_key_padding", "encoder_seq_and_batch"])
+def test_dynamic_shapes_compile_once(make, specs, inputs):
+    """A symbolic batch (and sequence length for the encoder) compiles one graph that equals
+    PYNATIVE for every size."""
+    rng = np.random.default_rng(51)
+    net = make()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net.set_inputs(*[Tensor(shape=s, dtype=d) for s, d in specs])
+    for b in (1, 3):
+        args = [Tensor(a) for a in inputs(b, rng)]
+        ms.set_context(mode=ms.GRAPH_MODE)
+        got = net(*args)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        want = net(*args)
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-7)
+    assert net.compile_cache_info() == {"compiles": 1, "hits": 1, "entries": 1}

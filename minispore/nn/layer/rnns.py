@@ -12,6 +12,7 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops import functional as F
+from minispore.ops.operations._base import dims_equal, shapes_equal
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -118,7 +119,7 @@ class _RNNBase(Cell):
                              f"(seq_len, batch_size, input_size) or, with batch_first, "
                              f"(batch_size, seq_len, input_size), but got shape "
                              f"{tuple(x.shape)}.")
-        if x.shape[2] != self.input_size:
+        if not dims_equal(name, x.shape[2], self.input_size):
             raise ValueError(f"For '{name}', the last dim of 'x' must be input_size "
                              f"{self.input_size}, but got shape {tuple(x.shape)}.")
         batch = x.shape[0] if self.batch_first else x.shape[1]
@@ -132,7 +133,7 @@ class _RNNBase(Cell):
             if not isinstance(s, Tensor):
                 raise TypeError(f"For '{name}', 'hx' must hold Tensors, but got "
                                 f"{type(s).__name__}.")
-            if tuple(s.shape) != want:
+            if not shapes_equal(name, s.shape, want):
                 raise ValueError(f"For '{name}', the initial state must have shape {want} "
                                  f"(num_layers * num_directions, batch_size, hidden_size), but "
                                  f"got {tuple(s.shape)}.")
@@ -140,7 +141,7 @@ class _RNNBase(Cell):
             if not isinstance(seq_length, Tensor):
                 raise TypeError(f"For '{name}', 'seq_length' must be a Tensor, but got "
                                 f"{type(seq_length).__name__}.")
-            if tuple(seq_length.shape) != (batch,):
+            if not shapes_equal(name, seq_length.shape, (batch,)):
                 raise ValueError(f"For '{name}', 'seq_length' must have shape ({batch},) "
                                  f"(batch_size,), but got {tuple(seq_length.shape)}.")
 

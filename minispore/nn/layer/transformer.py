@@ -12,6 +12,7 @@ from minispore.nn.layer.basic import Dense, Dropout, _check_bool, _check_positiv
 from minispore.nn.layer.container import CellList
 from minispore.nn.layer.normalization import LayerNorm
 from minispore.ops import functional as F
+from minispore.ops.operations._base import dims_equal, shapes_equal
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 
@@ -127,15 +128,15 @@ class MultiheadAttention(Cell):
                              f"{tuple(key.shape)} and {tuple(value.shape)}.")
         for arg, t, size in (("query", query, self.embed_dim), ("key", key, self.kdim),
                              ("value", value, self.vdim)):
-            if t.shape[-1] != size:
+            if not dims_equal(name, t.shape[-1], size):
                 raise ValueError(f"For '{name}', the last dim of '{arg}' must be {size}, but "
                                  f"got shape {tuple(t.shape)}.")
-        if tuple(key.shape[:-1]) != tuple(value.shape[:-1]):
+        if not shapes_equal(name, key.shape[:-1], value.shape[:-1]):
             raise ValueError(f"For '{name}', 'key' and 'value' must agree in every dim but the "
                              f"last, but got {tuple(key.shape)} and {tuple(value.shape)}.")
         if query.ndim == 3:
             b_axis = 0 if self.batch_first else 1
-            if query.shape[b_axis] != key.shape[b_axis]:
+            if not dims_equal(name, query.shape[b_axis], key.shape[b_axis]):
                 raise ValueError(f"For '{name}', 'query' and 'key' must have the same batch "
                                  f"size, but got shapes {tuple(query.shape)} and "
                                  f"{tuple(key.shape)}.")
@@ -169,12 +170,12 @@ class MultiheadAttention(Cell):
         scores = F.matmul(q, k, transpose_b=True)                      # (N, heads, L, S)
         if attn_mask is not None:
             if attn_mask.ndim == 2:
-                if tuple(attn_mask.shape) != (tgt, src):
+                if not shapes_equal(name, attn_mask.shape, (tgt, src)):
                     raise ValueError(f"For '{name}', a 2-D 'attn_mask' must have shape "
                                      f"{(tgt, src)}, but got {tuple(attn_mask.shape)}.")
                 mask = _additive_mask(name, "attn_mask", attn_mask, scores.dtype)
             elif attn_mask.ndim == 3:
-                if tuple(attn_mask.shape) != (n * heads, tgt, src):
+                if not shapes_equal(name, attn_mask.shape, (n * heads, tgt, src)):
                     raise ValueError(f"For '{name}', a 3-D 'attn_mask' must have shape "
                                      f"{(n * heads, tgt, src)}, but got "
                                      f"{tuple(attn_mask.shape)}.")
@@ -185,7 +186,7 @@ class MultiheadAttention(Cell):
                                  f"{tuple(attn_mask.shape)}.")
             scores = F.add(scores, mask)
         if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (n, src):
+            if not shapes_equal(name, key_padding_mask.shape, (n, src)):
                 raise ValueError(f"For '{name}', 'key_padding_mask' must have shape "
                                  f"{(n, src) if not unbatched else (src,)}, but got "
                                  f"{tuple(key_padding_mask.shape)}.")
