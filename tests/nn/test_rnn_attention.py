@@ -240,6 +240,68 @@ def test_rnn_dropout_between_layers_only_in_training():
     np.testing.assert_array_equal(no_drop(x)[0].asnumpy(), no_drop(x)[0].asnumpy())
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN", "RNN_relu"])
+def test_rnn_cells_match_one_step_of_the_reference(mode):
+    ms.set_seed(13)
+    if mode == "RNN_relu":
+        cell = nn.RNNCell(3, 4, nonlinearity="relu")
+    else:
+        cell = getattr(nn, mode + "Cell")(3, 4)
+    x, h, c = rand(2, 3, seed=14), rand(2, 4, seed=15), rand(2, 4, seed=16)
+    p = {n + "_l0": v for n, v in _params(cell).items()}
+    want_h, want_c = _cell_step(mode, x.astype(np.float64), h.astype(np.float64),
+                                c.astype(np.float64), p, "_l0")
+    if mode == "LSTM":
+        got_h, got_c = cell(Tensor(x), (Tensor(h), Tensor(c)))
+        np.testing.assert_allclose(got_c.asnumpy(), want_c, rtol=1e-5, atol=1e-6)
+    else:
+        got_h = cell(Tensor(x), Tensor(h))
+    np.testing.assert_allclose(got_h.asnumpy(), want_h, rtol=1e-5, atol=1e-6)
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    assert {n: tuple(v.shape) for n, v in cell.parameters_and_names()} == {
+        "weight_ih": (gates * 4, 3), "weight_hh": (gates * 4, 4), "bias_ih": (gates * 4,),
+        "bias_hh": (gates * 4,)}
+
+
+def test_lstm_cell_gradients_match_finite_differences():
+    ms.set_seed(17)
+    cell = nn.LSTMCell(2, 3, dtype=mstype.float64)
+    x, h, c = (rand(2, *s, seed=i).astype(np.float64) for i, s in enumerate([(2,), (3,), (3,)]))
+    w_h, w_c = _scalar_and_probe((2, 3), 18), _scalar_and_probe((2, 3), 19)
+    names = [n for n, _ in cell.parameters_and_names()]
+    params = list(cell.trainable_params())
+
+    def loss_ms(xt, ht, ct):
+        h2, c2 = cell(xt, (ht, ct))
+        return (h2 * Tensor(w_h)).sum() + (c2 * Tensor(w_c)).sum()
+
+    gi, gw = ms.grad(loss_ms, grad_position=(0, 1, 2), weights=params)(
+        Tensor(x), Tensor(h), Tensor(c))
+
+    def loss_np(xa, ha, ca, *ws):
+        p = {n + "_l0": w for n, w in zip(names, ws)}
+        h2, c2 = _cell_step("LSTM", xa, ha, ca, p, "_l0")
+        return float((h2 * w_h).sum() + (c2 * w_c).sum())
+
+    arrays = [x.copy(), h.copy(), c.copy()] + [p.asnumpy().copy() for p in params]
+    want = numeric_grads(loss_np, arrays, range(len(arrays)))
+    for name, g, n in zip(["x", "h", "c"] + names, list(gi) + list(gw), want):
+        np.testing.assert_allclose(g.asnumpy(), n, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_rnn_cell_errors():
+    with pytest.raises(ValueError, match=r"For 'RNNCell', 'nonlinearity' must be 'tanh' or"):
+        nn.RNNCell(3, 4, nonlinearity="sigmoid")
+    with pytest.raises(TypeError, match=r"For 'GRUCell', 'has_bias' must be bool"):
+        nn.GRUCell(3, 4, has_bias=None)
+    with pytest.raises(ValueError, match=r"For 'GRUCell', 'x' must be 2-D \(batch_size, 3\)"):
+        nn.GRUCell(3, 4)(Tensor(rand(2, 5)), Tensor(rand(2, 4)))
+    with pytest.raises(ValueError, match=r"the state must have shape \(2, 4\)"):
+        nn.RNNCell(3, 4)(Tensor(rand(2, 3)), Tensor(rand(1, 4)))
+    with pytest.raises(TypeError, match=r"For 'LSTMCell', 'hx' must be a tuple \(h, c\)"):
+        nn.LSTMCell(3, 4)(Tensor(rand(2, 3)), Tensor(rand(2, 4)))
+
+
 # -- attention references --------------------------------------------------------------------
 def _softmax(s):
     e = np.exp(s - s.max(-1, keepdims=True))

@@ -1,6 +1,7 @@
-"""Recurrent layers: RNN, LSTM, GRU (MindSpore 2.x signatures), unrolled over time steps from
-existing primitives (MatMul, Sigmoid, Tanh, Mul, Add, Split, Concat, Select), so their
-gradients, CUDA kernels and GRAPH-mode tracing come from those operators."""
+"""Recurrent layers: RNN, LSTM, GRU and their one-step cells (MindSpore 2.x signatures),
+unrolled over time steps from existing primitives (MatMul, Sigmoid, Tanh, Mul, Add, Split,
+Concat, Select), so their gradients, CUDA kernels and GRAPH-mode tracing come from those
+operators."""
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops import functional as F
 from minispore.ops.operations._base import dims_equal, shapes_equal
 
-__all__ = ["RNN", "LSTM", "GRU"]
+__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
 
 def _rnn_tanh_step(xw, h, c, w_hh, b_hh):
@@ -293,3 +294,117 @@ class RNN(_RNNBase):
         super().__init__(*args, **kwargs)
         self.nonlinearity = nonlinearity
         self._step = _rnn_tanh_step if nonlinearity == "tanh" else _rnn_relu_step
+
+
+class _RNNCellBase(Cell):
+    """One time step: x (batch, input_size) and the state to the next state; Parameters
+    ``weight_ih`` (gates*hidden, input_size), ``weight_hh`` (gates*hidden, hidden) and, with
+    ``has_bias``, ``bias_ih`` / ``bias_hh`` (gates*hidden,), drawn from
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    _gates = 1
+    _step = None
+
+    def __init__(self, input_size, hidden_size, has_bias=True, dtype=mstype.float32):
+        super().__init__()
+        name = type(self).__name__
+        self.input_size = _check_positive_int(name, "input_size", input_size)
+        self.hidden_size = _check_positive_int(name, "hidden_size", hidden_size)
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        rows = self._gates * hidden_size
+        bound = Uniform(1 / math.sqrt(hidden_size))
+        self.weight_ih = Parameter(initializer(bound, (rows, input_size), dtype),
+                                   name="weight_ih")
+        self.weight_hh = Parameter(initializer(bound, (rows, hidden_size), dtype),
+                                   name="weight_hh")
+        if has_bias:
+            self.bias_ih = Parameter(initializer(bound, (rows,), dtype), name="bias_ih")
+            self.bias_hh = Parameter(initializer(bound, (rows,), dtype), name="bias_hh")
+
+    def _check(self, x, states):
+        name = type(self).__name__
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{name}', 'x' must be a Tensor, but got {type(x).__name__}.")
+        if x.ndim != 2 or not dims_equal(name, x.shape[1], self.input_size):
+            raise ValueError(f"For '{name}', 'x' must be 2-D (batch_size, {self.input_size}), "
+                             f"but got shape {tuple(x.shape)}.")
+        for s in states:
+            if not isinstance(s, Tensor):
+                raise TypeError(f"For '{name}', 'hx' must hold Tensors, but got "
+                                f"{type(s).__name__}.")
+            if not shapes_equal(name, s.shape, (x.shape[0], self.hidden_size)):
+                raise ValueError(f"For '{name}', the state must have shape "
+                                 f"{(x.shape[0], self.hidden_size)} (batch_size, "
+                                 f"hidden_size), but got {tuple(s.shape)}.")
+
+    def _cell(self, x, h, c):
+        xw = F.matmul(x, self.weight_ih, transpose_b=True)
+        b_hh = None
+        if self.has_bias:
+            xw = F.bias_add(xw, self.bias_ih)
+            b_hh = self.bias_hh
+        return self._step(xw, h, c, self.weight_hh, b_hh)
+
+    def extend_repr(self):
+        return (f"input_size={self.input_size}, hidden_size={self.hidden_size}, "
+                f"has_bias={self.has_bias}")
+
+
+class LSTMCell(_RNNCellBase):
+    """One LSTM step (see LSTM): ``(h', c') = cell(x, (h, c))``, x (batch, input_size), h and c
+    (batch, hidden_size).
+
+    >>> import numpy as np, minispore as ms
+    >>> cell = ms.nn.LSTMCell(10, 16)
+    >>> h = ms.Tensor(np.zeros((3, 16), np.float32))
+    >>> [t.shape for t in cell(ms.Tensor(np.ones((3, 10), np.float32)), (h, h))]
+    [(3, 16), (3, 16)]
+    """
+    _gates = 4
+    _step = staticmethod(_lstm_step)
+
+    def construct(self, x, hx):
+        if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+            raise TypeError(f"For 'LSTMCell', 'hx' must be a tuple (h, c) of two Tensors, but "
+                            f"got {type(hx).__name__}.")
+        self._check(x, hx)
+        return self._cell(x, hx[0], hx[1])
+
+
+class GRUCell(_RNNCellBase):
+    """One GRU step (see GRU): ``h' = cell(x, h)``.
+
+    >>> import numpy as np, minispore as ms
+    >>> ms.nn.GRUCell(10, 16)(ms.Tensor(np.ones((3, 10), np.float32)),
+    ...                       ms.Tensor(np.zeros((3, 16), np.float32))).shape
+    (3, 16)
+    """
+    _gates = 3
+    _step = staticmethod(_gru_step)
+
+    def construct(self, x, hx):
+        self._check(x, (hx,))
+        return self._cell(x, hx, None)[0]
+
+
+class RNNCell(_RNNCellBase):
+    """One Elman step (see RNN): ``h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh)``, act 'tanh'
+    or 'relu' (``nonlinearity``).
+
+    >>> import numpy as np, minispore as ms
+    >>> ms.nn.RNNCell(10, 16, nonlinearity="relu")(ms.Tensor(np.ones((3, 10), np.float32)),
+    ...                                          ms.Tensor(np.zeros((3, 16), np.float32))).shape
+    (3, 16)
+    """
+
+    def __init__(self, input_size, hidden_size, has_bias=True, nonlinearity="tanh",
+                 dtype=mstype.float32):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"For 'RNNCell', 'nonlinearity' must be 'tanh' or 'relu', but got "
+                             f"{nonlinearity!r}.")
+        super().__init__(input_size, hidden_size, has_bias, dtype)
+        self.nonlinearity = nonlinearity
+        self._step = _rnn_tanh_step if nonlinearity == "tanh" else _rnn_relu_step
+
+    def construct(self, x, hx):
+        self._check(x, (hx,))
+        return self._cell(x, hx, None)[0]
