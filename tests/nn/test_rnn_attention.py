@@ -225,6 +225,8 @@ def test_rnn_errors():
         net(Tensor(rand(5, 2, 3)), (Tensor(rand(2, 2, 4)), Tensor(rand(2, 2, 4))))
     with pytest.raises(ValueError, match=r"'seq_length' must have shape \(2,\)"):
         nn.GRU(3, 4)(Tensor(rand(5, 2, 3)), seq_length=Tensor(np.array([1, 2, 3])))
+    with pytest.raises(TypeError, match=r"'seq_length' must be an int32 or int64 Tensor"):
+        nn.GRU(3, 4)(Tensor(rand(5, 2, 3)), seq_length=Tensor(np.array([1.0, 2.0])))
 
 
 def test_rnn_dropout_between_layers_only_in_training():

@@ -142,6 +142,9 @@ class _RNNBase(Cell):
             if not isinstance(seq_length, Tensor):
                 raise TypeError(f"For '{name}', 'seq_length' must be a Tensor, but got "
                                 f"{type(seq_length).__name__}.")
+            if seq_length.dtype not in (mstype.int32, mstype.int64):
+                raise TypeError(f"For '{name}', 'seq_length' must be an int32 or int64 Tensor, "
+                                f"but got {seq_length.dtype}.")
             if not shapes_equal(name, seq_length.shape, (batch,)):
                 raise ValueError(f"For '{name}', 'seq_length' must have shape ({batch},) "
                                  f"(batch_size,), but got {tuple(seq_length.shape)}.")
