@@ -310,10 +310,17 @@ def _softmax(s):
     return e / e.sum(-1, keepdims=True)
 
 
+def _pad_columns(m, cols):
+    """m with False / 0 columns appended up to `cols`."""
+    extra = cols - m.shape[-1]
+    return np.concatenate([m, np.zeros(m.shape[:-1] + (extra,), m.dtype)], -1) if extra else m
+
+
 def _mha_ref(q, k, v, p, heads, batch_first=False, key_padding_mask=None, attn_mask=None,
-             average=True, prefix=""):
+             average=True, prefix="", zero_attn=False):
     """Per-head attention with explicit loops over batch and head; bool masks are -inf where
-    True, float masks are added."""
+    True, float masks are added. A 'bias_k' / 'bias_v' parameter appends that row to the
+    projected keys / values, `zero_attn` then a zero row; masks leave the added keys open."""
     unbatched = q.ndim == 2
     if unbatched:
         q, k, v = q[:, None], k[:, None], v[:, None]
@@ -322,7 +329,6 @@ def _mha_ref(q, k, v, p, heads, batch_first=False, key_padding_mask=None, attn_m
     elif batch_first:
         q, k, v = (t.transpose(1, 0, 2) for t in (q, k, v))
     tgt, n, e = q.shape
-    src = k.shape[0]
     d = e // heads
     if prefix + "in_proj_weight" in p:
         wq, wk, wv = np.split(p[prefix + "in_proj_weight"], 3)
@@ -331,6 +337,13 @@ def _mha_ref(q, k, v, p, heads, batch_first=False, key_padding_mask=None, attn_m
     bq, bk, bv = (np.split(p[prefix + "in_proj_bias"], 3) if prefix + "in_proj_bias" in p
                   else (0.0, 0.0, 0.0))
     Q, K, V = q @ wq.T + bq, k @ wk.T + bk, v @ wv.T + bv
+    if prefix + "bias_k" in p:
+        K = np.concatenate([K, np.broadcast_to(p[prefix + "bias_k"], (1, n, K.shape[2]))])
+        V = np.concatenate([V, np.broadcast_to(p[prefix + "bias_v"], (1, n, V.shape[2]))])
+    if zero_attn:
+        K = np.concatenate([K, np.zeros((1,) + K.shape[1:])])
+        V = np.concatenate([V, np.zeros((1,) + V.shape[1:])])
+    src = K.shape[0]
     out = np.zeros((tgt, n, e))
     weights = np.zeros((n, heads, tgt, src))
     for b in range(n):
@@ -339,9 +352,10 @@ def _mha_ref(q, k, v, p, heads, batch_first=False, key_padding_mask=None, attn_m
             s = Q[:, b, cols] @ K[:, b, cols].T / np.sqrt(d)
             if attn_mask is not None:
                 m = attn_mask if attn_mask.ndim == 2 else attn_mask[b * heads + h]
+                m = _pad_columns(m, src)
                 s = np.where(m, -np.inf, s) if m.dtype == bool else s + m
             if key_padding_mask is not None:
-                m = key_padding_mask[b]
+                m = _pad_columns(key_padding_mask[b], src)
                 s = np.where(m[None], -np.inf, s) if m.dtype == bool else s + m[None]
             a = _softmax(s)
             weights[b, h] = a
@@ -417,6 +431,57 @@ def test_mha_masks():
     assert (w.asnumpy()[1, :, 2:] == 0).all() and (w.asnumpy()[0, :, 3] == 0).all()
 
 
+@pytest.mark.parametrize("add_bias_kv,add_zero_attn,batch_first",
+                         [(True, False, False), (False, True, True), (True, True, False)])
+def test_mha_added_key_rows(add_bias_kv, add_zero_attn, batch_first):
+    """add_bias_kv / add_zero_attn append key/value rows every query attends to (the masks
+    are widened with open columns)."""
+    net = nn.MultiheadAttention(4, 2, add_bias_kv=add_bias_kv, add_zero_attn=add_zero_attn,
+                                batch_first=batch_first)
+    _randomise_biases(net, 24)
+    names = {n: tuple(p.shape) for n, p in net.parameters_and_names()}
+    want_rows = ((1, 1, 4), (1, 1, 4)) if add_bias_kv else (None, None)
+    assert (names.get("bias_k"), names.get("bias_v")) == want_rows
+    L, S, N = 3, 4, 2
+    q = rand(N, L, 4, seed=25) if batch_first else rand(L, N, 4, seed=25)
+    k = rand(N, S, 4, seed=26) if batch_first else rand(S, N, 4, seed=26)
+    causal = np.triu(np.ones((L, S), bool), 1)
+    kpm = np.array([[False, False, False, True], [False, True, True, True]])
+    out, w = net(Tensor(q), Tensor(k), Tensor(k), attn_mask=Tensor(causal),
+                 key_padding_mask=Tensor(kpm), average_attn_weights=False)
+    want = _mha_ref(q.astype(np.float64), k.astype(np.float64), k.astype(np.float64),
+                    _params(net), 2, batch_first, key_padding_mask=kpm, attn_mask=causal,
+                    average=False, zero_attn=add_zero_attn)
+    extra = int(add_bias_kv) + int(add_zero_attn)
+    assert w.shape == (N, 2, L, S + extra)
+    np.testing.assert_allclose(out.asnumpy(), want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(w.asnumpy(), want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_mha_added_key_rows_gradients():
+    net = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True,
+                                dtype=mstype.float64)
+    _randomise_biases(net, 27)
+    q, k = rand(2, 2, 4, seed=28).astype(np.float64), rand(3, 2, 4, seed=29).astype(np.float64)
+    names = [n for n, _ in net.parameters_and_names()]
+    params = list(net.trainable_params())
+    probe = _scalar_and_probe((2, 2, 4), 30)
+
+    def loss_ms(qt, kt):
+        return (net(qt, kt, kt)[0] * Tensor(probe)).sum()
+
+    gi, gw = ms.grad(loss_ms, grad_position=(0, 1), weights=params)(Tensor(q), Tensor(k))
+
+    def loss_np(qa, ka, *ws):
+        out = _mha_ref(qa, ka, ka, dict(zip(names, ws)), 2, zero_attn=True)[0]
+        return float((out * probe).sum())
+
+    arrays = [q.copy(), k.copy()] + [p.asnumpy().copy() for p in params]
+    want = numeric_grads(loss_np, arrays, range(len(arrays)))
+    for name, g, n in zip(["q", "k"] + names, list(gi) + list(gw), want):
+        np.testing.assert_allclose(g.asnumpy(), n, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
 def test_mha_unbatched_input():
     net = nn.MultiheadAttention(4, 2)
     _randomise_biases(net, 9)
@@ -476,9 +541,8 @@ def test_mha_errors():
                                          r"divisible by 'num_heads', but got embed_dim 6 and "
                                          r"num_heads 4"):
         nn.MultiheadAttention(6, 4)
-    for arg in ("add_bias_kv", "add_zero_attn"):
-        with pytest.raises(NotImplementedError, match=rf"'{arg}=True' is not implemented"):
-            nn.MultiheadAttention(4, 2, **{arg: True})
+    with pytest.raises(TypeError, match=r"'add_zero_attn' must be bool"):
+        nn.MultiheadAttention(4, 2, add_zero_attn=1)
     with pytest.raises(ValueError, match=r"'dropout' must be in range \[0.0, 1.0\)"):
         nn.MultiheadAttention(4, 2, dropout=1.5)
     net = nn.MultiheadAttention(4, 2)

@@ -4,7 +4,7 @@ import copy
 import math
 
 from minispore.common import dtype as mstype
-from minispore.common.initializer import XavierUniform, initializer
+from minispore.common.initializer import XavierNormal, XavierUniform, initializer
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
@@ -51,7 +51,11 @@ class MultiheadAttention(Cell):
     else ``q_proj_weight`` (embed_dim, embed_dim), ``k_proj_weight`` (embed_dim, kdim),
     ``v_proj_weight`` (embed_dim, vdim) (all Xavier-uniform); ``in_proj_bias`` (3*embed_dim,)
     zeros; ``out_proj`` a Dense(embed_dim, embed_dim) whose bias starts at zero. ``has_bias``
-    False drops both biases. ``dropout`` drops attention weights in training.
+    False drops both biases. ``add_bias_kv`` appends a learnt key and value row
+    (``bias_k``, ``bias_v`` of shape (1, 1, embed_dim), Xavier-normal) to the projected keys
+    and values, ``add_zero_attn`` then a row of zeros per head; every query may attend to
+    them, so attn_weights has S + 1 (or + 2) columns. ``dropout`` drops attention weights in
+    training.
 
     Inputs: ``query`` (L, N, E) ((N, L, E) with ``batch_first``, or unbatched (L, E)),
     ``key`` (S, N, kdim), ``value`` (S, N, vdim); ``key_padding_mask`` (N, S) (or (S,)
@@ -61,7 +65,7 @@ class MultiheadAttention(Cell):
     ``average_attn_weights``, else (N, num_heads, L, S), and None when not ``need_weights``.
 
     Raises ValueError when embed_dim is not divisible by num_heads or an input has the wrong
-    rank or size; NotImplementedError for add_bias_kv / add_zero_attn.
+    rank or size.
 
     >>> import numpy as np, minispore as ms
     >>> mha = ms.nn.MultiheadAttention(8, 2)
@@ -83,10 +87,8 @@ class MultiheadAttention(Cell):
         self.dropout = _check_prob(name, "dropout", dropout)
         self.has_bias = _check_bool(name, "has_bias", has_bias)
         self.batch_first = _check_bool(name, "batch_first", batch_first)
-        for arg, v in (("add_bias_kv", add_bias_kv), ("add_zero_attn", add_zero_attn)):
-            if _check_bool(name, arg, v):
-                raise NotImplementedError(f"For '{name}', '{arg}=True' is not implemented in "
-                                          f"minispore.")
+        self.add_bias_kv = _check_bool(name, "add_bias_kv", add_bias_kv)
+        self.add_zero_attn = _check_bool(name, "add_zero_attn", add_zero_attn)
         if embed_dim % num_heads:
             raise ValueError(f"For '{name}', 'embed_dim' must be divisible by 'num_heads', but "
                              f"got embed_dim {embed_dim} and num_heads {num_heads}.")
@@ -104,6 +106,11 @@ class MultiheadAttention(Cell):
         if has_bias:
             self.in_proj_bias = Parameter(initializer("zeros", (3 * embed_dim,), dtype),
                                           name="in_proj_bias")
+        if add_bias_kv:
+            self.bias_k = Parameter(initializer(XavierNormal(), (1, 1, embed_dim), dtype),
+                                    name="bias_k")
+            self.bias_v = Parameter(initializer(XavierNormal(), (1, 1, embed_dim), dtype),
+                                    name="bias_v")
         self.out_proj = Dense(embed_dim, embed_dim, has_bias=has_bias,
                               bias_init="zeros" if has_bias else None, dtype=dtype)
         self.attn_dropout = Dropout(p=self.dropout)
@@ -157,16 +164,33 @@ class MultiheadAttention(Cell):
         heads, d = self.num_heads, self.head_dim
         (w_q, w_k, w_v), (b_q, b_k, b_v) = self._projections()
 
-        def project(x, w, b, length):
+        # Keys (and values) the layer adds after the given ones: a learnt bias_k / bias_v row,
+        # then a zero row; the masks let every query attend to them.
+        extra = int(self.add_bias_kv) + int(self.add_zero_attn)
+
+        def project(x, w, b, length, bias_row=None, zero_row=False):
             y = F.matmul(x, w, transpose_b=True)
             if b is not None:
                 y = F.add(y, b)
+            if bias_row is not None:
+                y = F.concat([y, F.broadcast_to(bias_row, (n, 1, self.embed_dim))], 1)
+                length = length + 1
             # (N, len, E) -> (N, heads, len, d)
-            return F.transpose(F.reshape(y, (n, length, heads, d)), (0, 2, 1, 3))
+            y = F.transpose(F.reshape(y, (n, length, heads, d)), (0, 2, 1, 3))
+            if zero_row:
+                y = F.concat([y, F.zeros((n, heads, 1, d), y.dtype)], 2)
+            return y
 
         q = F.mul(project(query, w_q, b_q, tgt), 1.0 / math.sqrt(d))
-        k = project(key, w_k, b_k, src)
-        v = project(value, w_v, b_v, src)
+        zero = self.add_zero_attn
+        k = project(key, w_k, b_k, src, self.bias_k if self.add_bias_kv else None, zero)
+        v = project(value, w_v, b_v, src, self.bias_v if self.add_bias_kv else None, zero)
+
+        def pad(mask):
+            if not extra:
+                return mask
+            return F.concat([mask, F.zeros(tuple(mask.shape[:-1]) + (extra,), mask.dtype)], -1)
+
         scores = F.matmul(q, k, transpose_b=True)                      # (N, heads, L, S)
         if attn_mask is not None:
             if attn_mask.ndim == 2:
@@ -184,14 +208,14 @@ class MultiheadAttention(Cell):
             else:
                 raise ValueError(f"For '{name}', 'attn_mask' must be 2-D or 3-D, but got shape "
                                  f"{tuple(attn_mask.shape)}.")
-            scores = F.add(scores, mask)
+            scores = F.add(scores, pad(mask))
         if key_padding_mask is not None:
             if not shapes_equal(name, key_padding_mask.shape, (n, src)):
                 raise ValueError(f"For '{name}', 'key_padding_mask' must have shape "
                                  f"{(n, src) if not unbatched else (src,)}, but got "
                                  f"{tuple(key_padding_mask.shape)}.")
             mask = _additive_mask(name, "key_padding_mask", key_padding_mask, scores.dtype)
-            scores = F.add(scores, F.reshape(mask, (n, 1, 1, src)))
+            scores = F.add(scores, F.reshape(pad(mask), (n, 1, 1, src + extra)))
         weights = F.softmax(scores, -1)
         out = F.matmul(self.attn_dropout(weights), v)                 # (N, heads, L, d)
         out = F.reshape(F.transpose(out, (0, 2, 1, 3)), (n, tgt, self.embed_dim))
@@ -211,7 +235,8 @@ class MultiheadAttention(Cell):
     def extend_repr(self):
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
                 f"dropout={self.dropout}, has_bias={self.has_bias}, kdim={self.kdim}, "
-                f"vdim={self.vdim}, batch_first={self.batch_first}")
+                f"vdim={self.vdim}, add_bias_kv={self.add_bias_kv}, "
+                f"add_zero_attn={self.add_zero_attn}, batch_first={self.batch_first}")
 
 
 def _activation_fn(activation):
