@@ -759,3 +759,11 @@ def test_dynamic_shapes_compile_once(make, specs, inputs):
         for g, w in zip(got, want):
             np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-7)
     assert net.compile_cache_info() == {"compiles": 1, "hits": 1, "entries": 1}
+
+
+def test_rnn_refuses_a_dynamic_sequence_length():
+    net = nn.LSTM(3, 4)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
+    with pytest.raises(ValueError, match=r"For 'LSTM', the sequence length must be static"):
+        net(Tensor(rand(4, 2, 3)))

@@ -124,6 +124,11 @@ class _RNNBase(Cell):
             raise ValueError(f"For '{name}', the last dim of 'x' must be input_size "
                              f"{self.input_size}, but got shape {tuple(x.shape)}.")
         batch = x.shape[0] if self.batch_first else x.shape[1]
+        steps = x.shape[1] if self.batch_first else x.shape[0]
+        if not isinstance(steps, int):
+            raise ValueError(f"For '{name}', the sequence length must be static (the time loop "
+                             f"unrolls over it), but got a dynamic one in shape "
+                             f"{tuple(x.shape)}; give set_inputs a fixed seq_len.")
         want = (self.num_layers * self.num_directions, batch, self.hidden_size)
         states = () if hx is None else (hx if self._mode == "LSTM" else (hx,))
         if self._mode == "LSTM" and hx is not None and \
