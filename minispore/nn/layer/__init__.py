@@ -1,4 +1,5 @@
-"""Layers: basic, activation, convolution, pooling, normalisation, embedding, containers."""
+"""Layers: basic, activation, convolution, pooling, normalisation, embedding, containers,
+recurrent and attention."""
 from minispore.nn.layer.activation import *  # noqa: F401,F403
 from minispore.nn.layer.basic import *  # noqa: F401,F403
 from minispore.nn.layer.container import *  # noqa: F401,F403
@@ -6,3 +7,5 @@ from minispore.nn.layer.conv import *  # noqa: F401,F403
 from minispore.nn.layer.embedding import *  # noqa: F401,F403
 from minispore.nn.layer.normalization import *  # noqa: F401,F403
 from minispore.nn.layer.pooling import *  # noqa: F401,F403
+from minispore.nn.layer.rnns import *  # noqa: F401,F403
+from minispore.nn.layer.transformer import *  # noqa: F401,F403
