@@ -1,5 +1,8 @@
 """Shared pieces of the graph tests: compile a function with the graph passes, and the
-gradient of a scalar function through the `differentiate` pass."""
+gradient of a scalar function through the `differentiate` pass, and the PYNATIVE vs GRAPH
+training comparison."""
+import numpy as np
+
 from minispore.graph.compile import compile_program
 from minispore.graph.program import GradRequest, Program
 from minispore.graph.tracer import trace
@@ -27,3 +30,13 @@ def graph_grads(fn, tensors, positions, sens=1.0):
     executable = compile_grad(graph, [graph.inputs[p] for p in positions], sens)
     out, grads = executable.run([t.asnumpy() for t in tensors])
     return out, grads, executable
+
+
+def assert_training_runs_agree(eager, graph):
+    """Two runs of one training loop, PYNATIVE and GRAPH, each (losses, final output, final
+    parameters), agree to float32 rounding; the loss fell."""
+    np.testing.assert_allclose(graph[0], eager[0], rtol=1e-5)
+    np.testing.assert_allclose(graph[1], eager[1], rtol=1e-5, atol=1e-6)
+    for g, e in zip(graph[2], eager[2]):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert eager[0][-1] < eager[0][0]
