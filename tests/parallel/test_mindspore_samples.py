@@ -24,6 +24,8 @@ RANKS = 8
 # The samples print `loss is <Tensor>` at step 0 of each epoch.
 TENSOR_LOSS = (r"epoch: \d+, step: 0, loss is Tensor\(shape=\[\], dtype=Float32, "
                r"value=\s*([-\d.e]+)\)")
+# Every printed step (the dataset-slice sample prints steps 0, 10, 20, ... of each epoch).
+ANY_STEP_LOSS = TENSOR_LOSS.replace("step: 0,", "step: \\d+,")
 
 pytestmark = [
     pytest.mark.skipif(not SAMPLES.is_dir(), reason="MindSpore's samples (../shared/samples) "
@@ -305,10 +307,14 @@ def test_dataset_slice_sample_feeds_each_rank_its_patch(mnist):
     does: a patch is (1, 7, 28), the logical input (1, 7, 112), still 784 features.)
     (tests/parallel/test_dataset_slice_mpi.py checks slicing against the single-device run.)"""
     out = run_sample("dataset_slice/train.py", mnist, MS_DEV_SAVE_GRAPHS="1")
-    losses = losses_by_rank(out, TENSOR_LOSS)
+    losses = losses_by_rank(out, ANY_STEP_LOSS)
     for values in losses.values():
         np.testing.assert_allclose(values, losses[0], rtol=1e-6)
-    assert len(losses[0]) == 5 and losses[0][-1] < losses[0][0], losses[0]
+    # 5 epochs x 4 prints. SGD at lr 1e-2 from an unseeded init moves the loss ~0.04 in 160
+    # steps while single batches scatter by ~0.02, so compare the means of the first and last
+    # 8 prints (their noise ~0.007), not two single batches.
+    first, last = np.mean(losses[0][:8]), np.mean(losses[0][-8:])
+    assert len(losses[0]) == 20 and last < first, losses[0]
     for rank in (0, 5):
         dumps = sorted((mnist.parent / f"rank_{rank}").glob("*/*_step_parallel_end.ir"))
         grads = [d.read_text() for d in dumps if "forward_fn" in d.parent.name]
