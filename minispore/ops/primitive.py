@@ -44,21 +44,28 @@ def _half_via_float32(impl):
     """`impl` run on float16 inputs as float32 (the float32 kernel computes and accumulates),
     its floating results rounded back to float16: the one place operators gain float16."""
     import numpy as np
-    half, single = np.dtype(np.float16), np.dtype(np.float32)
+    half, single = np.float16, np.dtype(np.float32)
     cast = []
 
     def narrow(r):
         return cast[0](r, half) if getattr(r, "dtype", None) == single else r
 
+    def widen(a):
+        t = getattr(a, "dtype", None)
+        return cast[0](a, single) if t is not None and t.type is half else a
+
     @functools.wraps(impl)
     def run(self, *arrays):
-        if not any(getattr(a, "dtype", None) == half for a in arrays):
+        for a in arrays:    # a plain loop: this check is on every call of the operator
+            t = getattr(a, "dtype", None)
+            if t is not None and t.type is half:
+                break
+        else:
             return impl(self, *arrays)
         if not cast:    # array_ops imports this module: bind its cast on first use
             from minispore.ops.operations.array_ops import cast_array
             cast.append(cast_array)
-        out = impl(self, *(cast[0](a, single) if getattr(a, "dtype", None) == half else a
-                           for a in arrays))
+        out = impl(self, *(widen(a) for a in arrays))
         return tuple(narrow(r) for r in out) if isinstance(out, tuple) else narrow(out)
     run.float16_via_float32 = True
     return run

@@ -60,6 +60,8 @@ class _LowPrecisionPrim:
         return _cast_floats(self.prim(*args), mstype.float32)
 
     def __getattr__(self, name):
+        if name == "prim":      # not set yet (copy/pickle build the object without __init__)
+            raise AttributeError(name)
         return getattr(self.prim, name)
 
 
