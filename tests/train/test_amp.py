@@ -343,3 +343,18 @@ def test_model_keep_batchnorm_fp32_is_honoured():
               keep_batchnorm_fp32=keep)
         bn = [c for _, c in net.cells_and_names() if isinstance(c, nn.BatchNorm1d)][0]
         assert bn._cast_dtype == want, (level, keep)
+
+
+def test_loss_scale_cell_refuses_what_its_step_cannot_do():
+    net = nn.Dense(3, 1)
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    update = nn.FixedLossScaleUpdateCell(8.0)
+    accumulated = nn.GradAccumulationCell(nn.WithLossCell(net, nn.MSELoss()), 2)
+    with pytest.raises(NotImplementedError, match="GradAccumulationCell"):
+        nn.TrainOneStepWithLossScaleCell(accumulated, opt, update)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+    with pytest.raises(NotImplementedError, match="semi_auto_parallel"):
+        nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt, update)
+    with pytest.raises(NotImplementedError, match="bfloat16"):
+        ms.amp.auto_mixed_precision(net, "O2", dtype="bfloat16")

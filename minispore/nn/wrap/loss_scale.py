@@ -9,6 +9,7 @@ the update cell lowers S; after enough clean steps it raises S again.
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import context
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
@@ -136,6 +137,22 @@ class DynamicLossScaleUpdateCell(_HostCell):
         return overflow
 
 
+def _check_supported(network, sharded_optimizer):
+    """Refuse the settings whose gradients the host-driven step cannot produce."""
+    from minispore.nn.wrap.micro_batch import GradAccumulationCell
+    what = None
+    if isinstance(network, GradAccumulationCell):
+        what = f"a {type(network).__name__} network (micro-batches, pipeline stages)"
+    elif sharded_optimizer:
+        what = "enable_parallel_optimizer=True"
+    elif get_auto_parallel_context("parallel_mode") in ("semi_auto_parallel", "auto_parallel"):
+        what = f"parallel_mode={get_auto_parallel_context('parallel_mode')!r}"
+    if what is not None:
+        raise NotImplementedError(
+            f"For 'TrainOneStepWithLossScaleCell', {what} is not supported by minispore: the "
+            f"loss-scaled step runs stand-alone or data parallel; use TrainOneStepCell there.")
+
+
 class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     """``TrainOneStepWithLossScaleCell(network, optimizer, scale_sense)``: one training step
     with loss scaling; returns ``(loss, overflow, loss_scale)``.
@@ -159,6 +176,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
+        _check_supported(network, self._sharded_optimizer)
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             if not hasattr(scale_sense, "get_loss_scale"):
@@ -209,6 +227,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         value = float(used.reshape(-1)[0])
         (_, loss), grads = self._value_and_grads(*inputs, Tensor(np.array(value, np.float32)))
         grads = tuple(F.mul(g, 1.0 / value) for g in grads)
+        # Data parallel: the all-reduce carries any rank's inf/NaN to every rank, so all ranks
+        # agree on the overflow and skip (or take) the step together.
         grads = self.grad_reducer(grads)
         overflow = Tensor(np.array(not bool(grads_all_finite(grads).asnumpy())))
         if self.loss_scaling_manager is not None:
