@@ -122,11 +122,12 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
                     object.__setattr__(cell, name, _LowPrecisionPrim(prim, dtype))
         return network
     _convert(network, dtype)
-    if amp_level == "O2":
-        black = tuple(get_black_list())
-        for _, cell in network.cells_and_names():
-            if isinstance(cell, black):
-                _keep_float32(cell)
+    # An optimizer inside the network (amp applied to a whole training cell) updates the
+    # float32 master weights with float32 gradients at every level.
+    keep = (nn.Optimizer,) + (tuple(get_black_list()) if amp_level == "O2" else ())
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, keep):
+            _keep_float32(cell)
     return network
 
 

@@ -358,3 +358,15 @@ def test_loss_scale_cell_refuses_what_its_step_cannot_do():
         nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.MSELoss()), opt, update)
     with pytest.raises(NotImplementedError, match="bfloat16"):
         ms.amp.auto_mixed_precision(net, "O2", dtype="bfloat16")
+
+
+def test_amp_on_a_whole_training_cell_keeps_the_optimizer_float32():
+    ms.set_seed(0)
+    net = nn.Dense(3, 1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.SGD(net.trainable_params(), 0.1))
+    ms.amp.auto_mixed_precision(step, "O3")
+    assert step.optimizer._cast_dtype == ms.float32 and net._cast_dtype == ms.float16
+    x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.full((4, 1), 2.0, np.float32))
+    losses = [float(step(x, y).asnumpy()) for _ in range(5)]
+    assert losses[-1] < losses[0] and net.weight.dtype == ms.float32
