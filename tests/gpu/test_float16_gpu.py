@@ -28,6 +28,22 @@ def test_float16_mlp_forward_and_gradients_equal_cpu():
                                    atol=1e-3)
 
 
+def test_float16_conv_pool_forward_and_gradients_equal_cpu():
+    x = RNG.uniform(-1, 1, (1, 1, 4, 4)).astype(np.float16)
+    w = RNG.uniform(-1, 1, (2, 1, 2, 2)).astype(np.float16)
+
+    def fn(x, w):
+        def f(x, w):
+            return ops.AvgPool(2, 1)(ops.MaxPool(2, 1)(ops.conv2d(x, w)))
+        return (f(x, w),) + tuple(ms.grad(lambda x, w: ops.reduce_sum(f(x, w)), (0, 1))(x, w))
+
+    cpu, gpu = on_both(fn, x, w)
+    for c, g in zip(cpu, gpu):
+        assert c.dtype == g.dtype == np.float16 and c.shape == g.shape
+        np.testing.assert_allclose(g.astype(np.float32), c.astype(np.float32), rtol=1e-3,
+                                   atol=1e-3)
+
+
 def test_loss_scaled_step_skips_overflow_on_gpu(gpu):
     ms.set_seed(0)
     net = ms.amp.auto_mixed_precision(nn.Dense(3, 2), "O3")
