@@ -204,6 +204,8 @@ def test_overflow_skips_the_step_and_halves_the_scale_then_grows_after_window(mo
         scales.append(float(scale.asnumpy()))
     assert scales == [512.0, 512.0, 512.0, 1024.0]   # grown after 3 clean steps
     assert not all(np.array_equal(before[k], v) for k, v in _params(net).items())
+    if mode == ms.GRAPH_MODE:       # one compiled forward+backward for every scale
+        assert step.compile_cache_info()["compiles"] == 1
 
 
 def test_float16_backward_overflow_is_detected_with_a_huge_scale(mode):

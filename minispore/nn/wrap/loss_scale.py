@@ -222,6 +222,11 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             "on the overflow flag; it compiles the forward and backward and runs the rest on "
             "the host.")
 
+    def compile_cache_info(self):
+        """GRAPH-mode compilations of the step's forward and backward (the scale is a graph
+        input, so changing it does not recompile)."""
+        return self._value_and_grads.compile_cache_info()
+
     def construct(self, *inputs):
         used = self.scale_sense.asnumpy().copy()
         value = float(used.reshape(-1)[0])
