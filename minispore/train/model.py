@@ -52,6 +52,13 @@ class Model:
     ``kwargs`` may only be loss_scale_manager, keep_batchnorm_fp32, boost_config_dict and
     acc_level.
 
+    ``amp_level`` ("O0".."O3") converts the network as ``ms.amp.auto_mixed_precision`` does and
+    computes the loss in float32 (``ms.amp.build_train_network``); a ``loss_scale_manager``
+    (O2's default: ``DynamicLossScaleManager()``) makes the train network a
+    ``TrainOneStepWithLossScaleCell``, whose overflowing steps are skipped.
+    ``keep_batchnorm_fp32`` overrides the level's BatchNorm precision. amp_level "auto",
+    boost_level other than "O0", boost_config_dict and acc_level raise NotImplementedError.
+
     >>> model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'),
     ...               nn.Momentum(net.trainable_params(), 0.01, 0.9),
     ...               metrics={"Accuracy": Accuracy()})
