@@ -27,9 +27,11 @@ from minispore.graph.jit import jit
 from minispore.ops.grad import grad, value_and_grad
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard
-from minispore.train import (Model, Profiler, export, load_checkpoint,
+from minispore.train import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
+                             Model, Profiler, export, load_checkpoint,
                              load_distributed_checkpoint, load_param_into_net,
                              merge_sliced_parameter, save_checkpoint, transform_checkpoints)
+from minispore import amp  # noqa: E402,F401
 from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
 - ps (the parameter server) hooks itself into the layers below at import (an init hook, a
   compile hook, the optimizers' ps_hook, the update primitives' redirect).
 - api is the top-level package: minispore/__init__.py, context.py, run.py, msrun.py,
-  __main__.py and _mindspore_alias.py.
+  __main__.py, _mindspore_alias.py and amp.py (mindspore.amp, over train/amp.py).
 - dataset stands beside the stack: it imports only common and device, and only train and api
   import it.
 - kernels/ imports only numpy, numba (llvmlite for intrinsics) and the standard library.
@@ -31,7 +31,7 @@ KERNEL_DEPS = {"numpy", "numba", "llvmlite"}
 STACK = ("kernels", "device", "common", "communication", "ops", "graph", "parallel", "nn", "train",
          "ps", "api")
 API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.msrun",
-               "minispore.__main__", "minispore._mindspore_alias"}
+               "minispore.__main__", "minispore._mindspore_alias", "minispore.amp"}
 DATASET_DEPS = {"dataset", "common", "device"}
 DATASET_USERS = {"dataset", "train", "api"}
 # Modules kept at a lower package's path for MindSpore's import names, whose code belongs to the

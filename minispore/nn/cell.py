@@ -55,6 +55,8 @@ class Cell:
         self._inputs = None
         self._kw_inputs = None
         self._cast_dtype = None
+        self._output_dtype = None   # float outputs cast to it (mixed precision's boundary)
+        self._running = 0           # > 0 while construct runs (parameters cast at use)
         self._pipeline_stage = None
         self._recompute = None
         self._recompute_inherited = False
@@ -106,7 +108,10 @@ class Cell:
         d = self.__dict__
         for table in ("_params", "_cells", "_params_tuples"):
             if table in d and name in d[table]:
-                return d[table][name]
+                value = d[table][name]
+                if table == "_params" and d.get("_running"):
+                    return self._cast_param(value)
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'.")
 
     def __delattr__(self, name):
@@ -227,7 +232,11 @@ class Cell:
         return dict(self._flags)
 
     def to_float(self, dtype):
-        """Cast the float Tensor inputs of this cell and every sub-cell to ``dtype`` on call."""
+        """Cast the float Tensor inputs of this cell and every sub-cell to ``dtype`` on call.
+
+        The Parameters stay in their own dtype (float32 master weights under mixed precision):
+        while construct runs, reading a trainable float Parameter as an attribute gives it
+        cast to ``dtype`` (a Cast the gradient flows back through in the Parameter's dtype)."""
         dtype = mstype.to_type(dtype)
         if dtype not in (mstype.float16, mstype.float32):
             raise ValueError(f"For 'to_float', the argument 'dtype' must be float16 or float32, "
@@ -391,11 +400,18 @@ class Cell:
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
         if frame is not None:
             _CTX.annotation_frames.append(frame)
+        d = self.__dict__
         try:
-            if self._cast_dtype is not None:
+            if d["_cast_dtype"] is not None:
                 args = tuple(self._cast(a) for a in args)
-            return self.construct(*args, **kwargs)
+                d["_running"] += 1
+            out = self.construct(*args, **kwargs)
+            if d["_output_dtype"] is not None:
+                out = _cast_floats(out, d["_output_dtype"])
+            return out
         finally:
+            if d["_cast_dtype"] is not None:
+                d["_running"] -= 1
             scopes.pop()
             if frame is not None:
                 _CTX.annotation_frames.pop()
@@ -444,6 +460,13 @@ class Cell:
         """GRAPH-mode compilations of this cell: dict(compiles=, hits=, entries=)."""
         cache = self.__dict__.get("_graph_cache")
         return cache.info() if cache is not None else {"compiles": 0, "hits": 0, "entries": 0}
+
+    def _cast_param(self, p):
+        if (isinstance(p, Parameter) and p.requires_grad and p.dtype.is_float
+                and p.dtype != self._cast_dtype):
+            from minispore.ops import functional as F
+            return F.cast(p, self._cast_dtype)
+        return p
 
     def _cast(self, x):
         if isinstance(x, Tensor) and not isinstance(x, Parameter) and x.dtype.is_float \
@@ -633,3 +656,13 @@ def _staged_eagerly(cell, frame):
         f"{type(cell).__name__} is in pipeline stage {stage} (Cell.pipeline_stage), but it runs "
         f"eagerly: pipeline parallel works in GRAPH_MODE only (not in PYNATIVE_MODE, nor with "
         f"MS_JIT=0). Call set_context(mode=GRAPH_MODE) before running it, or remove the stage.")
+
+
+def _cast_floats(out, dtype):
+    """`out` (a Tensor or a tuple/list of them) with its float Tensors cast to `dtype`."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(_cast_floats(o, dtype) for o in out)
+    if isinstance(out, Tensor) and out.dtype.is_float and out.dtype != dtype:
+        from minispore.ops import functional as F
+        return F.cast(out, dtype)
+    return out

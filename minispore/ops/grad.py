@@ -41,6 +41,14 @@ def _compiled_in_graph_mode(run, fn):
                 run, input_signature=get_inputs() if get_inputs is not None else None))
         return compiled[0](*args)
 
+    def compile_cache_info():
+        """The GRAPH-mode compilations of this gradient function (none before its first
+        GRAPH-mode call): dict(compiles=, hits=, entries=)."""
+        if not compiled:
+            return {"compiles": 0, "hits": 0, "entries": 0}
+        return compiled[0].compile_cache_info()
+
+    dispatch.compile_cache_info = compile_cache_info
     return dispatch
 
 

@@ -1,4 +1,5 @@
 """Primitive: the base of every operator; `__call__` binds it to the active interpreter."""
+import functools
 import logging
 
 from minispore.common.auto_parallel_context import get_auto_parallel_context
@@ -39,6 +40,37 @@ class Aval:
         return f"<Tensor[{self.dtype}], {self.shape}>"
 
 
+def _half_via_float32(impl):
+    """`impl` run on float16 inputs as float32 (the float32 kernel computes and accumulates),
+    its floating results rounded back to float16: the one place operators gain float16."""
+    import numpy as np
+    half, single = np.float16, np.dtype(np.float32)
+    cast = []
+
+    def narrow(r):
+        return cast[0](r, half) if getattr(r, "dtype", None) == single else r
+
+    def widen(a):
+        t = getattr(a, "dtype", None)
+        return cast[0](a, single) if t is not None and t.type is half else a
+
+    @functools.wraps(impl)
+    def run(self, *arrays):
+        for a in arrays:    # a plain loop: this check is on every call of the operator
+            t = getattr(a, "dtype", None)
+            if t is not None and t.type is half:
+                break
+        else:
+            return impl(self, *arrays)
+        if not cast:    # array_ops imports this module: bind its cast on first use
+            from minispore.ops.operations.array_ops import cast_array
+            cast.append(cast_array)
+        out = impl(self, *(widen(a) for a in arrays))
+        return tuple(narrow(r) for r in out) if isinstance(out, tuple) else narrow(out)
+    run.float16_via_float32 = True
+    return run
+
+
 class Primitive:
     """Base class of operators.
 
@@ -62,6 +94,18 @@ class Primitive:
     # one's bprop every time too, with zero cotangents where none arrived, so both ends of
     # the pair exchange the gradient message whatever reaches the local loss.
     backward_always = False
+    # True where the operator takes float16 by running its float32 kernel: float16 inputs are
+    # widened, float32 outputs rounded back (MindSpore's float16 ops compute in float32 too on
+    # CPU). Every `impl` a subclass defines is wrapped (see __init_subclass__), so the graph
+    # executor, which binds `prim.impl`, runs the same path as eager.
+    float16_in_float32 = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        impl = cls.__dict__.get("impl")
+        if (cls.float16_in_float32 and impl is not None
+                and not getattr(impl, "float16_via_float32", False)):
+            cls.impl = _half_via_float32(impl)
 
     def __init__(self, name=None):
         self.name = name or type(self).__name__

@@ -7,6 +7,8 @@ from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbe
                                      Metric, Precision, Recall, Top1CategoricalAccuracy,
                                      Top5CategoricalAccuracy, TopKCategoricalAccuracy,
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
+from minispore.train.amp import (DynamicLossScaleManager, FixedLossScaleManager,
+                                 LossScaleManager)
 from minispore.train.export import export
 from minispore.train.model import Model
 from minispore.train.profiler import Profiler
@@ -24,4 +26,5 @@ __all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "Mod
            "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
-           "load_distributed_checkpoint", "transform_checkpoints", "Profiler"]
+           "load_distributed_checkpoint", "transform_checkpoints", "Profiler",
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]

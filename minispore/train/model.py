@@ -9,6 +9,7 @@ from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.tensor import Tensor
 from minispore.train.callback._callback import (CallbackManager, InternalCallbackParam,
                                                 RunContext)
+from minispore.train.amp import build_train_network
 from minispore.train.metrics import Loss, get_metrics
 
 logger = logging.getLogger("minispore")
@@ -51,6 +52,13 @@ class Model:
     ``kwargs`` may only be loss_scale_manager, keep_batchnorm_fp32, boost_config_dict and
     acc_level.
 
+    ``amp_level`` ("O0".."O3") converts the network as ``ms.amp.auto_mixed_precision`` does and
+    computes the loss in float32 (``ms.amp.build_train_network``); a ``loss_scale_manager``
+    (O2's default: ``DynamicLossScaleManager()``) makes the train network a
+    ``TrainOneStepWithLossScaleCell``, whose overflowing steps are skipped.
+    ``keep_batchnorm_fp32`` overrides the level's BatchNorm precision. amp_level "auto",
+    boost_level other than "O0", boost_config_dict and acc_level raise NotImplementedError.
+
     >>> model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'),
     ...               nn.Momentum(net.trainable_params(), 0.01, 0.9),
     ...               metrics={"Accuracy": Accuracy()})
@@ -80,16 +88,24 @@ class Model:
         if optimizer is None and kwargs.get("loss_scale_manager") is not None:
             raise ValueError("For 'Model', 'loss_scale_manager' needs an optimizer, but "
                              "'optimizer' is None.")
-        if amp_level not in ("O0", "auto") or boost_level != "O0":
-            logger.warning("Model: amp_level=%s / boost_level=%s are accepted for compatibility; "
-                           "minispore trains in the network's own dtypes.", amp_level,
-                           boost_level)
+        if amp_level == "auto":
+            raise NotImplementedError("For 'Model', amp_level 'auto' (per-device automatic "
+                                      "mixed precision) is not supported by minispore; use "
+                                      "'O0', 'O1', 'O2' or 'O3'.")
+        if boost_level != "O0":
+            raise NotImplementedError(f"For 'Model', boost_level {boost_level!r} is not "
+                                      f"supported by minispore; use 'O0'.")
+        for key in ("boost_config_dict", "acc_level"):
+            if kwargs.get(key) is not None:
+                raise NotImplementedError(f"For 'Model', {key!r} is not supported by "
+                                          f"minispore (it configures boost).")
         self._network = network
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._amp_level = amp_level
         self._boost_level = boost_level
         self._loss_scale_manager = kwargs.get("loss_scale_manager")
+        self._keep_batchnorm_fp32 = kwargs.get("keep_batchnorm_fp32")
         self._metric_fns = get_metrics(metrics)
         self._parallel_mode = get_auto_parallel_context("parallel_mode")
         self._device_number = get_auto_parallel_context("device_num")
@@ -102,16 +118,13 @@ class Model:
     def _build_train_network(self):
         network = self._network
         if self._optimizer is not None:
-            if self._loss_fn is not None:
-                network = nn.WithLossCell(network, self._loss_fn)
-            if self._loss_scale_manager is not None and hasattr(
-                    self._loss_scale_manager, "get_update_cell") and hasattr(
-                    nn, "TrainOneStepWithLossScaleCell"):
-                network = nn.TrainOneStepWithLossScaleCell(
-                    network, self._optimizer,
-                    scale_sense=self._loss_scale_manager.get_update_cell())
-            else:
-                network = nn.TrainOneStepCell(network, self._optimizer)
+            amp_kwargs = {}
+            if self._loss_scale_manager is not None:
+                amp_kwargs["loss_scale_manager"] = self._loss_scale_manager
+            if self._keep_batchnorm_fp32 is not None:
+                amp_kwargs["keep_batchnorm_fp32"] = self._keep_batchnorm_fp32
+            network = build_train_network(network, self._optimizer, self._loss_fn,
+                                          level=self._amp_level, **amp_kwargs)
         elif self._loss_fn is not None:
             network = nn.WithLossCell(network, self._loss_fn)
         if network is not self._network:

@@ -259,11 +259,18 @@ def run_middle_reduction(kernel_fn, x, axes, out_dtype=None):
 
 # -- helpers shared by the nn operator families (nn_ops, activation_ops, conv_ops) -----------
 FLOATS = (mstype.float32, mstype.float64)
+# The float dtypes of an operator with `float16_in_float32` (see Primitive).
+HALF_FLOATS = (mstype.float16,) + FLOATS
+
+
+def float_dtypes(prim):
+    """The float dtypes `prim` takes: float16 too where it runs float16 through float32."""
+    return HALF_FLOATS if prim.float16_in_float32 else FLOATS
 
 
 def check_float(prim, name, x):
     check_tensor(prim, name, x)
-    check_dtype(prim, name, x, FLOATS)
+    check_dtype(prim, name, x, float_dtypes(prim))
 
 
 def check_same_shape(prim, names, a, b):

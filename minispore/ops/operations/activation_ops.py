@@ -2,7 +2,8 @@
 
 BiasAddReLU is the fused bias + ReLU that Dense(activation='relu') uses. Backward rules go
 through small gradient primitives (ReluGrad, BiasAddGrad …) so every bprop is one kernel.
-Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
+Kernels take float32 and float64; float16 inputs run the float32 kernel and round back
+(Primitive.float16_in_float32).
 """
 import numpy as np
 
@@ -10,7 +11,7 @@ from minispore import device
 from minispore.common import dtype as mstype
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (FLOATS, cached_op, check_dtype, check_float,
+from minispore.ops.operations._base import (HALF_FLOATS, cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal)
 from minispore.ops.primitive import Aval, Primitive
@@ -24,11 +25,13 @@ def _F():
 
 
 class _Activation(Primitive):
-    """y = f(x) elementwise on float32/float64; `kernel_name` names its body in
-    kernels/scalar.py (run by the elementwise kernels, and inlined by GRAPH-mode fusion)."""
+    """y = f(x) elementwise on float16/float32/float64 (float16 computes in float32);
+    `kernel_name` names its body in kernels/scalar.py (run by the elementwise kernels, and
+    inlined by GRAPH-mode fusion)."""
     sharding_rule = rules.elementwise
+    float16_in_float32 = True
     kernel_name = None
-    valid_dtypes = FLOATS
+    valid_dtypes = HALF_FLOATS
 
     def infer(self, x):
         check_tensor(self, "input_x", x)
@@ -44,6 +47,7 @@ class _ActivationGrad(Primitive):
     sharding_rule = rules.elementwise
     # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
     differentiable = False
+    float16_in_float32 = True
     kernel_name = None
     arg_names = ("y", "dy")
 
@@ -65,7 +69,7 @@ class ReLU(_Activation):
     [0.0, 2.0]
     """
     kernel_name = "relu"
-    valid_dtypes = FLOATS + (mstype.int32, mstype.int64)
+    valid_dtypes = HALF_FLOATS + (mstype.int32, mstype.int64)
 
     def bprop(self, inputs, out, dout):
         return (_relu_grad(dout, out),)
@@ -150,6 +154,7 @@ _CHANNEL_LAST = {"NHWC"}
 
 class _BiasAddBase(Primitive):
     sharding_rule = rules.bias_add
+    float16_in_float32 = True
     kernel_name = None
 
     def __init__(self, data_format="NCHW"):

@@ -8,8 +8,9 @@ from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore import device
 from minispore.common.symbolic import SymDim
-from minispore.ops.operations._base import (FLOATS, check_dtype, check_same_dtype, check_tensor,
-                                            contiguous, dims_equal, shapes_equal)
+from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
+                                            contiguous, dims_equal, float_dtypes,
+                                            shapes_equal)
 from minispore.ops.operations.array_ops import c_strides, strided_copy
 from minispore.ops.primitive import Aval, Primitive
 
@@ -126,7 +127,7 @@ def _cropped(xp, pads):
 
 def _check_4d(prim, name, x):
     check_tensor(prim, name, x)
-    check_dtype(prim, name, x, FLOATS)
+    check_dtype(prim, name, x, float_dtypes(prim))
     if x.ndim != 4:
         raise prim.error(f"'{name}' must be 4-D (NCHW), but got shape {tuple(x.shape)}.")
 
@@ -143,6 +144,7 @@ def _shape_arg(prim, name, shape):
 # -- convolution -------------------------------------------------------------------------
 class _ConvBase(Primitive):
     """The attributes shared by Conv2D and its two backprop primitives."""
+    float16_in_float32 = True
 
     def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
                  dilation=1, group=1, data_format="NCHW", pad_list=None):
@@ -344,6 +346,7 @@ class _Pool2D(Primitive):
     pad_mode='pad' with ``pad`` (int or (top, bottom, left, right)) serves ops.max_pool2d /
     ops.avg_pool2d's explicit padding; ``count_include_pad`` is AvgPool's divisor rule there
     ('same' never counts the padding)."""
+    float16_in_float32 = True
     sharding_rule = rules.pool
 
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", pad=0,

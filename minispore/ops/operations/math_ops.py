@@ -286,6 +286,7 @@ class Select(Primitive):
 
 class _MatMulBase(Primitive):
     """Shared attributes and bprop of MatMul and BatchMatMul (`_product` is the functional op)."""
+    float16_in_float32 = True
     sharding_rule = rules.matmul
 
     def __init__(self, transpose_a=False, transpose_b=False):
@@ -430,6 +431,7 @@ def _batch_operand(x, batch):
 
 class _Reduce(Primitive):
     """Base of ReduceSum/Mean/Max/Min: ``Op(keep_dims=False)(x, axis=())``; () or None reduces all."""
+    float16_in_float32 = True
 
     kernel_name = None
     valid_dtypes = mstype.number_types
@@ -523,6 +525,7 @@ class Argmax(Primitive):
     ``Argmax(axis=-1, output_type=mstype.int32)(x)``; the axis is removed from the shape.
     Not differentiable. Raises ValueError for an axis out of range or of size 0.
     """
+    float16_in_float32 = True
     sharding_rule = rules.argmax
 
     differentiable = False

@@ -2,7 +2,8 @@
 
 Activations and bias add live in activation_ops.py, convolution and pooling in conv_ops.py. Backward rules go through small gradient
 primitives (ReluGrad, SoftmaxGrad, LayerNormGrad …) so every bprop is one fused kernel.
-Kernels take float32 and float64; float16 inputs are rejected with a TypeError.
+Kernels take float32 and float64; the softmax family, the cross-entropy losses and Dropout
+take float16 by running the float32 kernel (Primitive.float16_in_float32); LayerNorm refuses it.
 """
 import numpy as np
 
@@ -48,6 +49,7 @@ def _axis_view(x, axis):
 
 
 class _SoftmaxBase(Primitive):
+    float16_in_float32 = True
     sharding_rule = rules.axis_fixed("the softmax axis would need AllReduce MAX and SUM")
     kernel_name = None
 
@@ -113,6 +115,7 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     labels), computed with the loss in one max-subtracted kernel. The bprop reuses `backprop`;
     labels get no gradient (MindSpore returns zeros for them).
     """
+    float16_in_float32 = True
     sharding_rule = rules.softmax_cross_entropy
 
     def infer(self, logits, labels):
@@ -146,6 +149,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     max-subtracted pass), so the primitive has two outputs and the call returns the one asked
     for; the bprop scales the stored gradient. Labels outside [0, C) raise ValueError.
     """
+    float16_in_float32 = True
     sharding_rule = rules.sparse_softmax_cross_entropy
 
     def __init__(self, is_grad=False):
@@ -252,6 +256,7 @@ class Dropout(Primitive):
     and dtype) holds 1 where kept. Draws come from the global generator (``ms.set_seed``), or
     from the operator's own generator when Seed0 or Seed1 is non-zero.
     """
+    float16_in_float32 = True
     sharding_rule = rules.elementwise_with_note(
         "per-slice seeds: each rank draws the mask of its block of the single-device mask")
     replayable = False      # a graph re-run would draw another mask
