@@ -6,6 +6,7 @@ from minispore.common.parameter import Parameter, TraceError  # noqa: F401 (re-e
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
 from minispore.graph.program import TracedGradient
+from minispore.ops.autodiff import swapped
 
 _CTX = context()
 
@@ -167,8 +168,9 @@ class Tracer:
                 self._wrapped[key] = old
             elif t is old:
                 self._wrapped[key] = new
+        swap = {id(old): new, id(new): old}
         for node in self.graph.nodes:
-            node.inputs = [_exchanged(a, old, new) for a in node.inputs]
+            node.inputs = [swapped(a, swap) for a in node.inputs]
 
     # -- the interpreter -------------------------------------------------------------------------
     def apply(self, prim, args):
@@ -227,18 +229,6 @@ class Tracer:
     def __exit__(self, *exc):
         _CTX.tracer, _CTX.interpreter = self._previous.pop()
         return False
-
-
-def _exchanged(obj, a, b):
-    if obj is a:
-        return b
-    if obj is b:
-        return a
-    if isinstance(obj, tuple):
-        return tuple(_exchanged(x, a, b) for x in obj)
-    if isinstance(obj, list):
-        return [_exchanged(x, a, b) for x in obj]
-    return obj
 
 
 def trace(fn, args, name, input_avals=None):

@@ -15,6 +15,7 @@ logger = logging.getLogger("minispore")
 
 _CTX = context()
 _HOOK_KINDS = ("forward_pre_hook", "forward_hook", "backward_hook", "backward_pre_hook")
+_HOOK_TABLES = tuple("_" + kind for kind in _HOOK_KINDS)
 _RECOMPUTE_KEYS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute",
                    "recompute_slice_activation")
 
@@ -259,8 +260,9 @@ class Cell:
 
     def _run_construct(self, *args, **kwargs):
         d = self.__dict__
-        if any(d.get("_" + kind) for kind in _HOOK_KINDS):
-            return self._run_hooked(args, kwargs)
+        for table in _HOOK_TABLES:      # every cell call: a plain loop, no strings built
+            if d.get(table):
+                return self._run_hooked(args, kwargs)
         return self._run_annotated(args, kwargs)
 
     def _run_annotated(self, args, kwargs):
@@ -281,7 +283,7 @@ class Cell:
         the backward hooks' gradient boundaries (minispore/ops/autodiff.py), then the forward
         hooks on the output. Keyword arguments reach construct only, as in MindSpore."""
         if _CTX.tracer is not None:
-            kinds = [k for k in _HOOK_KINDS if self.__dict__.get("_" + k)]
+            kinds = [k for k, t in zip(_HOOK_KINDS, _HOOK_TABLES) if self.__dict__.get(t)]
             raise RuntimeError(
                 f"{type(self).__name__} has hooks registered ({', '.join(kinds)}), but it is "
                 f"being compiled (GRAPH_MODE or ms.jit), where Cell hooks do not run: they "

@@ -57,7 +57,7 @@ class Tape:
             return
         was_live = id(old) in self.live
         swap = {id(old): new, id(new): old}
-        self.entries = [(prim, _swapped(args, swap), _swapped(outs, swap))
+        self.entries = [(prim, swapped(args, swap), swapped(outs, swap))
                         for prim, args, outs in self.entries]
         self.live.add(id(old))
         if not was_live:
@@ -189,7 +189,6 @@ class _BlockProbe:
         for o in (outs if isinstance(outs, tuple) else (outs,)):
             self.made.add(id(o))
 
-
     def check_replace(self, old, new, name):
         if any(id(old) in tape.live for tape in self.outer) and id(old) not in self.made:
             raise NotImplementedError(
@@ -290,14 +289,15 @@ def _swap_contents(a, b):
 _MISSING = object()
 
 
-def _swapped(obj, swap):
-    """`obj` (a tensor or nested tuples/lists) with the objects in `swap` (by id) exchanged."""
+def swapped(obj, swap):
+    """`obj` (a tensor or nested tuples/lists) with the tensors in `swap` (id -> replacement)
+    replaced; the tape's entries here, the tracer's node inputs (graph/tracer.py)."""
     if isinstance(obj, Tensor):
         return swap.get(id(obj), obj)
     if isinstance(obj, tuple):
-        return tuple(_swapped(x, swap) for x in obj)
+        return tuple(swapped(x, swap) for x in obj)
     if isinstance(obj, list):
-        return [_swapped(x, swap) for x in obj]
+        return [swapped(x, swap) for x in obj]
     return obj
 
 

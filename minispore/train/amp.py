@@ -13,7 +13,7 @@ from minispore import nn, ops
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
-from minispore.nn.wrap.loss_scale import grads_all_finite
+from minispore.nn.wrap.loss_scale import grads_all_finite, host_bool
 
 __all__ = ["auto_mixed_precision", "get_white_list", "get_black_list", "build_train_network",
            "all_finite", "LossScaler", "StaticLossScaler", "DynamicLossScaler",
@@ -55,9 +55,7 @@ class _LowPrecisionPrim:
 
     def __call__(self, *args):
         from minispore.nn.cell import _cast_floats
-        args = tuple(ops.cast(a, self.dtype) if isinstance(a, Tensor) and a.dtype.is_float
-                     and a.dtype != self.dtype else a for a in args)
-        return _cast_floats(self.prim(*args), mstype.float32)
+        return _cast_floats(self.prim(*_cast_floats(args, self.dtype)), mstype.float32)
 
     def __getattr__(self, name):
         if name == "prim":      # not set yet (copy/pickle build the object without __init__)
@@ -229,8 +227,7 @@ class DynamicLossScaler(StaticLossScaler):
                                  requires_grad=False)
 
     def adjust(self, grads_finite):
-        finite = bool(np.asarray(grads_finite.asnumpy() if isinstance(grads_finite, Tensor)
-                                 else grads_finite).reshape(-1)[0])
+        finite = host_bool(grads_finite)
         scale = float(self.scale_value.asnumpy())
         count = int(self.counter.asnumpy())
         if finite:

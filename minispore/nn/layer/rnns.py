@@ -47,6 +47,17 @@ def _gru_step(xw, h, c, w_hh, b_hh):
     return F.add(n, F.mul(z, F.sub(h, n))), None
 
 
+def _check_states(name, what, states, want, meaning):
+    """Each state a Tensor of shape `want` (whose dims `meaning` names)."""
+    for state in states:
+        if not isinstance(state, Tensor):
+            raise TypeError(f"For '{name}', 'hx' must hold Tensors, but got "
+                            f"{type(state).__name__}.")
+        if not shapes_equal(name, state.shape, want):
+            raise ValueError(f"For '{name}', {what} must have shape {tuple(want)} "
+                             f"({meaning}), but got {tuple(state.shape)}.")
+
+
 def _hidden_part(h, w_hh, b_hh):
     out = F.matmul(h, w_hh, transpose_b=True)
     return out if b_hh is None else F.bias_add(out, b_hh)
@@ -135,14 +146,8 @@ class _RNNBase(Cell):
                 (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TypeError(f"For '{name}', 'hx' must be a tuple (h_0, c_0) of two Tensors, "
                             f"but got {type(hx).__name__}.")
-        for i, s in enumerate(states):
-            if not isinstance(s, Tensor):
-                raise TypeError(f"For '{name}', 'hx' must hold Tensors, but got "
-                                f"{type(s).__name__}.")
-            if not shapes_equal(name, s.shape, want):
-                raise ValueError(f"For '{name}', the initial state must have shape {want} "
-                                 f"(num_layers * num_directions, batch_size, hidden_size), but "
-                                 f"got {tuple(s.shape)}.")
+        _check_states(name, "the initial state", states, want,
+                      "num_layers * num_directions, batch_size, hidden_size")
         if seq_length is not None:
             if not isinstance(seq_length, Tensor):
                 raise TypeError(f"For '{name}', 'seq_length' must be a Tensor, but got "
@@ -335,14 +340,8 @@ class _RNNCellBase(Cell):
         if x.ndim != 2 or not dims_equal(name, x.shape[1], self.input_size):
             raise ValueError(f"For '{name}', 'x' must be 2-D (batch_size, {self.input_size}), "
                              f"but got shape {tuple(x.shape)}.")
-        for s in states:
-            if not isinstance(s, Tensor):
-                raise TypeError(f"For '{name}', 'hx' must hold Tensors, but got "
-                                f"{type(s).__name__}.")
-            if not shapes_equal(name, s.shape, (x.shape[0], self.hidden_size)):
-                raise ValueError(f"For '{name}', the state must have shape "
-                                 f"{(x.shape[0], self.hidden_size)} (batch_size, "
-                                 f"hidden_size), but got {tuple(s.shape)}.")
+        _check_states(name, "the state", states, (x.shape[0], self.hidden_size),
+                      "batch_size, hidden_size")
 
     def _cell(self, x, h, c):
         xw = F.matmul(x, self.weight_ih, transpose_b=True)

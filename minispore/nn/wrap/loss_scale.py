@@ -19,7 +19,7 @@ from minispore.ops import functional as F
 from minispore.ops.grad import value_and_grad
 
 __all__ = ["FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell",
-           "TrainOneStepWithLossScaleCell", "grads_all_finite"]
+           "TrainOneStepWithLossScaleCell", "grads_all_finite", "host_bool"]
 
 _CTX = context()
 
@@ -37,6 +37,11 @@ def grads_all_finite(grads):
     if total is None:
         return Tensor(np.array(True))
     return F.equal(total, total)
+
+
+def host_bool(flag):
+    """A bool scalar (Tensor, array or Python value) as a Python bool, read on the host."""
+    return bool(np.asarray(flag.asnumpy() if isinstance(flag, Tensor) else flag).reshape(-1)[0])
 
 
 def _check_scale_args(name, loss_scale_value, scale_factor=None, scale_window=None):
@@ -122,8 +127,7 @@ class DynamicLossScaleUpdateCell(_HostCell):
                 "For 'DynamicLossScaleUpdateCell', updating the scale inside a traced graph is "
                 "not supported; TrainOneStepWithLossScaleCell calls it between compiled steps.")
         scale = float(loss_scale.asnumpy().reshape(-1)[0])
-        overflowed = bool(np.asarray(overflow.asnumpy() if isinstance(overflow, Tensor)
-                                     else overflow).reshape(-1)[0])
+        overflowed = host_bool(overflow)
         grow = self.cur_iter - self.last_overflow_iter >= self.scale_window
         if overflowed:
             scale = max(scale / self.scale_factor, 1.0)

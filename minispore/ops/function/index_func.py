@@ -93,12 +93,22 @@ def _broadcast(value, target, what):
     return value if shape == tuple(target) else A.broadcast_to(value, tuple(target))
 
 
+def _check_mask(x, mask, api):
+    if tuple(mask.shape) != tuple(x.shape[:mask.ndim]):
+        raise IndexError(f"For '{api}', the bool mask of shape {tuple(mask.shape)} must match "
+                         f"the leading dims of the Tensor's shape {tuple(x.shape)}.")
+
+
+def _mask_positions(mask):
+    """The flat positions where `mask` holds, as an int64 Tensor (read once, PYNATIVE)."""
+    flat = A.reshape(mask, (-1,))
+    return masked_select(Tensor(np.arange(flat.shape[0], dtype=np.int64)), flat)
+
+
 def _set_by_mask(x, mask, value):
     """Select(mask, value, x): the mask covers x's leading dims; value broadcasts to the rest."""
+    _check_mask(x, mask, _NAME)
     k = mask.ndim
-    if tuple(mask.shape) != tuple(x.shape[:k]):
-        raise IndexError(f"For '{_NAME}', the bool mask of shape {tuple(mask.shape)} must "
-                         f"match the leading dims of the Tensor's shape {tuple(x.shape)}.")
     rest = tuple(x.shape[k:])
     shape = _squeezed(value.shape, len(rest))
     if not _broadcasts(shape, rest):
@@ -119,10 +129,8 @@ def _set_by_positions(x, mask, value):
             f"ms.jit; give a value that broadcasts to one selected element (shape "
             f"{tuple(x.shape[mask.ndim:])}), or run this code in PYNATIVE_MODE.")
     rest = tuple(x.shape[mask.ndim:])
-    flat_mask = A.reshape(mask, (-1,))
-    positions = masked_select(_arange_like(flat_mask), flat_mask)
-    rows = A.reshape(x, (flat_mask.shape[0],) + rest)
-    return A.reshape(_set_by_rows(rows, positions, value), tuple(x.shape))
+    rows = A.reshape(x, (-1,) + rest)
+    return A.reshape(_set_by_rows(rows, _mask_positions(mask), value), tuple(x.shape))
 
 
 def _set_by_rows(x, index, value):
@@ -180,22 +188,9 @@ def masked_select(input, mask):  # noqa: A002 - MindSpore's argument name
 def getitem_by_mask(x, mask):
     """x[mask]: mask covers x's leading dims; the selected elements (or sub-arrays) stacked
     along a new first dim, as numpy does."""
-    k = mask.ndim
-    if tuple(mask.shape) != tuple(x.shape[:k]):
-        raise IndexError(f"For 'Tensor.__getitem__', the bool mask of shape "
-                         f"{tuple(mask.shape)} must match the leading dims of the Tensor's "
-                         f"shape {tuple(x.shape)}.")
-    if k == x.ndim:
-        return masked_select(x, mask)
-    rest = tuple(x.shape[k:])
-    if context().tracer is None:
-        # The rows where the mask holds: their positions, read once, then a Gather.
-        flat_mask = A.reshape(mask, (-1,))
-        positions = masked_select(_arange_like(flat_mask), flat_mask)
-        rows = A.reshape(x, (-1,) + rest)
-        return A.gather(rows, positions, 0)
-    return masked_select(x, mask)   # raises the GRAPH_MODE error
-
-
-def _arange_like(flat):
-    return Tensor(np.arange(flat.shape[0], dtype=np.int64))
+    _check_mask(x, mask, "Tensor.__getitem__")
+    if mask.ndim == x.ndim or context().tracer is not None:
+        return masked_select(x, mask)   # (while compiling: raises the GRAPH_MODE error)
+    # The rows where the mask holds: their positions, read once, then a Gather.
+    rows = A.reshape(x, (-1,) + tuple(x.shape[mask.ndim:]))
+    return A.gather(rows, _mask_positions(mask), 0)

@@ -29,6 +29,14 @@ def check_tensor(prim, arg_name, x):
                          f"{type(x).__name__}.", TypeError)
 
 
+def check_bool(name, arg_name, value):
+    """`value` when it is a bool; TypeError naming operator `name` and `arg_name` otherwise."""
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{name}', '{arg_name}' must be bool, but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
 def check_dtype(prim, arg_name, x, valid):
     if x.dtype not in valid:
         raise prim.error(f"the dtype of '{arg_name}' must be one of "

@@ -14,8 +14,8 @@ from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (check_dtype, contiguous, is_tensor, shape_size,
-                                            shapes_equal)
+from minispore.ops.operations._base import (check_bool, check_dtype, contiguous, is_tensor,
+                                            shape_size, shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ApplyMomentum", "SGD", "Adam", "AdamWeightDecay"]
@@ -26,13 +26,6 @@ def _check_float(name, arg_name, value):
         raise TypeError(f"For '{name}', '{arg_name}' must be a float, but got "
                         f"{type(value).__name__}.")
     return float(value)
-
-
-def _check_bool(name, arg_name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{name}', '{arg_name}' must be bool, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 def _scalar(x, dt):
@@ -119,8 +112,8 @@ class ApplyMomentum(_ApplyUpdate):
     def __init__(self, use_nesterov=False, use_locking=False, gradient_scale=1.0,
                  weight_decay=0.0):
         super().__init__()
-        self.use_nesterov = _check_bool(self.name, "use_nesterov", use_nesterov)
-        self.use_locking = _check_bool(self.name, "use_locking", use_locking)
+        self.use_nesterov = check_bool(self.name, "use_nesterov", use_nesterov)
+        self.use_locking = check_bool(self.name, "use_locking", use_locking)
         self.gradient_scale = _check_float(self.name, "gradient_scale", gradient_scale)
         self.weight_decay = _check_float(self.name, "weight_decay", weight_decay)
         for k in ("use_nesterov", "use_locking", "gradient_scale", "weight_decay"):
@@ -154,7 +147,7 @@ class SGD(_ApplyUpdate):
         super().__init__()
         self.dampening = _check_float(self.name, "dampening", dampening)
         self.weight_decay = _check_float(self.name, "weight_decay", weight_decay)
-        self.nesterov = _check_bool(self.name, "nesterov", nesterov)
+        self.nesterov = check_bool(self.name, "nesterov", nesterov)
         self.gradient_scale = _check_float(self.name, "gradient_scale", gradient_scale)
         for k in ("dampening", "weight_decay", "nesterov", "gradient_scale"):
             self.add_prim_attr(k, getattr(self, k))
@@ -188,8 +181,8 @@ class Adam(_ApplyUpdate):
     def __init__(self, use_locking=False, use_nesterov=False, gradient_scale=1.0,
                  weight_decay=0.0):
         super().__init__()
-        self.use_locking = _check_bool(self.name, "use_locking", use_locking)
-        self.use_nesterov = _check_bool(self.name, "use_nesterov", use_nesterov)
+        self.use_locking = check_bool(self.name, "use_locking", use_locking)
+        self.use_nesterov = check_bool(self.name, "use_nesterov", use_nesterov)
         self.gradient_scale = _check_float(self.name, "gradient_scale", gradient_scale)
         self.weight_decay = _check_float(self.name, "weight_decay", weight_decay)
         for k in ("use_locking", "use_nesterov", "gradient_scale", "weight_decay"):
@@ -224,7 +217,7 @@ class AdamWeightDecay(_ApplyUpdate):
 
     def __init__(self, use_locking=False):
         super().__init__()
-        self.use_locking = _check_bool(self.name, "use_locking", use_locking)
+        self.use_locking = check_bool(self.name, "use_locking", use_locking)
         self.add_prim_attr("use_locking", use_locking)
 
     def __call__(self, var, m, v, lr, beta1, beta2, epsilon, decay, gradient):

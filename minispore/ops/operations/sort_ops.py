@@ -6,8 +6,8 @@ from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (cached_op, check_dtype, check_tensor, middle_view,
-                                            normalize_axis, shapes_equal)
+from minispore.ops.operations._base import (cached_op, check_bool, check_dtype, check_tensor,
+                                            middle_view, normalize_axis, shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["CumSum", "Sort", "TopK"]
@@ -15,12 +15,6 @@ __all__ = ["CumSum", "Sort", "TopK"]
 # Kernels take float32/float64 and integers; float16 (no Numba CPU type) is refused with a
 # TypeError, as in activation_ops and nn_ops.
 _NUMBER = (mstype.float32, mstype.float64) + mstype.int_types
-
-
-def _check_bool(prim, name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{prim.name}', '{name}' must be bool, but got "
-                        f"{type(value).__name__}.")
 
 
 def _check_int(prim, name, value):
@@ -62,8 +56,8 @@ class CumSum(Primitive):
 
     def __init__(self, exclusive=False, reverse=False):
         super().__init__()
-        _check_bool(self, "exclusive", exclusive)
-        _check_bool(self, "reverse", reverse)
+        check_bool(self.name, "exclusive", exclusive)
+        check_bool(self.name, "reverse", reverse)
         self.exclusive = exclusive
         self.reverse = reverse
         self.add_prim_attr("exclusive", exclusive)
@@ -112,7 +106,7 @@ class Sort(Primitive):
     def __init__(self, axis=-1, descending=False):
         super().__init__()
         _check_int(self, "axis", axis)
-        _check_bool(self, "descending", descending)
+        check_bool(self.name, "descending", descending)
         self.axis = int(axis)
         self.descending = descending
         self.add_prim_attr("axis", self.axis)
@@ -156,7 +150,7 @@ class TopK(Primitive):
 
     def __init__(self, sorted=True):  # noqa: A002 - MindSpore's argument name
         super().__init__()
-        _check_bool(self, "sorted", sorted)
+        check_bool(self.name, "sorted", sorted)
         self.sorted = sorted
         self.add_prim_attr("sorted", sorted)
 
