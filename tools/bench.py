@@ -373,6 +373,46 @@ def bench_fusion_compile():
     return t
 
 
+def bench_memory_plan():
+    """Intermediate arrays allocated per steady-state GRAPH training step without and with the
+    static memory plan (minispore/graph/arena.py; the executor's accounting counts them), the
+    plan's buffers, and the step time of both, interleaved."""
+    from minispore.graph.memory import track_memory
+    t = Table("GRAPH training step: intermediate allocations per steady-state step without and "
+              "with the static memory plan (MINISPORE_MEMORY_PLAN=0 / default), the plan's "
+              "buffers, step time (ms)",
+              ["net", "batch", "allocations off", "MiB off", "allocations on", "MiB on",
+               "planned nodes", "buffers", "buffers MiB", "step off", "step on", "on/off"])
+    for name, ms_net, in_shape in (("MLP 784-512-512-10", MLP, (1, 28, 28)),
+                                   ("LeNet-5", LeNet5, (1, 32, 32))):
+        for batch in (32, 256):
+            x = Tensor(randn(batch, *in_shape))
+            y = Tensor(RNG.integers(0, 10, batch).astype(np.int32))
+            cells, steps, reports = {}, {}, {}
+            for key in ("off", "on"):
+                os.environ["MINISPORE_MEMORY_PLAN"] = "1" if key == "on" else "0"
+                try:
+                    cells[key] = ms_step(ms_net())
+                    steps[key] = _in_mode(ms.GRAPH_MODE, cells[key])
+                    steps[key](x, y)
+                finally:
+                    del os.environ["MINISPORE_MEMORY_PLAN"]
+                with track_memory() as tracker:
+                    steps[key](x, y)
+                reports[key] = tracker
+            r = compare({k: (lambda f=f: f(x, y)) for k, f in steps.items()}, rounds=5,
+                        min_time=0.2)
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            plan = list(cells["on"]._graph_cache.entries.values())[0].plan
+            t.add(name, str(batch), reports["off"].allocations,
+                  f"{reports['off'].allocated_bytes / 2**20:.3g}", reports["on"].allocations,
+                  f"{reports['on'].allocated_bytes / 2**20:.3g}",
+                  f"{len(plan.planned_nodes)}", str(plan.n_slots),
+                  f"{plan.nbytes() / 2**20:.3g}", r["off"] * 1e3, r["on"] * 1e3,
+                  f"{r['on'] / r['off']:.2f}")
+    return t
+
+
 def bench_dataset():
     import bench_dataset
     t = Table("Dataset pipeline (tutorial map chain, batch 32)", ["images/s (median of 3)"])
@@ -431,7 +471,8 @@ def main():
     args = parser.parse_args()
     started = time.time()
     tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)), bench_ops(),
-              bench_dispatch(), *bench_training(), bench_label_check(), bench_compile_sweep()]
+              bench_dispatch(), *bench_training(), bench_memory_plan(), bench_label_check(),
+              bench_compile_sweep()]
     if not args.quick:
         tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())

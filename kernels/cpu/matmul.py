@@ -25,6 +25,21 @@ def matmul(a, b, transpose_a, transpose_b):
 
 
 @njit(cache=True)
+def matmul_into(a, b, transpose_a, transpose_b, out):
+    """`matmul` written into out (M, N), C-contiguous, which BLAS fills in place."""
+    if transpose_a:
+        if transpose_b:
+            np.dot(a.T, b.T, out)
+        else:
+            np.dot(a.T, b, out)
+    elif transpose_b:
+        np.dot(a, b.T, out)
+    else:
+        np.dot(a, b, out)
+    return out
+
+
+@njit(cache=True)
 def batch_matmul(a, b, transpose_a, transpose_b, out):
     """out[z] = op(a[z % Ba]) @ op(b[z % Bb]) for z in range(out.shape[0]).
 

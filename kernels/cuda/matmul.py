@@ -160,12 +160,18 @@ def gemm3(a, b, c, transpose_a, transpose_b, accumulate=False, tile=None):
 def matmul(a, b, transpose_a, transpose_b):
     """out[m, n] = sum_k A[m, k] * B[k, n] with A = a.T if transpose_a, B = b.T if transpose_b.
 
-    Returns a new (M, N) device array; one gemm3 launch on (1, ., .) views.
+    Returns a new (M, N) device array (see matmul_into).
     Preconditions: 2-D, same float dtype, contracted dims equal (checked by MatMul.infer).
     """
     m = a.shape[1] if transpose_a else a.shape[0]
     n = b.shape[0] if transpose_b else b.shape[1]
-    out = cuda.device_array((m, n), dtype=a.dtype)
+    return matmul_into(a, b, transpose_a, transpose_b, cuda.device_array((m, n), dtype=a.dtype))
+
+
+def matmul_into(a, b, transpose_a, transpose_b, out):
+    """`matmul` written into the (M, N) device array out; one gemm3 launch on (1, ., .)
+    views."""
+    m, n = out.shape
     gemm3(a.reshape(1, *a.shape), b.reshape(1, *b.shape), out.reshape(1, m, n),
           transpose_a, transpose_b)
     return out

@@ -81,12 +81,12 @@ def collective(name):
 def timed(fn, name, category):
     """`fn` wrapped to record a span per call in the active recorder (compiled schedules bind
     this in their profiled variant)."""
-    def call(*arrays):
+    def call(*arrays, **out):
         recorder = ACTIVE[0]
         if recorder is None:
-            return fn(*arrays)
+            return fn(*arrays, **out)
         t0 = time.perf_counter_ns()
-        out = fn(*arrays)
+        out = fn(*arrays, **out)
         recorder.add(name, category, t0, time.perf_counter_ns() - t0, nbytes_of(arrays))
         return out
     return call

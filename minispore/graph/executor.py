@@ -3,13 +3,21 @@
 Each node becomes one line calling its bound ``prim.impl`` with positional arrays and
 constants; a value is deleted right after its last use (liveness), so buffers are freed as
 early as the eager interpreter would free them, and the per-node cost is one Python call.
+Nodes whose kernels take ``out=`` write into the buffers of the graph's static memory plan
+(minispore/graph/arena.py), passed to the schedule as the slot list ``_o``; each such call
+first checks that nothing else holds its slot (``_rc(_o[s]) == 2``: the list and the call's
+argument) and takes a new buffer otherwise.
 Inside a `minispore.graph.memory.track_memory` block a run goes through an accounted copy of
 the schedule (the same calls and frees, each reported to an Accountant), generated on first use;
 while an ``ms.Profiler`` records, through a profiled copy whose every call records its span.
 """
+import sys
+
 from minispore.common import profiling
 from minispore.common.tensor import Tensor
 from minispore.device import active_device, scalar_array
+from minispore.device import empty as device_empty
+from minispore.graph.arena import describe_memory, plan_buffers
 from minispore.graph.ir import Value, flatten
 from minispore.graph.memory import Accountant, active_tracker, is_activation, plan_memory
 
@@ -34,7 +42,8 @@ class Executable:
         self.n_nodes = len(graph.nodes)
         # Constants, parameters and (CPU-only) fused kernels are bound for this device.
         self.device = active_device()
-        self.source, self._run, self.needs_bindings = _build(graph, accounted=False)
+        self.plan = plan_buffers(graph)
+        self.source, self._run, self.needs_bindings = _build(graph, self.plan, accounted=False)
         self._accounted = None
         self._profiled = None
 
@@ -49,11 +58,13 @@ class Executable:
         run = self._run
         if profiling.active() is not None:
             if self._profiled is None:
-                self._profiled = _build(self.graph, accounted=False, profiled=True)[1]
+                self._profiled = _build(self.graph, self.plan, accounted=False,
+                                        profiled=True)[1]
             run = self._profiled
+        slots = self.plan.buffers(bindings)
         if self.needs_bindings:
-            return run(bindings, *arrays)
-        return run(*arrays)
+            return run(slots, bindings, *arrays)
+        return run(slots, *arrays)
 
     def memory_plan(self):
         """The live activation bytes of this schedule from the Values' shapes (a
@@ -62,24 +73,26 @@ class Executable:
 
     def _run_accounted(self, arrays, bindings, tracker):
         if self._accounted is None:
-            self._accounted = _build(self.graph, accounted=True)[1]
-        accountant = Accountant(self.graph.name)
-        lead = (accountant, bindings) if self.needs_bindings else (accountant,)
+            self._accounted = _build(self.graph, self.plan, accounted=True)[1]
+        slots = self.plan.buffers(bindings)
+        accountant = Accountant(self.graph.name, reused=slots)
+        lead = (slots, accountant, bindings) if self.needs_bindings else (slots, accountant)
         out = self._accounted(*lead, *arrays)
         tracker.reports.append(accountant.report)
         return out
 
 
-def _build(graph, accounted, profiled=False):
+def _build(graph, plan, accounted, profiled=False):
     """(source, the generated _run, whether it takes symbol bindings)."""
-    source, env = _generate(graph, accounted, profiled)
+    source, env = _generate(graph, plan, accounted, profiled)
     exec(compile(source, f"<graph {graph.name}>", "exec"), env)
     return source, env["_run"], env["_NEEDS_BINDINGS"]
 
 
 class _Namer:
     def __init__(self):
-        self.env = {"_asarray": scalar_array, "_Tensor": Tensor}
+        self.env = {"_asarray": scalar_array, "_Tensor": Tensor, "_rc": sys.getrefcount,
+                    "_renew": _renew}
         self.names = {}
 
     def value(self, v):
@@ -91,9 +104,10 @@ class _Namer:
         return name
 
 
-def _generate(graph, accounted=False, profiled=False):
-    """The schedule's source and its environment. `accounted`: every output is named and
-    reported to the Accountant ``_acct`` (the first argument), as is every free. `profiled`:
+def _generate(graph, plan, accounted=False, profiled=False):
+    """The schedule's source and its environment. `plan`: the MemoryPlan whose slots (the
+    first argument, ``_o``) planned nodes write into. `accounted`: every output is named and
+    reported to the Accountant ``_acct`` (the next argument), as is every free. `profiled`:
     every call records its span (profiling.timed)."""
     nm = _Namer()
     symbolic = _symbolic()
@@ -134,7 +148,12 @@ def _generate(graph, accounted=False, profiled=False):
         if profiled:
             impl = profiling.timed(impl, node.prim.name, profiling.category_of(node.prim))
         fn = nm.bind("f", impl)
-        call = f"{fn}({', '.join(operand(x) for x in node.inputs)})"
+        operands = [operand(x) for x in node.inputs]
+        if k in plan.planned_nodes:
+            outs_given = [_slot_expr(plan.slot_of[id(v)]) for v in node.outputs]
+            operands.append(f"out=({', '.join(outs_given)},)" if node.tuple_output
+                            else f"out={outs_given[0]}")
+        call = f"{fn}({', '.join(operands)})"
         outs = []
         for j, v in enumerate(node.outputs):
             name = f"v{k}_{j}"
@@ -147,6 +166,8 @@ def _generate(graph, accounted=False, profiled=False):
                          (f"{target} = {call}" if target != "_" else call))
         else:
             lines.append(f"{', '.join(outs)}, = {call}")
+            if "_" in outs:     # a dropped output must not stay referenced (the slot guard)
+                lines.append("del _")
             for name, v in zip(outs, node.outputs):
                 if name != "_" and v.aval.shape == ():
                     lines.append(f"{name} = _asarray({name})")
@@ -161,14 +182,30 @@ def _generate(graph, accounted=False, profiled=False):
                 lines.append(f"_acct.dropped({', '.join(dead)})")
         if dead:
             lines.append(f"del {', '.join(dead)}")
+    if accounted:
+        returned = [nm.value(v) for v in graph.output_values() if v.param is None]
+        if returned:
+            lines.append(f"_acct.returned({', '.join(returned)})")
     lines.append(f"return {_output_expr(graph.outputs, nm)}")
-    lead = (["_acct"] if accounted else []) + (["_b"] if needs_bindings else [])
+    lead = ["_o"] + (["_acct"] if accounted else []) + (["_b"] if needs_bindings else [])
     header = f"def _run({', '.join(lead + args)}):"
-    source = "\n".join([header] + ["    " + ln for ln in lines]) + "\n"
+    source = "\n".join(describe_memory(graph, plan) + [header]
+                       + ["    " + ln for ln in lines]) + "\n"
     nm.env["_NEEDS_BINDINGS"] = needs_bindings
     if needs_bindings:
         nm.env["_subst"] = symbolic.substitute
     return source, nm.env
+
+
+def _slot_expr(slot):
+    return f"(_o[{slot}] if _rc(_o[{slot}]) == 2 else _renew(_o, {slot}))"
+
+
+def _renew(slots, slot):
+    """A new buffer for `slot`: something kept the old one (see arena.py)."""
+    old = slots[slot]
+    slots[slot] = fresh = device_empty(old.shape, old.dtype)
+    return fresh
 
 
 def _output_expr(obj, nm):

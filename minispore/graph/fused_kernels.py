@@ -153,8 +153,9 @@ def generate(spec):
     for i, (_, kind) in enumerate(spec.inputs):
         call_args.append(f"np.ascontiguousarray(np.broadcast_to(a{i}, out.shape))"
                          if kind == "broadcast" else f"np.asarray(a{i}, order='C')")
-    run = [f"def run({', '.join(run_params)}):",
-           f"    out = np.empty({shape}, {_np_type(spec.out_dtype)})",
+    run = [f"def run({', '.join(run_params + ['out=None'])}):",
+           "    if out is None:",
+           f"        out = np.empty({shape}, {_np_type(spec.out_dtype)})",
            f"    kernel({', '.join(call_args + ['out'])})",
            "    return out"]
     used = sorted(set(_CALL.findall("\n".join(kernel))))

@@ -72,6 +72,7 @@ class FusedElementwise(Primitive):
     only in compiled graphs, after autodiff, so it has no bprop."""
 
     differentiable = False
+    writes_out = True       # the generated run takes out=
 
     def __init__(self, prims, module):
         super().__init__("FusedElementwise")

@@ -41,6 +41,10 @@ class MemoryReport:
     graph: str
     live: list = field(default_factory=list)
     activations: list = field(default_factory=list)
+    # Measured runs only: the intermediate arrays the run allocated (outputs that are neither
+    # a planned buffer, a view of a held buffer, nor returned to the caller) and their bytes.
+    allocations: int = 0
+    allocated_bytes: int = 0
 
     @property
     def peak_bytes(self):
@@ -70,6 +74,15 @@ class MemoryTracker:
     def peak_activation_bytes(self):
         """The largest activation peak of any graph run in the block."""
         return max((r.peak_activation_bytes for r in self.reports), default=0)
+
+    @property
+    def allocations(self):
+        """Intermediate arrays allocated by the graph runs in the block (see MemoryReport)."""
+        return sum(r.allocations for r in self.reports)
+
+    @property
+    def allocated_bytes(self):
+        return sum(r.allocated_bytes for r in self.reports)
 
 
 @contextmanager
@@ -141,11 +154,13 @@ class Accountant:
     """Counts the bytes of the arrays an accounted schedule holds (see executor.py): each
     buffer once, however many Values view it; the caller's buffers not at all."""
 
-    def __init__(self, name):
+    def __init__(self, name, reused=()):
         self.report = MemoryReport(name)
         self.owners = {}            # id(owner) -> [owner, references, bytes, is activation]
         self.bytes = 0
         self.activation_bytes = 0
+        self.reused = {id(_owner(a)) for a in reused}      # the memory plan's buffers
+        self.allocated = {}         # id(owner) -> bytes, of the arrays this run allocated
 
     def external(self, *arrays):
         """The graph's inputs and parameters: views of them cost nothing."""
@@ -159,6 +174,14 @@ class Accountant:
         self.report.live.append(self.bytes)
         self.report.activations.append(self.activation_bytes)
 
+    def returned(self, *arrays):
+        """The run hands `arrays` to its caller: those it allocated are the caller's now."""
+        for a in arrays:
+            size = self.allocated.pop(id(_owner(a)), None)
+            if size is not None:
+                self.report.allocations -= 1
+                self.report.allocated_bytes -= size
+
     def dropped(self, *arrays):
         for a in arrays:
             entry = self.owners.get(id(_owner(a)))
@@ -170,6 +193,7 @@ class Accountant:
                 if entry[3]:
                     self.activation_bytes -= entry[2]
                 del self.owners[id(entry[0])]
+                self.allocated.pop(id(entry[0]), None)     # its id may be reused
 
     def _hold(self, a, size, activation):
         if not hasattr(a, "nbytes"):
@@ -177,7 +201,12 @@ class Accountant:
         owner = _owner(a)
         entry = self.owners.get(id(owner))
         if entry is None:
-            size = _nbytes(owner) if size is None else size
+            if size is None:
+                size = _nbytes(owner)
+                if id(owner) not in self.reused:
+                    self.allocated[id(owner)] = size
+                    self.report.allocations += 1
+                    self.report.allocated_bytes += size
             entry = self.owners[id(owner)] = [owner, 0, size, activation]
             self.bytes += size
             if activation:

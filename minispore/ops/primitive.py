@@ -55,13 +55,15 @@ def _half_via_float32(impl):
         return cast[0](a, single) if t is not None and t.type is half else a
 
     @functools.wraps(impl)
-    def run(self, *arrays):
+    def run(self, *arrays, **out):
         for a in arrays:    # a plain loop: this check is on every call of the operator
             t = getattr(a, "dtype", None)
             if t is not None and t.type is half:
                 break
         else:
-            return impl(self, *arrays)
+            return impl(self, *arrays, **out)
+        if out:     # the memory plan never gives float16 operands of these a buffer
+            raise TypeError(f"For '{self.name}', out= is not supported with float16 operands.")
         if not cast:    # array_ops imports this module: bind its cast on first use
             from minispore.ops.operations.array_ops import cast_array
             cast.append(cast_array)
@@ -99,10 +101,23 @@ class Primitive:
     # CPU). Every `impl` a subclass defines is wrapped (see __init_subclass__), so the graph
     # executor, which binds `prim.impl`, runs the same path as eager.
     float16_in_float32 = False
+    # True where `impl` takes ``out=``: an array of the inferred shape and dtype (a tuple of
+    # them for a tuple output) that it writes its result into and returns. The graph executor
+    # then hands it a buffer of the static memory plan (minispore/graph/arena.py) reused by
+    # every run. Such an impl must not return a view of an input or keep `out`.
+    writes_out = False
+    # True where `impl` always returns new arrays, never an input or a view of one (as every
+    # `writes_out` impl does): the memory plan need not keep its inputs' buffers for it.
+    fresh_outputs = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         impl = cls.__dict__.get("impl")
+        # Both promises are inherited only together with the impl they describe.
+        if impl is not None and "writes_out" not in cls.__dict__:
+            cls.writes_out = False
+        if impl is not None and "fresh_outputs" not in cls.__dict__:
+            cls.fresh_outputs = False
         if (cls.float16_in_float32 and impl is not None
                 and not getattr(impl, "float16_via_float32", False)):
             cls.impl = _half_via_float32(impl)

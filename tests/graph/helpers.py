@@ -4,6 +4,7 @@ training comparison."""
 import numpy as np
 
 from minispore.graph.compile import compile_program
+from minispore.ops.primitive import Aval, Primitive
 from minispore.graph.program import GradRequest, Program
 from minispore.graph.tracer import trace
 
@@ -13,6 +14,19 @@ def compile_fn(fn, tensors, name="f"):
     graph, _ = trace(fn, tensors, name)
     executable, _ = compile_program(Program([graph]))
     return executable
+
+
+class CopyOut(Primitive):
+    """y = a copy of x. A graph returning CopyOut(v) keeps v an intermediate, so the memory
+    plan may give v's node a reused buffer (what a graph's own outputs never get)."""
+    fresh_outputs = True
+    differentiable = False
+
+    def infer(self, x):
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x):
+        return x.copy()
 
 
 def compile_grad(graph, wrt, sens=1.0):

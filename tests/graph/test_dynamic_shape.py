@@ -84,7 +84,8 @@ def test_without_set_inputs_each_shape_compiles_and_stays_cached(graph_mode):
 def test_violation_raises_before_any_kernel_runs(graph_mode, monkeypatch):
     calls = []
     impl = MatMul.impl
-    monkeypatch.setattr(MatMul, "impl", lambda self, *a: calls.append(1) or impl(self, *a))
+    monkeypatch.setattr(MatMul, "impl",
+                        lambda self, *a, **out: calls.append(1) or impl(self, *a, **out))
     net = Network()
     net.set_inputs(Tensor(shape=[Symbol(divisor=8), 1, 28, 28], dtype=ms.float32))
     net(images(8))

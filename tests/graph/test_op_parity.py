@@ -3,13 +3,16 @@ tests/ops that calls check_forward / check_grad is collected again here with tho
 replaced by graph ones. check_forward runs the op eagerly and as a compiled graph (equal within
 1e-6 relative); check_grad compares the `differentiate` pass's gradients with the eager tape's.
 The last test asserts every operator class was exercised in a graph (or is listed with why)."""
+import contextlib
+import os
+
 import numpy as np
 import pytest
 
 import minispore as ms
 from minispore import Tensor
 from minispore.ops.operations.nn_ops import CheckLabelRange
-from tests.graph.helpers import compile_fn, graph_grads
+from tests.graph.helpers import CopyOut, compile_fn, graph_grads
 from tests.nn import test_conv1d_transpose
 from tests.ops import (test_array_ops, test_conv_pool, test_math_ops, test_nn_ops,
                        test_sort_scan_ops)
@@ -19,6 +22,7 @@ MODULES = (test_math_ops, test_array_ops, test_nn_ops, test_conv_pool, test_sort
            test_conv1d_transpose)
 COVERED = set()
 RAN = set()
+PLANNED = set()     # operators that ran writing into a memory-plan buffer
 
 # Operators no tests/ops case drives through check_forward/check_grad; each is covered by a
 # dedicated test in this directory (named here) or cannot be traced, with the reason.
@@ -60,7 +64,30 @@ def graph_check_forward(op_fn, ref_fn, arrays, rtol=1e-5, atol=1e-6, consts=()):
     for g, e in zip(got, eager):
         assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape)
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6, atol=1e-7)
+    _check_planned(op_fn, tensors, consts, eager)
     return eager if len(eager) > 1 else eager[0]
+
+
+def _check_planned(op_fn, tensors, consts, eager, atol=1e-7, seed=None):
+    """The op's outputs copied out, so that an op taking out= writes into the memory plan's
+    buffers: equal to eager on a first and on a second run (which reuses the buffers); a
+    random op draws again from `seed` on each run. Fusion is off here, so each operator's own
+    impl gets the buffer (the fused kernels' out= path runs in the first check)."""
+    def copied(*t):
+        out = op_fn(*t, *consts)
+        return tuple(CopyOut()(o) for o in out) if isinstance(out, tuple) else CopyOut()(out)
+
+    with _fusion_off():
+        executable = compile_fn(copied, tensors)
+    PLANNED.update(type(executable.graph.nodes[k].prim).__name__
+                   for k in executable.plan.planned_nodes)
+    for _ in range(2):
+        if seed is not None:
+            ms.set_seed(seed)
+        got = executable.run([t.asnumpy() for t in tensors])
+        got = got if isinstance(got, tuple) else (got,)
+        for g, e in zip(got, eager):
+            np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6, atol=atol)
 
 
 def graph_check_grad(op_fn, arrays, positions=None, consts=(), rtol=1e-5, atol=1e-7,
@@ -86,6 +113,9 @@ def graph_check_grad(op_fn, arrays, positions=None, consts=(), rtol=1e-5, atol=1
         assert tuple(g.shape) == tuple(e.shape), f"grad of input {p}"
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6, atol=1e-9,
                                    err_msg=f"graph gradient of input {p}")
+    grad_fn = ms.grad(scalar, grad_position=tuple(positions))
+    _check_planned(lambda *t: tuple(grad_fn(*t)), tensors, consts=(), eager=tuple(want),
+                   atol=1e-9)
 
 
 @pytest.fixture(autouse=True)
@@ -150,6 +180,7 @@ def test_graph_extra_op(case):
     for g, e in zip(got, eager):
         assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape)
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6, atol=1e-7)
+    _check_planned(fn, tensors, (), eager, seed=3)
 
 
 def test_every_operator_runs_in_a_graph():
@@ -157,3 +188,26 @@ def test_every_operator_runs_in_a_graph():
         pytest.skip("needs every parity test above in the same run (they record coverage)")
     missing = sorted(set(operator_classes()) - COVERED - set(ELSEWHERE))
     assert not missing, f"operators never traced and executed by the parity tests: {missing}"
+
+
+@contextlib.contextmanager
+def _fusion_off():
+    saved = os.environ.get("MINISPORE_FUSION")
+    os.environ["MINISPORE_FUSION"] = "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["MINISPORE_FUSION"]
+        else:
+            os.environ["MINISPORE_FUSION"] = saved
+
+
+def test_every_out_writing_operator_ran_into_a_planned_buffer():
+    """Each operator whose impl takes out= (Primitive.writes_out) ran at least once writing into
+    a memory-plan buffer, on two runs, equal to eager (the check inside graph_check_forward)."""
+    if not set(PARITY.values()) | {test_graph_extra_op} <= RAN:
+        pytest.skip("needs every parity test above in the same run (they record coverage)")
+    writers = {name for name, cls in operator_classes().items() if cls.writes_out}
+    missing = sorted(writers - PLANNED - set(ELSEWHERE))
+    assert not missing, f"operators taking out= never ran into a planned buffer: {missing}"

@@ -73,7 +73,7 @@ def test_kernel_refs_follow_class_attributes_and_helpers():
     ops = OPERATORS
     assert kernel_refs(ops["Add"]) == [("elementwise", "add")]
     assert kernel_refs(ops["ReduceSum"]) == [("reduce", "sum_middle")]
-    assert kernel_refs(ops["MatMul"]) == [("matmul", "matmul")]
+    assert kernel_refs(ops["MatMul"]) == [("matmul", "matmul_into")]
 
 
 def test_checks_reject_an_incomplete_operator():

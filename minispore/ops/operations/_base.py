@@ -146,8 +146,10 @@ class UnaryElementwise(Primitive):
         check_dtype(self, "x", x, self.valid_dtypes)
         return Aval(x.shape, x.dtype)
 
-    def impl(self, x):
-        return kernel(self.family, self.kernel_name)(x)
+    writes_out = True
+
+    def impl(self, x, out=None):
+        return kernel(self.family, self.kernel_name)(x, out=out)
 
 
 def _category(dtype):
@@ -216,8 +218,10 @@ class BinaryElementwise(Primitive):
         check_same_dtype(self, ("x", "y"), (x, y))
         return Aval(broadcast_shape(self, shape, y.shape), self.out_dtype or dtype)
 
-    def impl(self, x, y):
-        return kernel(self.family, self.kernel_name)(x, y)
+    writes_out = True
+
+    def impl(self, x, y, out=None):
+        return kernel(self.family, self.kernel_name)(x, y, out=out)
 
 
 def reduce_axes(prim, axis, ndim):

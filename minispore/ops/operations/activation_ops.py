@@ -38,8 +38,10 @@ class _Activation(Primitive):
         check_dtype(self, "input_x", x, self.valid_dtypes)
         return Aval(x.shape, x.dtype)
 
-    def impl(self, x):
-        return kernel("elementwise", self.kernel_name)(contiguous(x))
+    writes_out = True
+
+    def impl(self, x, out=None):
+        return kernel("elementwise", self.kernel_name)(contiguous(x), out=out)
 
 
 class _ActivationGrad(Primitive):
@@ -57,8 +59,10 @@ class _ActivationGrad(Primitive):
         check_same_shape(self, self.arg_names, a, b)
         return Aval(a.shape, a.dtype)
 
-    def impl(self, a, b):
-        return kernel("elementwise", self.kernel_name)(contiguous(a), contiguous(b))
+    writes_out = True
+
+    def impl(self, a, b, out=None):
+        return kernel("elementwise", self.kernel_name)(contiguous(a), contiguous(b), out=out)
 
 
 class ReLU(_Activation):
@@ -191,11 +195,14 @@ class _BiasAddBase(Primitive):
                              f"{tuple(bias.shape)}.")
         return Aval(x.shape, x.dtype)
 
-    def impl(self, x, bias):
+    writes_out = True
+
+    def impl(self, x, bias, out=None):
         xv = self._view(x)
-        out = device.empty(xv.shape, x.dtype)
-        kernel("activation", self.kernel_name)(xv, contiguous(bias), out)
-        return out.reshape(x.shape)
+        if out is None:
+            out = device.empty(x.shape, x.dtype)
+        kernel("activation", self.kernel_name)(xv, contiguous(bias), out.reshape(xv.shape))
+        return out
 
 
 class BiasAdd(_BiasAddBase):
@@ -227,9 +234,11 @@ class BiasAddGrad(_BiasAddBase):
             raise self.error(f"'dout' must have rank >= 2, but got shape {tuple(dy.shape)}.")
         return Aval((dy.shape[self._channel_axis(dy.ndim)],), dy.dtype)
 
-    def impl(self, dy):
+    writes_out = True
+
+    def impl(self, dy, out=None):
         v = self._view(dy)
-        db = device.empty(v.shape[1], dy.dtype)
+        db = device.empty(v.shape[1], dy.dtype) if out is None else out
         kernel("activation", "bias_add_grad")(v, db)
         return db
 

@@ -468,14 +468,19 @@ class OneHot(Primitive):
         s = tuple(indices.shape)
         return Aval(s[:axis] + (int(depth),) + s[axis:], on_value.dtype)
 
-    def impl(self, indices, depth, on_value, off_value):
+    writes_out = True
+
+    def impl(self, indices, depth, on_value, off_value, out=None):
         axis = indices.ndim if self.axis == -1 else self.axis
         outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
         inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
-        out = device.empty((outer, int(depth), inner), on_value.dtype)
+        if out is None:
+            out = device.empty(indices.shape[:axis] + (int(depth),) + indices.shape[axis:],
+                               on_value.dtype)
         kernel("indexing", "one_hot")(contiguous(indices).reshape(outer, inner),
-                                      device.first(on_value), device.first(off_value), out)
-        return out.reshape(indices.shape[:axis] + (int(depth),) + indices.shape[axis:])
+                                      device.first(on_value), device.first(off_value),
+                                      out.reshape(outer, int(depth), inner))
+        return out
 
 
 class MaskedSelect(Primitive):

@@ -357,8 +357,14 @@ class MatMul(_MatMulBase):
                              f"y.shape {tuple(y.shape)}.")
         return Aval(self._check_operands(x, y, 2), x.dtype)
 
-    def impl(self, x, y):
-        return kernel("matmul", "matmul")(x, y, self.transpose_a, self.transpose_b)
+    writes_out = True
+
+    def impl(self, x, y, out=None):
+        if out is None:
+            m = x.shape[1] if self.transpose_a else x.shape[0]
+            n = y.shape[0] if self.transpose_b else y.shape[1]
+            out = device.empty((m, n), x.dtype)
+        return kernel("matmul", "matmul_into")(x, y, self.transpose_a, self.transpose_b, out)
 
     def _product(self, a, b, transpose_a, transpose_b):
         return _F().matmul(a, b, transpose_a, transpose_b)
@@ -432,6 +438,7 @@ def _batch_operand(x, batch):
 class _Reduce(Primitive):
     """Base of ReduceSum/Mean/Max/Min: ``Op(keep_dims=False)(x, axis=())``; () or None reduces all."""
     float16_in_float32 = True
+    fresh_outputs = True
 
     kernel_name = None
     valid_dtypes = mstype.number_types

@@ -127,9 +127,11 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
                              f"{tuple(logits.shape)} and {tuple(labels.shape)}.")
         return Aval(logits.shape[:1], logits.dtype), Aval(logits.shape, logits.dtype)
 
-    def impl(self, logits, labels):
-        loss = device.empty(logits.shape[0], logits.dtype)
-        dlogits = device.empty(logits.shape, logits.dtype)
+    writes_out = True
+
+    def impl(self, logits, labels, out=None):
+        loss, dlogits = out if out is not None else (
+            device.empty(logits.shape[0], logits.dtype), device.empty(logits.shape, logits.dtype))
         kernel("softmax", "softmax_cross_entropy")(contiguous(logits),
                                                    contiguous(labels), loss, dlogits)
         return loss, dlogits
@@ -172,6 +174,8 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
             raise self.error(f"'logits' must be (N, C) and 'labels' (N,), but got "
                              f"{tuple(logits.shape)} and {tuple(labels.shape)}.")
         return Aval((), logits.dtype), Aval(logits.shape, logits.dtype)
+
+    fresh_outputs = True
 
     def impl(self, logits, labels):
         n = logits.shape[0]
