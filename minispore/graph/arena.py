@@ -48,6 +48,7 @@ class MemoryPlan:
     slot_of: dict = field(default_factory=dict)
     slots: list = field(default_factory=list)          # [(shape, numpy dtype)]
     planned_nodes: set = field(default_factory=set)
+    symbolic: bool = False                              # a slot's shape has a SymDim
     _buffers: tuple = (None, None)                      # (bindings key, [arrays])
 
     @property
@@ -62,12 +63,16 @@ class MemoryPlan:
     def buffers(self, bindings=None):
         """The slots' arrays for `bindings` (allocated on first use, reallocated when the
         bindings change)."""
-        key = None if bindings is None else tuple(sorted(bindings.items(), key=repr))
+        key = tuple(bindings.items()) if self.symbolic and bindings is not None else None
         held_key, held = self._buffers
         if held is None or held_key != key:
-            held = [device.empty(_bound(shape, bindings), dtype) for shape, dtype in self.slots]
+            held = self.allocate(bindings)
             self._buffers = (key, held)
         return held
+
+    def allocate(self, bindings=None):
+        """New arrays for every slot (a run that cannot use the shared ones)."""
+        return [device.empty(_bound(shape, bindings), dtype) for shape, dtype in self.slots]
 
 
 def plan_buffers(graph):
@@ -98,6 +103,7 @@ def plan_buffers(graph):
             candidates.append((busy_until[id(v)], slot))
             plan.slot_of[id(v)] = slot
         plan.planned_nodes.add(k)
+    plan.symbolic = any(not isinstance(d, int) for shape, _ in plan.slots for d in shape)
     return plan
 
 
@@ -165,8 +171,7 @@ def _size(shape):
 def describe_memory(graph, plan):
     """The comment lines heading a schedule (save_graphs' ``*_schedule.py``): the static plan's
     planned nodes, buffers and bytes, and the peak live bytes of plan_memory."""
-    symbolic = any(not isinstance(d, int) for shape, _ in plan.slots for d in shape)
-    size = "sized at bind time" if symbolic else f"{plan.nbytes()} bytes"
+    size = "sized at bind time" if plan.symbolic else f"{plan.nbytes()} bytes"
     report = plan_memory(graph)
     peak = ("symbolic" if report is None else
             f"{report.peak_bytes} bytes at node {report.peak_node}, activations "

@@ -12,6 +12,7 @@ the schedule (the same calls and frees, each reported to an Accountant), generat
 while an ``ms.Profiler`` records, through a profiled copy whose every call records its span.
 """
 import sys
+import threading
 
 from minispore.common import profiling
 from minispore.common.tensor import Tensor
@@ -46,22 +47,32 @@ class Executable:
         self.source, self._run, self.needs_bindings = _build(graph, self.plan, accounted=False)
         self._accounted = None
         self._profiled = None
+        # Held while a run uses the plan's buffers: a run in another thread (a dataset worker)
+        # or nested in this one gets buffers of its own instead of sharing them.
+        self._buffers_in_use = threading.Lock()
 
     def run(self, arrays, bindings=None):
         if active_device() != self.device:
             raise RuntimeError(f"Graph '{self.graph.name}' was compiled for device "
                                f"{self.device} but device_target is now {active_device()}; "
                                f"build the network again after set_context(device_target=...).")
+        if not self._buffers_in_use.acquire(blocking=False):
+            return self._run_with(self.plan.allocate(bindings), arrays, bindings)
+        try:
+            return self._run_with(self.plan.buffers(bindings), arrays, bindings)
+        finally:
+            self._buffers_in_use.release()
+
+    def _run_with(self, slots, arrays, bindings):
         tracker = active_tracker()
         if tracker is not None:
-            return self._run_accounted(arrays, bindings, tracker)
+            return self._run_accounted(slots, arrays, bindings, tracker)
         run = self._run
         if profiling.active() is not None:
             if self._profiled is None:
                 self._profiled = _build(self.graph, self.plan, accounted=False,
                                         profiled=True)[1]
             run = self._profiled
-        slots = self.plan.buffers(bindings)
         if self.needs_bindings:
             return run(slots, bindings, *arrays)
         return run(slots, *arrays)
@@ -71,10 +82,9 @@ class Executable:
         minispore.graph.memory.MemoryReport; None when shapes are symbolic)."""
         return plan_memory(self.graph)
 
-    def _run_accounted(self, arrays, bindings, tracker):
+    def _run_accounted(self, slots, arrays, bindings, tracker):
         if self._accounted is None:
             self._accounted = _build(self.graph, self.plan, accounted=True)[1]
-        slots = self.plan.buffers(bindings)
         accountant = Accountant(self.graph.name, reused=slots)
         lead = (slots, accountant, bindings) if self.needs_bindings else (slots, accountant)
         out = self._accounted(*lead, *arrays)

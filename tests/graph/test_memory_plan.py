@@ -146,3 +146,38 @@ def test_planning_off_plans_nothing(monkeypatch):
                             [Tensor(np.zeros(4, np.float32))])
     assert executable.plan.n_slots == 0 and not executable.plan.planned_nodes
     assert "# memory plan: 0 of" in executable.source
+
+
+def test_a_run_in_another_thread_gets_buffers_of_its_own():
+    """While one run holds the plan's buffers, a concurrent run (a dataset worker thread
+    calling the same compiled function) must not share them."""
+    import threading
+    inside = threading.Event()
+    release = threading.Event()
+
+    class Wait(CopyOut):
+        def impl(self, x):
+            if threading.current_thread() is not threading.main_thread():
+                inside.set()
+                release.wait(10)
+            return x.copy()
+
+    def fn(x):
+        return CopyOut()(Wait()(ops.exp(x) + 1.0) * 2.0)
+
+    executable = compile_fn(fn, [Tensor(np.zeros(4, np.float32))])
+    executable.plan.buffers()
+    allocations = []
+    allocate = executable.plan.allocate
+    executable.plan.allocate = lambda b=None: allocations.append(1) or allocate(b)
+    results = {}
+    worker = threading.Thread(target=lambda: results.update(
+        worker=executable.run([np.ones(4, np.float32)]).asnumpy()))
+    worker.start()
+    assert inside.wait(10)
+    results["main"] = executable.run([np.zeros(4, np.float32)]).asnumpy()
+    release.set()
+    worker.join(10)
+    np.testing.assert_allclose(results["main"], 4.0)
+    np.testing.assert_allclose(results["worker"], (np.exp(1.0) + 1.0) * 2.0, rtol=1e-6)
+    assert allocations == [1]       # the main thread's run, while the worker held the plan's
