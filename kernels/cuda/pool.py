@@ -6,7 +6,9 @@ recomputes each window's argmax (the first maximum in row-major order) from the 
 Every kernel runs one thread per output element (forward) or per input element (backward) in
 a grid-stride loop, x fastest, so a warp reads and writes consecutive addresses. The
 backward kernels gather: the thread of input (i, j) visits the windows that contain it, so
-overlapping windows need no atomics and the summation order is fixed (deterministic).
+overlapping windows need no atomics and the summation order is fixed (deterministic). They
+sum from a zero of dx's dtype (passed in as `zero`) and write every element of dx, so dx
+needs no zero-filling first, as on the CPU.
 """
 from numba import cuda
 
@@ -49,7 +51,7 @@ def _max_pool_kernel(x, kh, kw, sh, sw, pt, pl, out):
 
 
 @cuda.jit
-def _max_pool_grad_kernel(x, dy, kh, kw, sh, sw, pt, pl, dx):
+def _max_pool_grad_kernel(x, dy, kh, kw, sh, sw, pt, pl, zero, dx):
     N, C, H, W = x.shape
     OH, OW = dy.shape[2], dy.shape[3]
     start, stride = cuda.grid(1), cuda.gridsize(1)
@@ -60,7 +62,7 @@ def _max_pool_grad_kernel(x, dy, kh, kw, sh, sw, pt, pl, dx):
         n = e // (W * H * C)
         y0, y1 = _covering(i0, sh, pt, kh, OH)
         x0, x1 = _covering(j0, sw, pl, kw, OW)
-        s = dx[n, c, i0, j0]
+        s = zero
         for y in range(y0, y1 + 1):
             hs, he = _span(y, sh, pt, kh, H)
             for xo in range(x0, x1 + 1):
@@ -98,7 +100,7 @@ def _avg_pool_kernel(x, kh, kw, sh, sw, pt, pl, include_pad, out):
 
 
 @cuda.jit
-def _avg_pool_grad_kernel(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
+def _avg_pool_grad_kernel(dy, kh, kw, sh, sw, pt, pl, include_pad, zero, dx):
     N, C, H, W = dx.shape
     OH, OW = dy.shape[2], dy.shape[3]
     start, stride = cuda.grid(1), cuda.gridsize(1)
@@ -109,7 +111,7 @@ def _avg_pool_grad_kernel(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
         n = e // (W * H * C)
         y0, y1 = _covering(i0, sh, pt, kh, OH)
         x0, x1 = _covering(j0, sw, pl, kw, OW)
-        s = dx[n, c, i0, j0]
+        s = zero
         for y in range(y0, y1 + 1):
             hs, he = _span(y, sh, pt, kh, H)
             for xo in range(x0, x1 + 1):
@@ -134,12 +136,14 @@ def max_pool2d(x, kh, kw, sh, sw, pt, pl, out):
 
 
 def max_pool2d_grad(x, dy, kh, kw, sh, sw, pt, pl, dx):
-    """dx[n, c, argmax of window (y, x)] += dy[n, c, y, x], the argmax recomputed from x.
+    """dx[n, c, argmax of window (y, x)] += dy[n, c, y, x], the argmax recomputed from x;
+    every other element of dx is zero.
 
     One thread per dx element, gathering over the windows that contain it (each window's
-    argmax recomputed there). dx: C-contiguous (N, C, H, W), zeroed by the caller.
+    argmax recomputed there). dx: C-contiguous (N, C, H, W), any contents (every element is
+    written).
     """
-    _launch(_max_pool_grad_kernel, dx.size, x, dy, kh, kw, sh, sw, pt, pl, dx)
+    _launch(_max_pool_grad_kernel, dx.size, x, dy, kh, kw, sh, sw, pt, pl, dx.dtype.type(0), dx)
 
 
 def avg_pool2d(x, kh, kw, sh, sw, pt, pl, include_pad, out):
@@ -151,8 +155,10 @@ def avg_pool2d(x, kh, kw, sh, sw, pt, pl, include_pad, out):
 
 
 def avg_pool2d_grad(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
-    """dx[n, c, i, j] += dy[n, c, y, x] / count for every window (y, x) containing (i, j).
+    """dx[n, c, i, j] = sum of dy[n, c, y, x] / count over the windows (y, x) containing (i, j).
 
-    One thread per dx element (gathered). dx: C-contiguous (N, C, H, W), zeroed by the caller.
+    One thread per dx element (gathered). dx: C-contiguous (N, C, H, W), any contents (every
+    element is written).
     """
-    _launch(_avg_pool_grad_kernel, dx.size, dy, kh, kw, sh, sw, pt, pl, include_pad, dx)
+    _launch(_avg_pool_grad_kernel, dx.size, dy, kh, kw, sh, sw, pt, pl, include_pad,
+            dx.dtype.type(0), dx)

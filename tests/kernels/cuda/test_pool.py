@@ -35,9 +35,9 @@ def test_max_pool_forward_and_grad_match_cpu(win, dtype):
     np.testing.assert_array_equal(out.copy_to_host(), want)
 
     dy = np.random.default_rng(1).standard_normal(oshape).astype(dtype)
-    want_dx = np.zeros(x.shape, dtype)
+    want_dx = np.full(x.shape, np.nan, dtype)     # every element is written
     cpu.max_pool2d_grad(x, dy, *win, want_dx)
-    dx = cuda.to_device(np.zeros(x.shape, dtype))
+    dx = cuda.to_device(np.full(x.shape, np.nan, dtype))
     gpu.max_pool2d_grad(cuda.to_device(x), cuda.to_device(dy), *win, dx)
     np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
 
@@ -57,9 +57,9 @@ def test_avg_pool_forward_and_grad_match_cpu(include_pad, dtype):
     np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype])
 
     dy = np.random.default_rng(1).standard_normal(oshape).astype(dtype)
-    want_dx = np.zeros(x.shape, dtype)
+    want_dx = np.full(x.shape, np.nan, dtype)     # every element is written
     cpu.avg_pool2d_grad(dy, *win, include_pad, want_dx)
-    dx = cuda.to_device(np.zeros(x.shape, dtype))
+    dx = cuda.to_device(np.full(x.shape, np.nan, dtype))
     gpu.avg_pool2d_grad(cuda.to_device(dy), *win, include_pad, dx)
     np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
 
