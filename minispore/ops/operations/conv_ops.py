@@ -417,9 +417,12 @@ class MaxPool(_Pool2D):
     forward returns one tensor, as in MindSpore, and costs no extra memory.
     """
 
-    def impl(self, x):
+    writes_out = True
+
+    def impl(self, x, out=None):
         pads, oh, ow = self._geometry(x.shape)
-        out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
+        if out is None:
+            out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
         kernel("pool", "max_pool2d")(contiguous(x), *self._args(pads), out)
         return out
 
@@ -430,9 +433,12 @@ class MaxPool(_Pool2D):
 class MaxPoolGrad(_Pool2DGrad):
     """dx: dout routed to the first maximum of each window (ties go to the first)."""
 
-    def impl(self, x, out, dout):
+    writes_out = True
+
+    def impl(self, x, y, dout, out=None):
         pads, _, _ = self._geometry(x.shape)
-        dx = device.empty(x.shape, x.dtype)     # the kernel writes every element
+        # The kernel writes every element, so neither buffer needs zeroing.
+        dx = device.empty(x.shape, x.dtype) if out is None else out
         kernel("pool", "max_pool2d_grad")(contiguous(x), contiguous(dout),
                                           *self._args(pads), dx)
         return dx
@@ -444,9 +450,12 @@ class AvgPool(_Pool2D):
     With 'same' each window averages only the input cells it covers (padding is not counted).
     """
 
-    def impl(self, x):
+    writes_out = True
+
+    def impl(self, x, out=None):
         pads, oh, ow = self._geometry(x.shape)
-        out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
+        if out is None:
+            out = device.empty((x.shape[0], x.shape[1], oh, ow), x.dtype)
         kernel("pool", "avg_pool2d")(contiguous(x), *self._args(pads),
                                      self.count_include_pad, out)
         return out
@@ -458,9 +467,11 @@ class AvgPool(_Pool2D):
 class AvgPoolGrad(_Pool2DGrad):
     """dx: each dout spread evenly over its window's counted cells."""
 
-    def impl(self, x, out, dout):
+    writes_out = True
+
+    def impl(self, x, y, dout, out=None):
         pads, _, _ = self._geometry(x.shape)
-        dx = device.empty(x.shape, x.dtype)     # the kernel writes every element
+        dx = device.empty(x.shape, x.dtype) if out is None else out    # every element written
         kernel("pool", "avg_pool2d_grad")(contiguous(dout), *self._args(pads),
                                           self.count_include_pad, dx)
         return dx
