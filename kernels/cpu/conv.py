@@ -1,18 +1,18 @@
-"""2-D convolution CPU kernels (NCHW): direct convolution over shifted "planes", col2im + BLAS
-for the input gradient, and zero padding.
+"""2-D convolution CPU kernels (NCHW): direct convolution over shifted "planes", and padding.
 
-Forward and filter gradient (any stride, dilation, group) work on planes gathered from a block
-of B samples of one group:
+All three kernels (any stride, dilation, group) work on planes of a block of B samples of one
+group:
     planes[(c*KW + j)*SH + r, b, y', x] = xp[n0 + b, c0 + c, y'*SH + r, x*SW + j*DW]
 for y' < Hq = OH + (KH-1)*DH // SH (rows past the input read as zero). With a = i*DH // SH and
 r = i*DH % SH, tap (c, i, j) of output (b, y, x) is planes[(c*KW + j)*SH + r] at the flat
 index q = (b*Hq + y + a)*OW + x: one run of the plane, shifted by a*OW. So each tap is a long
-contiguous axpy (forward) or dot product (filter gradient) over q that LLVM vectorises, with
-two output channels and four taps per pass to reuse loads. Rows y >= OH of each sample are
-throw-away outputs (Hq/OH extra work: 1.14x for LeNet's conv1, 1.4x for conv2).
-Measured on LeNet (batch 256, one core): this beat per-sample im2col + GEMM 2.6x on conv1 and
-1.5x-1.7x on conv2, whose GEMMs have only 6-16 rows; planes gathered with a plain (signed,
-strided) copy loop cost a third of the gain, hence the uint64 indices there.
+contiguous axpy (forward, input gradient) or dot product (filter gradient) over q that LLVM
+vectorises, with two outputs and four taps per pass to reuse loads. Rows y >= OH of each
+sample are throw-away outputs (Hq/OH extra work: 1.14x for LeNet's conv1, 1.4x for conv2).
+Measured on LeNet (batch 256, one core) against per-sample im2col + GEMM, whose GEMMs have only
+6-16 rows or inner products: conv1 3x faster (forward) and 3.7x (filter), conv2 1.7x, 2x and
+1.25x (input gradient). Planes gathered with a signed strided copy loop cost a third of the
+gain, hence the uint64 indices there.
 """
 import numpy as np
 from numba import njit
@@ -206,49 +206,81 @@ def conv2d_backprop_filter(dout, xp, group, sh, sw, dh, dw, dw_out):
 
 
 @njit(cache=True)
-def col2im(cols, n, c0, cg, kh, kw, sh, sw, dh, dw, oh, ow, dxp):
-    """dxp[n, c0 + c, y*sh + i*dh, x*sw + j*dw] += cols[(c*kh + i)*kw + j, y*ow + x]: the
-    adjoint of one sample's im2col (cols (cg*kh*kw, oh*ow), C-contiguous).
-
-    Loop nest: for c, i, j (row): for y: for x (x innermost; contiguous read, strided write,
-    uint64 indices so numba emits no wraparound checks). dxp (the padded input's shape) must
-    be zeroed, or hold the partial sum to add to, by the caller.
+def _add_plane(src, plane, n0, nb, c0, kw, sh, sw, dw, hq, ow, S, dxp):
+    """The adjoint of _gather_planes for one plane: dxp[n0 + b, c0 + c, y'*sh + r,
+    x*sw + j*dw] += src[b*S + y'*ow + x] for the plane's (c, j, r), rows past the input skipped.
     """
-    ucg, ukh, ukw = np.uint64(cg), np.uint64(kh), np.uint64(kw)
-    ush, usw, udh, udw = np.uint64(sh), np.uint64(sw), np.uint64(dh), np.uint64(dw)
-    uoh, uow, uc0, un = np.uint64(oh), np.uint64(ow), np.uint64(c0), np.uint64(n)
-    for c in range(ucg):
-        for i in range(ukh):
-            for j in range(ukw):
-                row = cols[(c * ukh + i) * ukw + j]
-                off = j * udw
-                for y in range(uoh):
-                    dst = dxp[un, uc0 + c, y * ush + i * udh]
-                    base = y * uow
-                    for x in range(uow):
-                        dst[x * usw + off] += row[base + x]
+    hp = dxp.shape[2]
+    r = plane % sh
+    j = plane // sh % kw
+    c = plane // (sh * kw)
+    usw, uow, uj = np.uint64(sw), np.uint64(ow), np.uint64(j * dw)
+    for b in range(nb):
+        for y in range(hq):
+            row = y * sh + r
+            if row >= hp:
+                break
+            part = src[b * S + y * ow:b * S + (y + 1) * ow]
+            dst = dxp[n0 + b, c0 + c, row]
+            for x in range(uow):
+                dst[x * usw + uj] += part[x]
 
 
 @njit(cache=True)
 def conv2d_backprop_input(dout, w, group, sh, sw, dh, dw, dxp):
-    """dxp = the gradient of conv2d w.r.t. its padded input: for each sample and group,
-    col2im(w_g^T @ dout[n, group g]), accumulated into dxp (zeroed by the caller, padded shape).
+    """dxp[n, g*Cg + c, y*sh + i*dh, x*sw + j*dw] += sum_o w[o, c, i, j] * dout[n, o, y, x]
+    (o in group g): the gradient of conv2d w.r.t. its padded input.
 
-    Preconditions: dout C-contiguous (N, Cout, OH, OW); w C-contiguous (Cout, Cg, KH, KW).
+    Computed plane by plane, as conv2d with the roles swapped: plane (c, j, r) gets
+    dplane[q] = sum_{o, i: i*dh % sh == r} w[o, c, i, j] * dflat[o, q - (i*dh // sh)*OW], where
+    dflat lays dout on the planes' flat index (zeros on throw-away rows and in front), so each
+    (o, i) is a shifted run again and _axpy_2x4 does the work; then each plane is added back
+    into dxp (the adjoint of the gather).
+    Loop nest: for each block of B samples: for g: fill dflat; for each pair of planes:
+    acc = 0; for each group of 4 (o, i) taps: _axpy_2x4; _add_plane.
+    Preconditions: dout C-contiguous (N, Cout, OH, OW); w C-contiguous (Cout, Cg, KH, KW);
+    dxp C-contiguous, the padded input's shape, zeroed (or holding the sum to add to).
     """
     N, cout, oh, ow = dout.shape
     _, cg, kh, kw = w.shape
-    og = cout // group
-    K = cg * kh * kw
+    hq, S, B, pitch = _plane_geometry(N, oh, ow, kh, sh, dh)
     P = oh * ow
-    wm = w.reshape(cout, K)
-    d3 = dout.reshape(N, cout, P)
-    dcols = np.empty((K, P), dtype=dout.dtype)
+    og = cout // group
+    # Zeros in front of every dflat row, so that runs shifted back by up to (hq - oh) rows stay
+    # inside it (rounded to keep rows 64-byte aligned).
+    front = ((hq - oh) * ow + 15) // 16 * 16
+    row = front + pitch
+    T4 = (og * kh + 3) // 4 * 4
+    nplanes = cg * kw * sh
+    NP2 = (nplanes + 1) // 2 * 2
+    offs = np.zeros(T4, dtype=np.int64)
+    for o in range(og):
+        for i in range(kh):
+            offs[o * kh + i] = o * row + front - (i * dh) // sh * ow
+    wz = np.zeros((group, NP2, T4), dtype=w.dtype)
     for g in range(group):
-        wt = np.ascontiguousarray(wm[g * og:(g + 1) * og].T)
-        for n in range(N):
-            np.dot(wt, d3[n, g * og:(g + 1) * og], dcols)
-            col2im(dcols, n, g * cg, cg, kh, kw, sh, sw, dh, dw, oh, ow, dxp)
+        for c in range(cg):
+            for j in range(kw):
+                for o in range(og):
+                    for i in range(kh):
+                        wz[g, (c * kw + j) * sh + (i * dh) % sh, o * kh + i] = \
+                            w[g * og + o, c, i, j]
+    dflat = np.zeros(og * row, dtype=dout.dtype)
+    acc = np.empty((2, pitch), dtype=dout.dtype)
+    d3 = dout.reshape(N, cout, P)
+    for n0 in range(0, N, B):
+        nb = min(B, N - n0)
+        for g in range(group):
+            for o in range(og):
+                for b in range(nb):
+                    start = o * row + front + b * S
+                    dflat[start:start + P] = d3[n0 + b, g * og + o]
+            for p0 in range(0, NP2, 2):
+                acc[:] = 0
+                for k in range(0, T4, 4):
+                    _axpy_2x4(acc, p0, dflat, offs, k, wz[g], nb * S)
+                for r in range(min(2, nplanes - p0)):
+                    _add_plane(acc[r], p0 + r, n0, nb, g * cg, kw, sh, sw, dw, hq, ow, S, dxp)
 
 
 @njit(cache=True)
