@@ -37,7 +37,7 @@ def _plane_geometry(N, oh, ow, kh, sh, dh):
 @njit(cache=True)
 def _tap_offsets(cg, kh, kw, sh, dh, plane, ow, ntaps):
     """offs[(c*KH + i)*KW + j]: where tap (c, i, j) starts in the gathered planes (each `plane`
-    elements long); entries past cg*kh*kw (padding to a multiple of 4 taps) are 0."""
+    elements apart); the padding entries past cg*kh*kw are 0."""
     offs = np.zeros(ntaps, dtype=np.int64)
     for c in range(cg):
         for i in range(kh):
@@ -92,10 +92,10 @@ def _axpy_2x8(acc, o, planes, offs, k, w, L):
     for q in range(ul):
         x0, x1, x2, x3 = planes[u0 + q], planes[u1 + q], planes[u2 + q], planes[u3 + q]
         x4, x5, x6, x7 = planes[u4 + q], planes[u5 + q], planes[u6 + q], planes[u7 + q]
-        y0[q] += (a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3) + (a4 * x4 + a5 * x5 + a6 * x6
-                                                            + a7 * x7)
-        y1[q] += (b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3) + (b4 * x4 + b5 * x5 + b6 * x6
-                                                            + b7 * x7)
+        y0[q] += ((a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3)
+                  + (a4 * x4 + a5 * x5 + a6 * x6 + a7 * x7))
+        y1[q] += ((b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3)
+                  + (b4 * x4 + b5 * x5 + b6 * x6 + b7 * x7))
 
 
 @njit(cache=True, fastmath={'contract', 'reassoc'})
