@@ -11,9 +11,9 @@ vectorises, with several outputs and taps per pass to reuse loads (2x8 axpy, 4x4
 y >= OH of each sample are throw-away outputs (Hq/OH extra work: 1.14x for LeNet's conv1, 1.4x
 for conv2).
 Measured on LeNet (batch 256, one core) against per-sample im2col + GEMM, whose GEMMs have only
-6-16 rows or inner products: conv1 3x faster (forward) and 3.7x (filter), conv2 1.7x, 2x and
-1.25x (input gradient). Planes gathered with a signed strided copy loop cost a third of the
-gain, hence the uint64 indices there.
+6-16 rows or inner products: conv1 2.9x faster (forward) and 3.9x (filter gradient); conv2
+1.8x, 2.5x and 1.4x (input gradient). Planes gathered with a signed strided copy loop cost a
+third of the gain, hence the uint64 indices there.
 """
 import numpy as np
 from numba import njit
