@@ -113,14 +113,16 @@ def _padded(x, pads):
     return xp
 
 
-def _cropped(xp, pads):
-    """The inverse of _padded: xp without its (top, bottom, left, right) border, contiguous."""
+def _cropped(xp, pads, out=None):
+    """The inverse of _padded: xp without its (top, bottom, left, right) border, contiguous
+    (written into `out` when given, which may be xp itself when there is no border)."""
     pt, pb, pl, pr = pads
     if not any(pads):
         return xp
     n, c, hp, wp = xp.shape
     shape = (n, c, hp - pt - pb, wp - pl - pr)
-    out = device.empty(shape, xp.dtype)
+    if out is None:
+        out = device.empty(shape, xp.dtype)
     strided_copy(xp, pt * wp + pl, out, 0, shape, c_strides(xp.shape), c_strides(shape))
     return out
 
@@ -237,9 +239,12 @@ class Conv2D(_ConvBase):
         local.set_prim_instance_name(self.instance_name or self.name)
         return local(x, w)
 
-    def impl(self, x, w):
+    writes_out = True
+
+    def impl(self, x, w, out=None):
         pads, oh, ow = self._geometry(x.shape)
-        out = device.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)
+        if out is None:
+            out = device.empty((x.shape[0], self.out_channel, oh, ow), x.dtype)
         kernel("conv", "conv2d")(_padded(x, pads), contiguous(w),
                                  *self._conv_args(), out)
         return out
@@ -268,14 +273,21 @@ class Conv2DBackpropInput(_ConvBase):
                              f"output {want} of input_size {input_size}.")
         return Aval(input_size, dout.dtype)
 
-    def impl(self, dout, w, input_size):
+    writes_out = True
+
+    def impl(self, dout, w, input_size, out=None):
         pads, _, _ = self._geometry(input_size)
         pt, pb, pl, pr = pads
         n, c, h, wd = input_size
-        dxp = device.zeros((n, c, h + pt + pb, wd + pl + pr), dout.dtype)
+        padded = (n, c, h + pt + pb, wd + pl + pr)
+        if out is not None and not any(pads):
+            dxp = out       # the kernel accumulates: zero it first
+            kernel("array", "fill")(dxp, dxp.dtype.type(0))
+        else:
+            dxp = device.zeros(padded, dout.dtype)
         kernel("conv", "conv2d_backprop_input")(contiguous(dout),
                                                 contiguous(w), *self._conv_args(), dxp)
-        return _cropped(dxp, pads)
+        return _cropped(dxp, pads, out)
 
     def bprop(self, inputs, out, ddx):
         dout, w, _ = inputs
@@ -325,9 +337,11 @@ class Conv2DBackpropFilter(_ConvBase):
                              f"output {want} of x {tuple(x.shape)}.")
         return Aval(filter_size, x.dtype)
 
-    def impl(self, dout, x, filter_size):
+    writes_out = True
+
+    def impl(self, dout, x, filter_size, out=None):
         pads, _, _ = self._geometry(x.shape)
-        dw = device.empty(filter_size, x.dtype)
+        dw = device.empty(filter_size, x.dtype) if out is None else out
         kernel("conv", "conv2d_backprop_filter")(contiguous(dout), _padded(x, pads),
                                                  *self._conv_args(), dw)
         return dw
