@@ -111,20 +111,25 @@ def _notify(collective, nbytes, k):
 
 
 @profiling.collective("AllReduce")
-def all_reduce(x, op=SUM, group="hccl_world_group"):
-    """out = op over the group's ranks of x (a new array; x is unchanged)."""
+def all_reduce(x, op=SUM, group="hccl_world_group", out=None):
+    """out = op over the group's ranks of x (a new array, or `out`, C-contiguous, when given;
+    x is unchanged)."""
     if device.is_device_array(x):
         if _direct(x):
-            out = device.empty_like(x)
+            out = device.empty_like(x) if out is None else out
             comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
             try:
                 comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
             finally:
                 WATCH.leave()
             return out
-        return device.like(x, all_reduce(x.copy_to_host(), op, group))
+        host = all_reduce(x.copy_to_host(), op, group)
+        if out is None:
+            return device.like(x, host)
+        out.copy_to_device(host)
+        return out
     x = _contig(x)
-    out = np.empty_like(x)
+    out = np.empty_like(x) if out is None else out
     comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
     try:
         comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))

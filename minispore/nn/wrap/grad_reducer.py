@@ -231,7 +231,8 @@ class DistributedGradReducer(Cell):
             for i in bucket.members:
                 g = grads[i]
                 if self._factor is not None:
-                    g = F.mul(g, F.scalar_to_tensor(1.0 / self.degree, g.dtype))
+                    # A constant of the graph, not a node building it every step.
+                    g = F.mul(g, Tensor(self._factor[g.dtype.np_dtype], g.dtype))
                 parts.append(g)
             if len(parts) == 1:
                 out[bucket.members[0]] = reduce(parts[0])

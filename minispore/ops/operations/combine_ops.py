@@ -62,11 +62,14 @@ class Concat(Primitive):
             total += shape[axis]
         return Aval(first[:axis] + (total,) + first[axis + 1:], xs[0].dtype)
 
-    def impl(self, *xs):
+    writes_out = True
+
+    def impl(self, *xs, out=None):
         axis = self.axis % xs[0].ndim
         shape = list(xs[0].shape)
         shape[axis] = sum(x.shape[axis] for x in xs)
-        out = device.empty(shape, xs[0].dtype)
+        if out is None:
+            out = device.empty(shape, xs[0].dtype)
         out_strides = c_strides(shape)
         offset = 0
         for x in xs:

@@ -107,8 +107,10 @@ class AllReduce(_Collective):
         self._comm()
         return Aval(x.shape, x.dtype)
 
-    def impl(self, x):
-        return _coll.all_reduce(x, self.op, self.group)
+    writes_out = True
+
+    def impl(self, x, out=None):
+        return _coll.all_reduce(x, self.op, self.group, out=out)
 
     def bprop(self, inputs, out, dout):
         F = _F()

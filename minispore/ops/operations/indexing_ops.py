@@ -170,13 +170,15 @@ class StridedSlice(_SliceBase):
         check_tensor(self, "input_x", x)
         return Aval(self.plan(tuple(x.shape), begin, end, strides)[0], x.dtype)
 
-    def impl(self, x, begin, end, strides):
+    writes_out = True
+
+    def impl(self, x, begin, end, strides, out=None):
         final, starts, lens, steps = self.plan(x.shape, begin, end, strides)
         xs = c_strides(x.shape)
-        out = device.empty(lens, x.dtype)
-        strided_copy(x, sum(s * k for s, k in zip(starts, xs)), out, 0, lens,
+        block = device.empty(lens, x.dtype) if out is None else out.reshape(lens)
+        strided_copy(x, sum(s * k for s, k in zip(starts, xs)), block, 0, lens,
                      [st * k for st, k in zip(steps, xs)], c_strides(lens))
-        return out.reshape(final)
+        return block.reshape(final) if out is None else out
 
     def bprop(self, inputs, out, dout):
         x, begin, end, strides = inputs
