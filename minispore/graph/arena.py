@@ -26,6 +26,7 @@ Symbolic shapes are sized when a run's symbol bindings are known: one set of slo
 binding, the last one kept. ``MINISPORE_MEMORY_PLAN=0`` in the environment turns planning
 off when a graph is compiled (for A/B measurements).
 """
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -57,7 +58,7 @@ class MemoryPlan:
 
     def nbytes(self, bindings=None):
         """The bytes of every slot (the arena's size) for `bindings`."""
-        return sum(_size(_bound(shape, bindings)) * dtype.itemsize
+        return sum(math.prod(_bound(shape, bindings)) * dtype.itemsize
                    for shape, dtype in self.slots)
 
     def buffers(self, bindings=None):
@@ -159,13 +160,6 @@ def _bound(shape, bindings):
         return shape
     from minispore.common import symbolic
     return tuple(int(d) for d in symbolic.substitute(shape, bindings))
-
-
-def _size(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def describe_memory(graph, plan):
