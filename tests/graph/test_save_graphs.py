@@ -56,6 +56,11 @@ def test_save_graphs_writes_every_pass(tmp_path):
     assert "side_effect" in final and "<Float32, [2, 8]>" in final
     dot = open(os.path.join(folders[0], [n for n in names if n.endswith(".dot")][0])).read()
     assert dot.startswith('digraph "TrainOneStepCell"') and dot.count("shape=box") == len(lines)
+    schedule = open(os.path.join(folders[0], [n for n in names
+                                              if n.endswith("_schedule.py")][0])).read()
+    head = schedule.splitlines()[:2]
+    assert head[0].startswith("# memory plan: ") and " nodes write into " in head[0], head
+    assert head[1].startswith("# peak live intermediates: ") and " bytes at node " in head[1]
     trace_ir = open(os.path.join(folders[0], "00_trace.ir")).read()
     assert "Gradients." not in trace_ir       # the backward is added by `differentiate`
 
