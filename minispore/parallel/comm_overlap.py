@@ -5,7 +5,7 @@ as its input exists and is waited where its result is first needed.
 For every such node the pass
 
 1. hoists it, with the pure nodes that only feed it (data parallel's bucket: the scale by
-   1/degree, the reshapes and the concatenation, which the reducer traces after the whole
+   1/degree and the packing into one buffer, which the reducer traces after the whole
    backward), to just after the last node making one of their outside inputs;
 2. splits it into an `AllReduceStart` there (MPI's non-blocking Iallreduce on a packed copy of
    its inputs) and an `AllReduceWait` just before the first node reading a result, unless
@@ -21,6 +21,7 @@ import numpy as np
 
 from minispore import device
 from minispore.communication.collectives import iallreduce
+from minispore.graph.bucket_ops import BucketView
 from minispore.graph.ir import UPDATE, Node
 from minispore.ops.operations.comm_ops import AllReduce
 from minispore.ops.primitive import Aval, Primitive
@@ -50,8 +51,24 @@ def overlap_communication(program, ctx):
     for node in targets:
         nodes = graph.nodes
         _hoist(nodes, node)
+        _sink_views(nodes, node)
         graph.nodes = _split(graph, nodes, node)
     return program
+
+
+def _sink_views(nodes, node):
+    """Move the BucketViews of `node`'s result to just before their first readers (in place),
+    so that its wait lands before the first update needing one of its gradients rather than
+    before the views, which the reducer traces all together."""
+    outs = {id(v) for v in node.outputs}
+    views = [n for n in nodes if isinstance(n.prim, BucketView)
+             and any(id(v) in outs for v in n.input_values())]
+    for view in views:
+        nodes.remove(view)
+        result = id(view.outputs[0])
+        first = next((i for i, n in enumerate(nodes)
+                      if any(id(v) == result for v in n.input_values())), len(nodes))
+        nodes.insert(first, view)
 
 
 def _hoist(nodes, node):

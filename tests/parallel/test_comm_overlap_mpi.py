@@ -59,8 +59,9 @@ def test_buckets_start_during_the_backward_with_unchanged_numbers(world):
     last_backward = max(k for k, n in enumerate(graph.nodes) if n.phase == BACKWARD)
     # every bucket but the first layer's starts before the backward ends
     assert sum(k < last_backward for k in starts) == 5
-    # each wait sits right before the optimizer update that reads its gradient
-    assert all(names[k + 1] == "ApplyMomentum" for k in waits)
+    # each wait sits right before the optimizer update that reads its gradient (through the
+    # gradient's view of the reduced bucket)
+    assert all(names[k + 1:k + 3] == ["BucketView", "ApplyMomentum"] for k in waits)
 
 
 def test_fused_mirror_reductions_of_semi_auto_are_split_too(world):

@@ -10,8 +10,8 @@ from minispore.common.auto_parallel_context import ParallelMode, get_auto_parall
 from minispore.common.tensor import Tensor
 from minispore.communication.collectives import all_reduce, broadcast, iallreduce
 from minispore.nn.cell import Cell
+from minispore.graph.bucket_ops import BucketView, PackBucket
 from minispore.common.context import context
-from minispore.ops import functional as F
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations.comm_ops import AllReduce, ReduceOp
 
@@ -221,28 +221,22 @@ class DistributedGradReducer(Cell):
 
     def _traced(self, grads):
         """GRAPH mode: the same buckets as the eager path, each traced as one AllReduce node
-        over the flat concatenation of its gradients (scaled by the mean's 1/degree first, as
-        the eager path packs them), then cut back into the gradients: one mechanism, so
-        comm_fusion and the numbers are the same in both modes."""
+        over the flat packing of its gradients (scaled by the mean's 1/degree while packed, as
+        the eager path packs them), then viewed back as the gradients (bucket_ops.py): one
+        mechanism, so comm_fusion and the numbers are the same in both modes."""
         reduce = AllReduce(ReduceOp.SUM, self.group)
         out = [None] * len(grads)
         for bucket in self._buckets:
-            parts = []
-            for i in bucket.members:
-                g = grads[i]
-                if self._factor is not None:
-                    # A constant of the graph, not a node building it every step.
-                    g = F.mul(g, Tensor(self._factor[g.dtype.np_dtype], g.dtype))
-                parts.append(g)
-            if len(parts) == 1:
-                out[bucket.members[0]] = reduce(parts[0])
-                continue
-            flat = reduce(F.concat([F.reshape(g, (-1,)) for g in parts]))
+            parts = [grads[i] for i in bucket.members]
+            if self._factor is not None:
+                # A constant of the graph, not a node building it every step.
+                dtype = parts[0].dtype
+                parts.append(Tensor(self._factor[dtype.np_dtype], dtype))
+            flat = reduce(PackBucket(self._factor is not None)(*parts))
             offset = 0
             for i in bucket.members:
                 p = self._parameters[i]
-                piece = F.strided_slice(flat, (offset,), (offset + p.size,), (1,))
-                out[i] = F.reshape(piece, tuple(p.shape))
+                out[i] = BucketView(offset, p.shape)(flat)
                 offset += p.size
         return tuple(out)
 
