@@ -1,8 +1,9 @@
 """Data-parallel training throughput for `make bench`: the MLP 784-512-512-10 step on a global
-batch of 256 on 1 process vs k ranks (minispore data parallel, and PyTorch DDP over gloo when
-torch is installed), each rank with cores // ranks threads.
+batch of 256 on 1 process vs k ranks (minispore data parallel in PYNATIVE and GRAPH mode, and
+PyTorch DDP over gloo when torch is installed), each rank with cores // ranks threads.
 
-Usage: python -m minispore.run -n 2 tools/bench_dp.py --dp minispore   (prints rank 0's time)
+Usage: python -m minispore.run -n 2 tools/bench_dp.py --dp minispore   (prints rank 0's time;
+--dp minispore-graph for GRAPH mode, --dp torch)
 From bench.py: ``dp_throughput_table(ranks=(1, 2))`` launches those jobs and returns a Table.
 """
 import os
@@ -31,12 +32,14 @@ def _launch_rank():
     return 0, 1
 
 
-def _minispore_dp_step(rank, k):
-    """(step, barrier) for the MLP on this rank's DP_BATCH // k rows; data parallel if k > 1."""
+def _minispore_dp_step(rank, k, graph=False):
+    """(step, barrier) for the MLP on this rank's DP_BATCH // k rows; data parallel if k > 1;
+    in GRAPH mode when `graph`."""
     import minispore as ms
     from minispore import Tensor, nn
     from minispore.communication import init
     from minispore.communication.collectives import barrier
+    ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
     if k > 1:
         init()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
@@ -88,7 +91,10 @@ def dp_step_time(framework, steps=20, rounds=5):
     """Under the launcher: median seconds per global-batch step on this rank (every rank
     runs the same fixed number of steps, so none waits for a step the others skip)."""
     rank, k = _launch_rank()
-    step, barrier = (_torch_dp_step if framework == "torch" else _minispore_dp_step)(rank, k)
+    if framework == "torch":
+        step, barrier = _torch_dp_step(rank, k)
+    else:
+        step, barrier = _minispore_dp_step(rank, k, graph=framework == "minispore-graph")
     for _ in range(3):
         step()
     samples = [timed_after_barrier(step, steps, barrier) for _ in range(rounds)]
@@ -115,7 +121,7 @@ def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
     cores // ranks threads) and on one process with one thread; the best of `rounds`
     interleaved launches; speed-ups against one process with every core and with one thread."""
     if frameworks is None:
-        frameworks = ["minispore"]
+        frameworks = ["minispore", "minispore-graph"]
         try:
             import torch  # noqa: F401
             frameworks.append("torch")
@@ -138,8 +144,10 @@ def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
         full, single = best[(framework, 1, None)], best[(framework, 1, 1)]
         for k, threads in configs:
             seconds = best[(framework, k, threads)]
-            name = framework if k == 1 else (
-                "minispore data parallel" if framework == "minispore" else "torch DDP (gloo)")
+            name = {"minispore": "minispore PYNATIVE", "minispore-graph": "minispore GRAPH",
+                    "torch": "torch"}[framework]
+            if k > 1:
+                name += " DDP (gloo)" if framework == "torch" else " data parallel"
             t.add(name, f"{k} x {threads or max(1, cores // k)}", seconds * 1e3,
                   DP_BATCH / seconds, f"{full / seconds:.2f}x", f"{single / seconds:.2f}x")
     return t
