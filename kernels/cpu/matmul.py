@@ -9,24 +9,22 @@ from numba import njit
 
 @njit(cache=True)
 def matmul(a, b, transpose_a, transpose_b):
-    """out[m, n] = sum_k A[m, k] * B[k, n] with A = a.T if transpose_a, B = b.T if transpose_b.
-
-    Runs in BLAS (its own threads); transposed operands are passed as views, so no copy.
+    """out[m, n] = sum_k A[m, k] * B[k, n] with A = a.T if transpose_a, B = b.T if transpose_b,
+    a new (M, N) array (see matmul_into).
     Preconditions: 2-D, same float dtype, contracted dims equal (checked by MatMul.infer).
     """
-    # Separate branches keep each view's layout (C or F) exact: a unified 'A' type loses BLAS.
-    if transpose_a:
-        if transpose_b:
-            return np.dot(a.T, b.T)
-        return np.dot(a.T, b)
-    if transpose_b:
-        return np.dot(a, b.T)
-    return np.dot(a, b)
+    m = a.shape[1] if transpose_a else a.shape[0]
+    n = b.shape[0] if transpose_b else b.shape[1]
+    return matmul_into(a, b, transpose_a, transpose_b, np.empty((m, n), a.dtype))
 
 
 @njit(cache=True)
 def matmul_into(a, b, transpose_a, transpose_b, out):
-    """`matmul` written into out (M, N), C-contiguous, which BLAS fills in place."""
+    """`matmul` written into out (M, N), C-contiguous, which BLAS fills in place.
+
+    Runs in BLAS (its own threads); transposed operands are passed as views, so no copy.
+    """
+    # Separate branches keep each view's layout (C or F) exact: a unified 'A' type loses BLAS.
     if transpose_a:
         if transpose_b:
             np.dot(a.T, b.T, out)
