@@ -208,14 +208,16 @@ def _in_mode(mode, step):
     return call
 
 
-def _compile_unfused(call, *args):
-    """The first call (which compiles the graph) with elementwise fusion off: the pass reads
-    MINISPORE_FUSION when a graph is compiled, so later calls run the unfused graph."""
-    os.environ["MINISPORE_FUSION"] = "0"
+def _compile_with(env, call, *args):
+    """The first call (which compiles the graph) with the environment variables `env` set: the
+    passes read MINISPORE_FUSION and MINISPORE_MEMORY_PLAN when a graph is compiled, so later
+    calls run the graph compiled that way."""
+    os.environ.update(env)
     try:
         call(*args)
     finally:
-        del os.environ["MINISPORE_FUSION"]
+        for name in env:
+            del os.environ[name]
 
 
 def bench_training():
@@ -236,7 +238,7 @@ def bench_training():
             steps = {"py": _in_mode(ms.PYNATIVE_MODE, cells["py"]),
                      "graph": _in_mode(ms.GRAPH_MODE, cells["graph"]),
                      "unfused": _in_mode(ms.GRAPH_MODE, cells["unfused"])}
-            _compile_unfused(steps["unfused"], xt, yt)
+            _compile_with({"MINISPORE_FUSION": "0"}, steps["unfused"], xt, yt)
             t0 = time.perf_counter()
             steps["graph"](xt, yt)
             first = time.perf_counter() - t0
@@ -390,13 +392,10 @@ def bench_memory_plan():
             y = Tensor(RNG.integers(0, 10, batch).astype(np.int32))
             cells, steps, reports = {}, {}, {}
             for key in ("off", "on"):
-                os.environ["MINISPORE_MEMORY_PLAN"] = "1" if key == "on" else "0"
-                try:
-                    cells[key] = ms_step(ms_net())
-                    steps[key] = _in_mode(ms.GRAPH_MODE, cells[key])
-                    steps[key](x, y)
-                finally:
-                    del os.environ["MINISPORE_MEMORY_PLAN"]
+                cells[key] = ms_step(ms_net())
+                steps[key] = _in_mode(ms.GRAPH_MODE, cells[key])
+                _compile_with({"MINISPORE_MEMORY_PLAN": "1" if key == "on" else "0"},
+                              steps[key], x, y)
                 with track_memory() as tracker:
                     steps[key](x, y)
                 reports[key] = tracker

@@ -1,7 +1,6 @@
 """The static memory plan (minispore/graph/arena.py): kernels of a compiled graph write into
 buffers assigned once from the Values' lifetimes, so a steady-state training step allocates no
 intermediate array, and nothing a caller holds is ever overwritten."""
-import os
 
 import numpy as np
 import pytest
@@ -49,33 +48,30 @@ class SmallMLP(nn.Cell):
 NETS = {"mlp": (SmallMLP, (6, 12)), "lenet": (SmallLeNet, (6, 1, 10, 10))}
 
 
-def _train(net_name, steps, plan):
-    os.environ["MINISPORE_MEMORY_PLAN"] = "1" if plan else "0"
-    try:
-        cls, shape = NETS[net_name]
-        ms.set_seed(5)
-        net = cls()
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-        rng = np.random.default_rng(0)
-        x = Tensor(rng.standard_normal(shape).astype(np.float32))
-        y = Tensor(rng.integers(0, 5, shape[0]).astype(np.int32))
-        losses, reports = [], []
-        for _ in range(steps):
-            with track_memory() as tracker:
-                losses.append(step(x, y).asnumpy())
-            reports.append(tracker.reports[0])
-        params = [p.asnumpy().copy() for p in net.trainable_params()]
-        return losses, params, reports, list(step._graph_cache.entries.values())[0]
-    finally:
-        del os.environ["MINISPORE_MEMORY_PLAN"]
+def _train(net_name, steps, plan, monkeypatch):
+    monkeypatch.setenv("MINISPORE_MEMORY_PLAN", "1" if plan else "0")
+    cls, shape = NETS[net_name]
+    ms.set_seed(5)
+    net = cls()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal(shape).astype(np.float32))
+    y = Tensor(rng.integers(0, 5, shape[0]).astype(np.int32))
+    losses, reports = [], []
+    for _ in range(steps):
+        with track_memory() as tracker:
+            losses.append(step(x, y).asnumpy())
+        reports.append(tracker.reports[0])
+    params = [p.asnumpy().copy() for p in net.trainable_params()]
+    return losses, params, reports, list(step._graph_cache.entries.values())[0]
 
 
 @pytest.mark.parametrize("net_name", sorted(NETS))
-def test_training_step_allocates_no_intermediate(graph_mode, net_name):
-    losses, params, reports, executable = _train(net_name, 3, plan=True)
-    ref_losses, ref_params, ref_reports, _ = _train(net_name, 3, plan=False)
+def test_training_step_allocates_no_intermediate(graph_mode, net_name, monkeypatch):
+    losses, params, reports, executable = _train(net_name, 3, True, monkeypatch)
+    ref_losses, ref_params, ref_reports, _ = _train(net_name, 3, False, monkeypatch)
     # The same kernels on the same values: bitwise equal to the unplanned schedule.
     np.testing.assert_array_equal(losses, ref_losses)
     for p, r in zip(params, ref_params):

@@ -3,9 +3,6 @@ tests/ops that calls check_forward / check_grad is collected again here with tho
 replaced by graph ones. check_forward runs the op eagerly and as a compiled graph (equal within
 1e-6 relative); check_grad compares the `differentiate` pass's gradients with the eager tape's.
 The last test asserts every operator class was exercised in a graph (or is listed with why)."""
-import contextlib
-import os
-
 import numpy as np
 import pytest
 
@@ -77,7 +74,8 @@ def _check_planned(op_fn, tensors, consts, eager, atol=1e-7, seed=None):
         out = op_fn(*t, *consts)
         return tuple(CopyOut()(o) for o in out) if isinstance(out, tuple) else CopyOut()(out)
 
-    with _fusion_off():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MINISPORE_FUSION", "0")
         executable = compile_fn(copied, tensors)
     PLANNED.update(type(executable.graph.nodes[k].prim).__name__
                    for k in executable.plan.planned_nodes)
@@ -188,19 +186,6 @@ def test_every_operator_runs_in_a_graph():
         pytest.skip("needs every parity test above in the same run (they record coverage)")
     missing = sorted(set(operator_classes()) - COVERED - set(ELSEWHERE))
     assert not missing, f"operators never traced and executed by the parity tests: {missing}"
-
-
-@contextlib.contextmanager
-def _fusion_off():
-    saved = os.environ.get("MINISPORE_FUSION")
-    os.environ["MINISPORE_FUSION"] = "0"
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ["MINISPORE_FUSION"]
-        else:
-            os.environ["MINISPORE_FUSION"] = saved
 
 
 def test_every_out_writing_operator_ran_into_a_planned_buffer():
