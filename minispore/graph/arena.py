@@ -110,7 +110,7 @@ def plan_buffers(graph):
 
 def _plannable(node):
     prim = node.prim
-    if not getattr(prim, "writes_out", False) or node.side_effect or not node.outputs:
+    if not prim.writes_out or node.side_effect or not node.outputs:
         return False
     if any(len(v.shape) == 0 for v in node.outputs):
         return False
