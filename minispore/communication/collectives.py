@@ -114,27 +114,36 @@ def _notify(collective, nbytes, k):
 def all_reduce(x, op=SUM, group="hccl_world_group", out=None):
     """out = op over the group's ranks of x (a new array, or `out`, C-contiguous, when given;
     x is unchanged)."""
-    if device.is_device_array(x):
-        if _direct(x):
-            out = device.empty_like(x) if out is None else out
-            comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
-            try:
-                comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
-            finally:
-                WATCH.leave()
-            return out
-        host = all_reduce(x.copy_to_host(), op, group)
-        if out is None:
-            return device.like(x, host)
-        out.copy_to_device(host)
-        return out
-    x = _contig(x)
-    out = np.empty_like(x) if out is None else out
+    if type(x) is not np.ndarray:
+        return _all_reduce_other(x, op, group, out)
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
+    if out is None:
+        out = np.empty_like(x)
     comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
     try:
         comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
     finally:
         WATCH.leave()
+    return out
+
+
+def _all_reduce_other(x, op, group, out):
+    """all_reduce of a device array (or a numpy subclass, reduced as a plain host array)."""
+    if not device.is_device_array(x):
+        return all_reduce(np.asarray(x), op, group, out)
+    if _direct(x):
+        out = device.empty_like(x) if out is None else out
+        comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
+        try:
+            comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
+        finally:
+            WATCH.leave()
+        return out
+    host = all_reduce(x.copy_to_host(), op, group)
+    if out is None:
+        return device.like(x, host)
+    out.copy_to_device(host)
     return out
 
 
