@@ -1,9 +1,11 @@
 """Data-parallel training throughput for `make bench`: the MLP 784-512-512-10 step on a global
 batch of 256 on 1 process vs k ranks (minispore data parallel in PYNATIVE and GRAPH mode, and
-PyTorch DDP over gloo when torch is installed), each rank with cores // ranks threads.
+PyTorch DDP over gloo when torch is installed), each rank with cores // ranks threads; and the
+same step written by hand in numpy with one mpi4py all-reduce, the floor a framework's data
+parallel can reach on this machine.
 
 Usage: python -m minispore.run -n 2 tools/bench_dp.py --dp minispore   (prints rank 0's time;
---dp minispore-graph for GRAPH mode, --dp torch)
+--dp minispore-graph for GRAPH mode, --dp torch, --dp numpy)
 From bench.py: ``dp_throughput_table(ranks=(1, 2))`` launches those jobs and returns a Table.
 """
 import os
@@ -87,12 +89,65 @@ def _torch_dp_step(rank, k):
     return step, barrier
 
 
+def _numpy_dp_step(rank, k):
+    """The same step written by hand: numpy (OpenBLAS) forward and backward into one
+    preallocated flat gradient buffer, summed by a single in-place mpi4py Allreduce, and the
+    momentum update on flat arrays. No framework does less per step."""
+    barrier = (lambda: None)
+    if k > 1:
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        barrier = comm.Barrier
+    dims = DP_LAYERS
+    shapes = [s for i in range(3) for s in ((dims[i], dims[i + 1]), (dims[i + 1],))]
+    sizes = [int(np.prod(s)) for s in shapes]
+    ends = np.cumsum(sizes)
+    params = np.random.default_rng(1).standard_normal(ends[-1]).astype(np.float32) * 0.05
+    grad, velocity = np.empty_like(params), np.zeros_like(params)
+    views = [[flat[end - size:end].reshape(shape) for size, end, shape in zip(sizes, ends, shapes)]
+             for flat in (params, grad)]
+    (w0, b0, w1, b1, w2, b2), (gw0, gb0, gw1, gb1, gw2, gb2) = views
+    rng = np.random.default_rng(rank)
+    n = DP_BATCH // k
+    x = rng.standard_normal((n, dims[0])).astype(np.float32)
+    y = rng.integers(0, dims[-1], n)
+    rows = np.arange(n)
+
+    def step():
+        h1 = np.maximum(x @ w0 + b0, 0)
+        h2 = np.maximum(h1 @ w1 + b1, 0)
+        z = h2 @ w2 + b2
+        z -= z.max(axis=1, keepdims=True)
+        np.exp(z, out=z)
+        z /= z.sum(axis=1, keepdims=True)
+        z[rows, y] -= 1
+        z *= np.float32(1.0 / DP_BATCH)          # d(mean loss over the global batch)/dz
+        np.matmul(h2.T, z, out=gw2)
+        np.sum(z, axis=0, out=gb2)
+        d2 = z @ w2.T
+        d2 *= h2 > 0
+        np.matmul(h1.T, d2, out=gw1)
+        np.sum(d2, axis=0, out=gb1)
+        d1 = d2 @ w1.T
+        d1 *= h1 > 0
+        np.matmul(x.T, d1, out=gw0)
+        np.sum(d1, axis=0, out=gb0)
+        if k > 1:
+            comm.Allreduce(MPI.IN_PLACE, grad, MPI.SUM)
+        np.multiply(velocity, np.float32(0.9), out=velocity)
+        np.add(velocity, grad, out=velocity)
+        np.subtract(params, np.float32(0.01) * velocity, out=params)
+    return step, barrier
+
+
 def dp_step_time(framework, steps=20, rounds=5):
     """Under the launcher: median seconds per global-batch step on this rank (every rank
     runs the same fixed number of steps, so none waits for a step the others skip)."""
     rank, k = _launch_rank()
     if framework == "torch":
         step, barrier = _torch_dp_step(rank, k)
+    elif framework == "numpy":
+        step, barrier = _numpy_dp_step(rank, k)
     else:
         step, barrier = _minispore_dp_step(rank, k, graph=framework == "minispore-graph")
     for _ in range(3):
@@ -121,7 +176,7 @@ def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
     cores // ranks threads) and on one process with one thread; the best of `rounds`
     interleaved launches; speed-ups against one process with every core and with one thread."""
     if frameworks is None:
-        frameworks = ["minispore", "minispore-graph"]
+        frameworks = ["minispore", "minispore-graph", "numpy"]
         try:
             import torch  # noqa: F401
             frameworks.append("torch")
@@ -145,7 +200,7 @@ def dp_throughput_table(ranks=(1, 2), frameworks=None, rounds=2, timeout=600):
         for k, threads in configs:
             seconds = best[(framework, k, threads)]
             name = {"minispore": "minispore PYNATIVE", "minispore-graph": "minispore GRAPH",
-                    "torch": "torch"}[framework]
+                    "numpy": "hand-written numpy + mpi4py", "torch": "torch"}[framework]
             if k > 1:
                 name += " DDP (gloo)" if framework == "torch" else " data parallel"
             t.add(name, f"{k} x {threads or max(1, cores // k)}", seconds * 1e3,
