@@ -47,6 +47,59 @@ def bench_gemm(sizes):
     return t
 
 
+def _mlp_gemms(batch):
+    """The eight GEMMs of an MLP 784-512-512-10 training step at `batch`: (a, b, ta, tb, out)."""
+    shapes = [((batch, 784), (784, 512), False, False), ((batch, 512), (512, 512), False, False),
+              ((batch, 512), (512, 10), False, False), ((batch, 512), (batch, 10), True, False),
+              ((batch, 10), (512, 10), False, True), ((batch, 512), (batch, 512), True, False),
+              ((batch, 512), (512, 512), False, True), ((batch, 784), (batch, 512), True, False)]
+    gemms = []
+    for sa, sb, ta, tb in shapes:
+        m = sa[1] if ta else sa[0]
+        n = sb[0] if tb else sb[1]
+        gemms.append((randn(*sa), randn(*sb), ta, tb, np.empty((m, n), np.float32)))
+    return gemms
+
+
+def bench_gemm_libraries(batches=(32, 256)):
+    """The MLP step's eight GEMMs on one thread through each BLAS in the process: Numba's np.dot
+    (scipy's bundled OpenBLAS, what the MatMul kernel called before kernels/cpu/blas.py), the
+    MatMul kernel (numpy's bundled OpenBLAS by address) and numpy's matmul (the same library)."""
+    from numba import njit
+    from threadpoolctl import threadpool_limits
+
+    @njit
+    def numba_dot(a, b, out):
+        np.dot(a, b, out)
+
+    mm = kernel("matmul", "matmul_into")
+    t = Table("The eight GEMMs of an MLP 784-512-512-10 training step, 1 thread (us, lower is "
+              "better)", ["batch", "Numba np.dot (scipy's OpenBLAS)", "MatMul kernel (numpy's "
+                          "OpenBLAS)", "numpy matmul", "kernel / np.dot"])
+    for batch in batches:
+        gemms = _mlp_gemms(batch)
+        # np.dot in Numba wants C or F operands: pass the transposes as F views, as it did.
+        views = [(a.T if ta else a, b.T if tb else b, out) for a, b, ta, tb, out in gemms]
+
+        def run_dot():
+            for a, b, out in views:
+                numba_dot(a, b, out)
+
+        def run_kernel():
+            for a, b, ta, tb, out in gemms:
+                mm(a, b, ta, tb, out)
+
+        def run_numpy():
+            for a, b, out in views:
+                np.matmul(a, b, out=out)
+        with threadpool_limits(limits=1, user_api="blas"):
+            r = compare({"dot": run_dot, "kernel": run_kernel, "numpy": run_numpy}, rounds=7,
+                        min_time=0.1)
+        t.add(str(batch), r["dot"] * 1e6, r["kernel"] * 1e6, r["numpy"] * 1e6,
+              f"{r['kernel'] / r['dot']:.2f}")
+    return t
+
+
 def bench_ops():
     """Single operators through the public API (dispatch included) vs the best numpy form."""
     t = Table("Operators, eager, µs per call (lower is better)",
@@ -469,7 +522,8 @@ def main():
     parser.add_argument("--output", default="BENCHMARKS.md")
     args = parser.parse_args()
     started = time.time()
-    tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)), bench_ops(),
+    tables = [bench_gemm((256, 512) if args.quick else (256, 1024, 2048)),
+              bench_gemm_libraries(), bench_ops(),
               bench_dispatch(), *bench_training(), bench_memory_plan(), bench_label_check(),
               bench_compile_sweep()]
     if not args.quick:

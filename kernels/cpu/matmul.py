@@ -1,44 +1,37 @@
-"""GEMM kernels: BLAS sgemm/dgemm called from Numba (np.dot inside @njit), transposes folded in.
+"""GEMM kernels: BLAS sgemm/dgemm called from Numba, transposes and strided rows folded in.
 
-Measured (shared/reference/numba_performance.md): np.dot inside @njit reaches 0.8-1.2x numpy's
-BLAS; a hand-written Numba GEMM reaches ~85 % only with fragile settings, so BLAS it is.
+Measured (shared/reference/numba_performance.md): a hand-written Numba GEMM reaches ~85 % of
+BLAS only with fragile settings, so BLAS it is: numpy's own OpenBLAS, called by address
+(kernels/cpu/blas.py says why not Numba's np.dot). Every function here takes that address
+tuple first; the module exports them with it bound (functools.partial, the names the kernel
+registry looks up).
 """
+import functools
+
 import numpy as np
 from numba import njit
 
+from . import blas
+
 
 @njit(cache=True)
-def matmul(a, b, transpose_a, transpose_b):
-    """out[m, n] = sum_k A[m, k] * B[k, n] with A = a.T if transpose_a, B = b.T if transpose_b,
-    a new (M, N) array (see matmul_into).
+def _matmul_into(gemm, a, b, transpose_a, transpose_b, out):
+    """out (M, N), C-contiguous = op(a) @ op(b), op transposing where the flag says.
     Preconditions: 2-D, same float dtype, contracted dims equal (checked by MatMul.infer).
-    """
+    Transposed operands go to BLAS as views: no copy."""
+    return blas.gemm_into(gemm, a.T if transpose_a else a, b.T if transpose_b else b, out)
+
+
+@njit(cache=True)
+def _matmul(gemm, a, b, transpose_a, transpose_b):
+    """`matmul_into` into a new (M, N) array."""
     m = a.shape[1] if transpose_a else a.shape[0]
     n = b.shape[0] if transpose_b else b.shape[1]
-    return matmul_into(a, b, transpose_a, transpose_b, np.empty((m, n), a.dtype))
+    return _matmul_into(gemm, a, b, transpose_a, transpose_b, np.empty((m, n), a.dtype))
 
 
 @njit(cache=True)
-def matmul_into(a, b, transpose_a, transpose_b, out):
-    """`matmul` written into out (M, N), C-contiguous, which BLAS fills in place.
-
-    Runs in BLAS (its own threads); transposed operands are passed as views, so no copy.
-    """
-    # Separate branches keep each view's layout (C or F) exact: a unified 'A' type loses BLAS.
-    if transpose_a:
-        if transpose_b:
-            np.dot(a.T, b.T, out)
-        else:
-            np.dot(a.T, b, out)
-    elif transpose_b:
-        np.dot(a, b.T, out)
-    else:
-        np.dot(a, b, out)
-    return out
-
-
-@njit(cache=True)
-def batch_matmul(a, b, transpose_a, transpose_b, out):
+def _batch_matmul(gemm, a, b, transpose_a, transpose_b, out):
     """out[z] = op(a[z % Ba]) @ op(b[z % Bb]) for z in range(out.shape[0]).
 
     a: (Ba, M, K) or (Ba, K, M); b: (Bb, K, N) or (Bb, N, K), C-contiguous; out: (B, M, N)
@@ -52,13 +45,11 @@ def batch_matmul(a, b, transpose_a, transpose_b, out):
     for z in range(out.shape[0]):
         i = z % ba
         j = z % bb
-        # One branch per flag pair keeps each view's exact layout (C or F) for BLAS.
-        if transpose_a:
-            if transpose_b:
-                np.dot(a[i].T, b[j].T, out[z])
-            else:
-                np.dot(a[i].T, b[j], out[z])
-        elif transpose_b:
-            np.dot(a[i], b[j].T, out[z])
-        else:
-            np.dot(a[i], b[j], out[z])
+        blas.gemm_into(gemm, a[i].T if transpose_a else a[i], b[j].T if transpose_b else b[j],
+                  out[z])
+    return out
+
+
+matmul_into = functools.partial(_matmul_into, blas.GEMM)
+matmul = functools.partial(_matmul, blas.GEMM)
+batch_matmul = functools.partial(_batch_matmul, blas.GEMM)

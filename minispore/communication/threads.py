@@ -66,9 +66,7 @@ def limit_threads(local_ranks, runtime_num_threads=0):
                 f"before starting Python, or a smaller runtime_num_threads.")
         numba.set_num_threads(numba_threads)
     if blas_threads is not None:
-        # threadpoolctl sizes only the libraries loaded now: load scipy's OpenBLAS (the one
-        # Numba's np.dot calls), besides numpy's, before it looks.
-        import scipy.linalg.cython_blas  # noqa: F401
+        # The GEMM kernels call numpy's OpenBLAS (kernels/cpu/blas.py), loaded with numpy.
         from threadpoolctl import threadpool_limits
         threadpool_limits(limits=blas_threads, user_api="blas")
     logger.info("Threads per rank: Numba %s (%s), BLAS %s (%s).",
