@@ -99,6 +99,8 @@ def gemm_into(addresses, a, b, out):
     rows or columns are unit-stride (transposes and row slices go to BLAS as they are)."""
     m, k = a.shape
     n = b.shape[1]
+    if not out.flags.c_contiguous:
+        raise ValueError("gemm_into: out must be C-contiguous (BLAS writes its rows n apart)")
     if m == 0 or n == 0:
         return out
     if k == 0:

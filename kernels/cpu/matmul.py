@@ -45,8 +45,8 @@ def _batch_matmul(gemm, a, b, transpose_a, transpose_b, out):
     for z in range(out.shape[0]):
         i = z % ba
         j = z % bb
-        blas.gemm_into(gemm, a[i].T if transpose_a else a[i], b[j].T if transpose_b else b[j],
-                  out[z])
+        blas.gemm_into(gemm, a[i].T if transpose_a else a[i],
+                       b[j].T if transpose_b else b[j], out[z])
     return out
 
 

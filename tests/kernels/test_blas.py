@@ -61,6 +61,11 @@ def test_empty_dimensions():
     assert mm.matmul(np.ones((3, 2)), np.ones((2, 0)), False, False).shape == (3, 0)
 
 
+def test_a_strided_output_is_refused():
+    with pytest.raises(ValueError, match="C-contiguous"):
+        blas.gemm_into(blas.GEMM, np.ones((2, 3)), np.ones((3, 4)), np.empty((4, 2)).T)
+
+
 def test_batch_matmul_repeats_operands_over_the_batch():
     a, b = operand((2, 3, 4), np.float64), operand((3, 5, 4), np.float64)
     out = np.empty((6, 3, 5))
