@@ -10,6 +10,10 @@ from minispore.common.log_level import apply_glog_v
 
 apply_glog_v()
 
+from minispore.common.malloc_tuning import tune_malloc
+
+tune_malloc()
+
 from minispore.common import dtype
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,

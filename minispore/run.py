@@ -30,15 +30,14 @@ import subprocess
 import sys
 import time
 
+from minispore.common.malloc_tuning import MALLOC_VARS
 from minispore.communication.relaunch import find_mpiexec as find_mpirun
 from minispore.communication.threads import THREAD_VARS, host_cores
 
-
-# glibc serves allocations above its mmap threshold (at most 32 MB) with fresh pages on every
-# call, so each 1-32 MB output buffer page-faults anew; measured on 2 ranks, AllReduce of 1 MB
-# took 4.7x raw mpi4py because of it, and 0.85-1.11x from 1 to 64 MB with these settings.
-# Heap memory is then reused instead of returned to the system at once.
-MALLOC_VARS = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "2147483648"}
+# MALLOC_VARS (common/malloc_tuning.py): glibc serves allocations above its mmap threshold with
+# fresh pages on every call, so each 1-32 MB output buffer page-faults anew; measured on 2
+# ranks, AllReduce of 1 MB took 4.7x raw mpi4py because of it, and 0.85-1.11x from 1 to 64 MB
+# with the ranks started with these settings.
 
 
 # Every rank runs on this host, so the MPI netmods need no interface but loopback: UCX (the
