@@ -118,8 +118,10 @@ def all_reduce(x, op=SUM, group="hccl_world_group", out=None):
         return _all_reduce_other(x, op, group, out)
     if not x.flags.c_contiguous:
         x = np.ascontiguousarray(x)
-    if out is None:
-        out = np.empty_like(x)
+    return _reduce_into(x, np.empty_like(x) if out is None else out, op, group)
+
+
+def _reduce_into(x, out, op, group):
     comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
     try:
         comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
@@ -133,13 +135,7 @@ def _all_reduce_other(x, op, group, out):
     if not device.is_device_array(x):
         return all_reduce(np.asarray(x), op, group, out)
     if _direct(x):
-        out = device.empty_like(x) if out is None else out
-        comm = _checked(group, 0, _OP_CODE[op], x, "AllReduce")
-        try:
-            comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
-        finally:
-            WATCH.leave()
-        return out
+        return _reduce_into(x, device.empty_like(x) if out is None else out, op, group)
     host = all_reduce(x.copy_to_host(), op, group)
     if out is None:
         return device.like(x, host)
