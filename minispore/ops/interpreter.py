@@ -39,8 +39,8 @@ def unobserved_host_eager():
     """Whether a primitive called now runs straight on the eager CPU interpreter with nothing
     watching it: no interpreter pushed (graph tracer, shard region), no tape recording, no
     profiler. Collectives then take their short path (comm_ops._Collective.__call__)."""
-    return (_THREAD.interpreter is None and not getattr(_THREAD, "tapes", None)
-            and profiling.ACTIVE[0] is None and _CTX.device == "cpu")
+    return (_THREAD.interpreter is None and not _CTX.tapes and profiling.ACTIVE[0] is None
+            and _CTX.device == "cpu")
 
 
 def eager_apply(prim, args):
