@@ -50,38 +50,14 @@ def require(device_id=0):
         raise RuntimeError(NO_GPU.format(why=why))
     from numba.core import config
     if config.ENABLE_CUDASIM:
-        _host_shapes_on_simulator()
+        from minispore.device import strict_simulator
+        strict_simulator.install()
     if device_id:
         cuda = _import_cuda()
         if device_id >= len(cuda.gpus):
             raise RuntimeError(f"device_id {device_id} is out of range: numba.cuda sees "
                                f"{len(cuda.gpus)} GPU(s).")
         cuda.select_device(device_id)
-
-
-def _host_shapes_on_simulator():
-    """Give the simulator's device arrays the host-side shape of real ones.
-
-    A real device array's `shape` is a tuple on the host (impls index it from the end); the
-    simulator hands out a FakeShape that refuses negative indices everywhere, to mimic kernel
-    code. Host code gets a tuple here; simulated kernel threads (BlockThread) keep FakeShape,
-    so kernels stay checked as strictly as before.
-    """
-    import threading
-
-    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeShape
-    from numba.cuda.simulator.kernel import BlockThread
-
-    if getattr(FakeCUDAArray, "_minispore_host_shapes", False):
-        return
-
-    def shape(self):
-        if isinstance(threading.current_thread(), BlockThread):
-            return FakeShape(self._ary.shape)
-        return self._ary.shape
-
-    FakeCUDAArray.shape = property(shape)
-    FakeCUDAArray._minispore_host_shapes = True
 
 
 def _cuda():

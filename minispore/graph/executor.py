@@ -16,7 +16,7 @@ import threading
 
 from minispore.common import profiling
 from minispore.common.tensor import Tensor
-from minispore.device import active_device, scalar_array
+from minispore.device import active_device, device_of, scalar_array, to_device
 from minispore.device import empty as device_empty
 from minispore.graph.arena import describe_memory, plan_buffers
 from minispore.graph.ir import Value, flatten
@@ -43,6 +43,7 @@ class Executable:
         self.n_nodes = len(graph.nodes)
         # Constants, parameters and (CPU-only) fused kernels are bound for this device.
         self.device = active_device()
+        _parameters_to(graph, self.device)
         self.plan = plan_buffers(graph)
         self.source, self._run, self.needs_bindings = _build(graph, self.plan, accounted=False)
         self._accounted = None
@@ -92,6 +93,17 @@ class Executable:
         return out
 
 
+def _parameters_to(graph, target):
+    """Move the storage of the graph's parameters to `target` once, at compile, as MindSpore
+    gives parameters device memory when a graph is compiled for the device: kernels then never
+    see host memory on the GPU. Eager calls on the other device afterwards are refused naming
+    the tensors' device (ops/interpreter.py)."""
+    for v in graph.parameters:
+        data = v.param._data
+        if data is not None and device_of(data) != target:
+            v.param._data = to_device(data, target)
+
+
 def _build(graph, plan, accounted, profiled=False):
     """(source, the generated _run, whether it takes symbol bindings)."""
     source, env = _generate(graph, plan, accounted, profiled)
@@ -121,6 +133,7 @@ def _generate(graph, plan, accounted=False, profiled=False):
     every call records its span (profiling.timed)."""
     nm = _Namer()
     symbolic = _symbolic()
+    device_of_graph = active_device()
     needs_bindings = False
     args = []
     for i, v in enumerate(graph.inputs):
@@ -144,7 +157,9 @@ def _generate(graph, plan, accounted=False, profiled=False):
         if isinstance(x, Value):
             return nm.value(x)
         if isinstance(x, Tensor):
-            return nm.bind("c", x._require_data())
+            # A constant captured from the host lives on the graph's device from compile on
+            # (a host array reaching a GPU kernel is copied both ways on every launch).
+            return nm.bind("c", to_device(x._require_data(), device_of_graph))
         if isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in flatten(x)):
             body = ", ".join(operand(y) for y in x)
             return f"({body},)" if isinstance(x, tuple) else f"[{body}]"

@@ -37,6 +37,15 @@ if not cuda.is_available():
 
 SIMULATOR = bool(config.ENABLE_CUDASIM)
 
+if config.ENABLE_CUDASIM:
+    # Device arrays refuse what real ones refuse, and every launch's signature must be in
+    # the table tests/cuda_ptx compiles with the real CUDA compiler.
+    from tests.cuda_kernels import install_launch_check  # noqa: E402
+    LAUNCH_CHECK = install_launch_check()
+
+    def pytest_sessionfinish(session):
+        LAUNCH_CHECK.finish()
+
 
 @pytest.fixture(autouse=True)
 def fast_simulator_barriers():

@@ -175,7 +175,7 @@ class StridedSlice(_SliceBase):
     def impl(self, x, begin, end, strides, out=None):
         final, starts, lens, steps = self.plan(x.shape, begin, end, strides)
         xs = c_strides(x.shape)
-        block = device.empty(lens, x.dtype) if out is None else out.reshape(lens)
+        block = device.empty(lens, x.dtype) if out is None else out.reshape(tuple(lens))
         strided_copy(x, sum(s * k for s, k in zip(starts, xs)), block, 0, lens,
                      [st * k for st, k in zip(steps, xs)], c_strides(lens))
         return block.reshape(final) if out is None else out
