@@ -156,7 +156,7 @@ def bench_bandwidth(n, reps):
     cases = [
         ("copy (device to device)", 8 * n, lambda: out.copy_to_device(x)),
         ("add", 12 * n, lambda: elementwise.add(x, y, out=out)),
-        ("relu", 8 * n, lambda: activation.relu(x, out)),
+        ("relu", 8 * n, lambda: elementwise.relu(x, out=out)),
         ("bias_add (N, C, K)", 8 * n, lambda: activation.bias_add(x3, bias, out3)),
         ("cast f32 -> f64", 12 * n, lambda: array.cast(x, wide)),
         ("transpose (strided copy)", 8 * n,
@@ -260,6 +260,8 @@ def main():
         if not _simulated():
             print("--smoke runs on the simulator: set NUMBA_ENABLE_CUDASIM=1")
             return 2
+        from minispore.device import strict_simulator
+        strict_simulator.install()   # the smoke run refuses what a real GPU would refuse
         args.sizes, args.elements, args.batches, args.reps = [16], 64, [1], 1
     else:
         why = _gpu_or_reason()
