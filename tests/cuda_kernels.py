@@ -142,6 +142,8 @@ class LaunchCheck:
         setattr(modules()[module], attr, named)
 
     def __call__(self, kernel, args):
+        if not kernel.fn.__module__.startswith("minispore.kernels.cuda."):
+            return      # a test's own kernel
         key = self.names.get(id(kernel))
         sig = ", ".join(arg_spec(a) for a in args)
         if key is not None and sig in self.table.get(key, ()):

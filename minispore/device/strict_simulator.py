@@ -68,6 +68,37 @@ def _poisoned(arr):
     return arr
 
 
+def _share_shared_arrays_safely():
+    """The simulator's `cuda.shared.array` finds a block's array by the calling line with a
+    get-then-set on a dict, no lock: two threads of a block reaching the line first at once
+    each make an array, one is lost, and its thread reduces into a private buffer and reads
+    back uninitialised memory. With the short GIL switch interval the GPU tests use, that
+    gave about one wrong (garbage: 8.8e27, 4.2e26) loss in ten 2-rank runs of tests/gpu and
+    the rare LeNet mismatch. A lock makes the first call atomic; the array is poisoned like
+    any new device memory (real shared memory starts uninitialised)."""
+    import sys
+
+    from numba.cuda.simulator import kernelapi
+
+    plain = kernelapi.FakeCUDAShared.array
+    lock = threading.Lock()
+
+    def array(self, shape, dtype, alignment=None):
+        if shape == 0 or alignment is not None:
+            return plain(self, shape, dtype, alignment)   # dynamic shared memory: no lookup
+        if isinstance(dtype, kernelapi.types.Type):
+            dtype = kernelapi.numpy_support.as_dtype(dtype)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)   # the simulator's own key
+        with lock:
+            found = self._allocations.get(key)
+            if found is None:
+                found = self._allocations[key] = _poisoned(np.empty(shape, dtype))
+        return found
+
+    kernelapi.FakeCUDAShared.array = array
+
+
 def install():
     """Patch the simulator once (idempotent); see the module docstring."""
     from numba.cuda.simulator import kernel as sim_kernel
@@ -159,6 +190,7 @@ def install():
         return launch(self, *args)
 
     sim_kernel.FakeCUDAKernel.__call__ = strict_launch
+    _share_shared_arrays_safely()
 
     import numba.cuda
     from numba.cuda import simulator
