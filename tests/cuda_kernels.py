@@ -17,7 +17,6 @@ import functools
 import importlib
 import os
 import pkgutil
-import pprint
 
 import numpy as np
 
@@ -107,13 +106,17 @@ def load_table():
 
 
 def write_table(table):
-    body = pprint.pformat({k: tuple(sorted(v)) for k, v in sorted(table.items())}, width=100)
+    lines = ['"""Every CUDA kernel with every argument signature minispore launches it with',
+             "(see tests/cuda_kernels.py). Written by `make cuda-signatures`",
+             "(MINISPORE_RECORD_CUDA_SIGNATURES=1 over the simulator suites); the suites",
+             'fail a launch that is missing here."""', "", "SIGNATURES = {"]
+    for key in sorted(table):
+        lines.append(f"    {key!r}: (")
+        lines += [f"        {sig!r}," for sig in sorted(table[key])]
+        lines.append("    ),")
+    lines.append("}")
     with open(TABLE_PATH, "w") as f:
-        f.write('"""Every CUDA kernel with every argument signature minispore launches it with '
-                '(see tests/cuda_kernels.py).\n\nWritten by `make cuda-signatures` '
-                '(MINISPORE_RECORD_CUDA_SIGNATURES=1 over the simulator suites);\n'
-                'the suites fail a launch that is missing here."""\n\n'
-                f"SIGNATURES = {body}\n")
+        f.write("\n".join(lines) + "\n")
 
 
 class LaunchCheck:

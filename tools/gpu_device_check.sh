@@ -6,8 +6,8 @@
 # numba-cuda 0.30.4 cannot type a kernel. So the wheels come along in .whl/ (cp312), fetched
 # here with:
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-#     --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
-#     -d .whl mpich==5.0.2 mpi4py==4.1.2 pytest-mpi==0.6 numpy==2.4.6 numba-cuda==0.30.4
+#     --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
+#     --platform manylinux_2_17_x86_64 -d .whl mpich==5.0.2 mpi4py==4.1.2 pytest-mpi==0.6 numpy==2.4.6 numba-cuda==0.30.4
 # and the run is `bash tools/gpu_device_check.sh` from the repository root there.
 set -u
 OUT=${OUT:-/tmp/gpu_check}

@@ -1,390 +1,426 @@
-"""Every CUDA kernel with every argument signature minispore launches it with (see tests/cuda_kernels.py).
+"""Every CUDA kernel with every argument signature minispore launches it with
+(see tests/cuda_kernels.py). Written by `make cuda-signatures`
+(MINISPORE_RECORD_CUDA_SIGNATURES=1 over the simulator suites); the suites
+fail a launch that is missing here."""
 
-Written by `make cuda-signatures` (MINISPORE_RECORD_CUDA_SIGNATURES=1 over the simulator suites);
-the suites fail a launch that is missing here."""
-
-SIGNATURES = {'activation:_bias_add': ('float32[::1], float32[::1], float32[::1], int64, int64, boolean',
-                          'float64[::1], float64[::1], float64[::1], int64, int64, boolean'),
- 'activation:_bias_add_grad': ('float32[::1], float32[::1], int64, int64, int64',
-                               'float64[::1], float64[::1], int64, int64, int64'),
- 'array:_cast': ('boolean[::1], float32[::1]',
-                 'float32[::1], boolean[::1]',
-                 'float32[::1], float32[::1]',
-                 'float32[::1], float64[::1]',
-                 'float32[::1], int32[::1]',
-                 'float64[::1], boolean[::1]',
-                 'float64[::1], float32[::1]',
-                 'int32[::1], float32[::1]',
-                 'int32[::1], float64[::1]',
-                 'int32[::1], int32[::1]',
-                 'int64[::1], float32[::1]'),
- 'array:_fill': ('float32[::1], float32',
-                 'float64[::1], float64',
-                 'int32[::1], int32',
-                 'int64[::1], int64',
-                 'uint16[::1], uint16'),
- 'array:_strided_copy': ('float32[::1], int64, float32[::1], int64, int64, int64[::1], int64[::1], '
-                         'int64[::1], int64',
-                         'float64[::1], int64, float64[::1], int64, int64, int64[::1], int64[::1], '
-                         'int64[::1], int64',
-                         'int32[::1], int64, int32[::1], int64, int64, int64[::1], int64[::1], '
-                         'int64[::1], int64',
-                         'uint16[::1], int64, uint16[::1], int64, int64, int64[::1], int64[::1], '
-                         'int64[::1], int64'),
- 'conv:_col2im_kernel': ('float32[:, :, ::1], int64, int64, int64, int64, int64, int64, int64, '
-                         'int64, int64, float32[:, :, :, ::1]',
-                         'float64[:, :, ::1], int64, int64, int64, int64, int64, int64, int64, '
-                         'int64, int64, float64[:, :, :, ::1]'),
- 'conv:_group_major_kernel': ('float32[:, :, ::1], int64, float32[:, :, ::1]',
-                              'float64[:, :, ::1], int64, float64[:, :, ::1]'),
- 'conv:_im2col_kernel(False)': ('float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                                'int64, int64, int64, float32[:, :, ::1]',
-                                'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                                'int64, int64, int64, float64[:, :, ::1]'),
- 'conv:_im2col_kernel(True)': ('float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                               'int64, int64, int64, float32[:, :, ::1]',
-                               'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                               'int64, int64, int64, float64[:, :, ::1]'),
- 'conv:_pad2d_kernel': ('float32[:, :, :, ::1], int64, int64, float32[:, :, :, ::1]',
-                        'float64[:, :, :, ::1], int64, int64, float64[:, :, :, ::1]'),
- 'elementwise:abs._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:abs_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                  'int64[::1], int64[::1]',
-                                  'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                  'int64[::1], int64[::1]'),
- 'elementwise:add._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]',
-                             'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], '
-                             'int64[::1]',
-                             'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], '
-                             'int64[::1]'),
- 'elementwise:equal._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                               'int64[::1], int64[::1]',
-                               'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                               'int64[::1], int64[::1]'),
- 'elementwise:exp._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:gelu_erf._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                                  'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:gelu_erf_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, '
-                                       'int64[::1], int64[::1], int64[::1]',
-                                       'float64[::1], float64[::1], float64[::1], int64, '
-                                       'int64[::1], int64[::1], int64[::1]'),
- 'elementwise:gelu_tanh._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                                   'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:gelu_tanh_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, '
-                                        'int64[::1], int64[::1], int64[::1]',
-                                        'float64[::1], float64[::1], float64[::1], int64, '
-                                        'int64[::1], int64[::1], int64[::1]'),
- 'elementwise:greater._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]',
-                                 'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]'),
- 'elementwise:greater_equal._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                                       'int64[::1], int64[::1]',
-                                       'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                                       'int64[::1], int64[::1]'),
- 'elementwise:less._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                              'int64[::1], int64[::1]',
-                              'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                              'int64[::1], int64[::1]',
-                              'int64[::1], int64[::1], boolean[::1], int64, int64[::1], int64[::1], '
-                              'int64[::1]'),
- 'elementwise:less_equal._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                                    'int64[::1], int64[::1]',
-                                    'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                                    'int64[::1], int64[::1]'),
- 'elementwise:log._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:maximum._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]',
-                                 'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]'),
- 'elementwise:maximum_grad._kernel': ('float32[::1], float32[::1], float32[::1], float32[::1], '
-                                      'int64, int64[::1], int64[::1], int64[::1], int64[::1]',
-                                      'float64[::1], float64[::1], float64[::1], float64[::1], '
-                                      'int64, int64[::1], int64[::1], int64[::1], int64[::1]'),
- 'elementwise:minimum._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]',
-                                 'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]'),
- 'elementwise:minimum_grad._kernel': ('float32[::1], float32[::1], float32[::1], float32[::1], '
-                                      'int64, int64[::1], int64[::1], int64[::1], int64[::1]',
-                                      'float64[::1], float64[::1], float64[::1], float64[::1], '
-                                      'int64, int64[::1], int64[::1], int64[::1], int64[::1]'),
- 'elementwise:mul._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]'),
- 'elementwise:neg._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:not_equal._kernel': ('float32[::1], float32[::1], boolean[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]',
-                                   'float64[::1], float64[::1], boolean[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]'),
- 'elementwise:pow._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]'),
- 'elementwise:pow_grad_x._kernel': ('float32[::1], float32[::1], float32[::1], float32[::1], '
-                                    'int64, int64[::1], int64[::1], int64[::1], int64[::1]',
-                                    'float64[::1], float64[::1], float64[::1], float64[::1], '
-                                    'int64, int64[::1], int64[::1], int64[::1], int64[::1]'),
- 'elementwise:pow_grad_y._kernel': ('float32[::1], float32[::1], float32[::1], float32[::1], '
-                                    'int64, int64[::1], int64[::1], int64[::1], int64[::1]',
-                                    'float64[::1], float64[::1], float64[::1], float64[::1], '
-                                    'int64, int64[::1], int64[::1], int64[::1], int64[::1]'),
- 'elementwise:realdiv._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]',
-                                 'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                 'int64[::1], int64[::1]'),
- 'elementwise:relu._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                              'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:relu_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]',
-                                   'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]'),
- 'elementwise:rsqrt._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                               'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:rsqrt_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                    'int64[::1], int64[::1]',
-                                    'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                    'int64[::1], int64[::1]'),
- 'elementwise:select._kernel': ('boolean[::1], float32[::1], float32[::1], float32[::1], int64, '
-                                'int64[::1], int64[::1], int64[::1], int64[::1]',
-                                'boolean[::1], float64[::1], float64[::1], float64[::1], int64, '
-                                'int64[::1], int64[::1], int64[::1], int64[::1]',
-                                'boolean[::1], int64[::1], int64[::1], int64[::1], int64, int64[::1], '
-                                'int64[::1], int64[::1], int64[::1]'),
- 'elementwise:sigmoid._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                                 'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:sigmoid_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, '
-                                      'int64[::1], int64[::1], int64[::1]',
-                                      'float64[::1], float64[::1], float64[::1], int64, '
-                                      'int64[::1], int64[::1], int64[::1]'),
- 'elementwise:sqrt._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                              'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:sqrt_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]',
-                                   'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]'),
- 'elementwise:square._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                                'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:square_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                     'int64[::1], int64[::1]',
-                                     'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                     'int64[::1], int64[::1]'),
- 'elementwise:sub._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]',
-                             'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                             'int64[::1], int64[::1]'),
- 'elementwise:tanh._kernel': ('float32[::1], float32[::1], int64, int64[::1], int64[::1]',
-                              'float64[::1], float64[::1], int64, int64[::1], int64[::1]'),
- 'elementwise:tanh_grad._kernel': ('float32[::1], float32[::1], float32[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]',
-                                   'float64[::1], float64[::1], float64[::1], int64, int64[::1], '
-                                   'int64[::1], int64[::1]'),
- 'half:_float_to_half': ('float32[::1], uint16[::1]', 'float64[::1], uint16[::1]'),
- 'half:_half_to_float': ('uint16[::1], float32[::1]', 'uint16[::1], float64[::1]'),
- 'indexing:_chunk_counts_kernel': ('boolean[::1], int64[::1]', 'boolean[:], int64[::1]'),
- 'indexing:_compact_kernel': ('float32[::1], boolean[::1], int64[::1], float32[::1]',
-                              'int64[::1], boolean[::1], int64[::1], int64[::1]'),
- 'indexing:_fill_kernel': ('float32[::1], float32', 'float64[::1], float64'),
- 'indexing:_first_bad_index_kernel': ('int32[::1], int64, int64[::1]',
-                                      'int64[::1], int64, int64[::1]'),
- 'indexing:_first_bad_label_kernel': ('int32[::1], int64, int64, int64[::1]',
-                                      'int64[::1], int64, int64, int64[::1]'),
- 'indexing:_gather_kernel': ('float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
-                             'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',
-                             'float64[:, :, ::1], int32[::1], float64[:, :, ::1]',
-                             'float64[:, :, ::1], int64[::1], float64[:, :, ::1]'),
- 'indexing:_one_hot_kernel': ('int32[:, ::1], float32, float32, float32[:, :, ::1]',
-                              'int64[:, ::1], float32, float32, float32[:, :, ::1]',
-                              'int64[:, ::1], float64, float64, float64[:, :, ::1]',
-                              'int64[:, ::1], int32, int32, int32[:, :, ::1]'),
- 'indexing:_segment_sum_kernel': ('float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
-                                  'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',
-                                  'float64[:, :, ::1], int32[::1], float64[:, :, ::1]'),
- "matmul:_gemm_kernel(np.dtype('float32'), False, False, False, (16, 16, 16, 4, 4))": ('float32[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float32[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float32[:, '
-                                                                                       ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (128, 128, 8, 8, 8))": ('float32[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float32[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float32[:, '
-                                                                                       ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (16, 16, 16, 4, 4))": ('float32[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float32[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float32[:, '
-                                                                                      ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (64, 64, 8, 4, 4))": ('float32[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float32[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float32[:, '
-                                                                                     ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float32'), True, False, False, (16, 16, 16, 4, 4))": ('float32[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float32[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float32[:, '
-                                                                                      ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float32'), True, True, False, (16, 16, 16, 4, 4))": ('float32[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float32[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float32[:, '
-                                                                                     ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), False, False, False, (16, 16, 16, 4, 4))": ('float64[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float64[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float64[:, '
-                                                                                       ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), False, False, True, (16, 16, 16, 4, 4))": ('float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (128, 128, 8, 8, 8))": ('float64[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float64[:, '
-                                                                                       ':, ::1], '
-                                                                                       'float64[:, '
-                                                                                       ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (16, 16, 16, 4, 4))": ('float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (64, 64, 8, 4, 4))": ('float64[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float64[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float64[:, '
-                                                                                     ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), True, False, False, (16, 16, 16, 4, 4))": ('float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1], '
-                                                                                      'float64[:, '
-                                                                                      ':, ::1]',),
- "matmul:_gemm_kernel(np.dtype('float64'), True, True, False, (16, 16, 16, 4, 4))": ('float64[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float64[:, '
-                                                                                     ':, ::1], '
-                                                                                     'float64[:, '
-                                                                                     ':, ::1]',),
- 'norm:_batch_norm_grad_kernel': ('float32[:, :, ::1], float32[:, :, ::1], float32[::1], '
-                                  'float32[::1], float32[::1], boolean, float32[:, :, ::1], '
-                                  'float32[::1], float32[::1]',
-                                  'float64[:, :, ::1], float64[:, :, ::1], float64[::1], '
-                                  'float64[::1], float64[::1], boolean, float64[:, :, ::1], '
-                                  'float64[::1], float64[::1]'),
- 'norm:_batch_norm_infer_kernel': ('float32[:, :, ::1], float32[::1], float32[::1], float32[::1], '
-                                   'float32[::1], float64, float32[:, :, ::1], float32[::1]',
-                                   'float64[:, :, ::1], float64[::1], float64[::1], float64[::1], '
-                                   'float64[::1], float64, float64[:, :, ::1], float64[::1]'),
- 'norm:_batch_norm_train_kernel': ('float32[:, :, ::1], float32[::1], float32[::1], float64, '
-                                   'float32[:, :, ::1], float32[::1], float32[::1], float32[::1]',
-                                   'float64[:, :, ::1], float64[::1], float64[::1], float64, '
-                                   'float64[:, :, ::1], float64[::1], float64[::1], float64[::1]'),
- 'norm:_layer_norm_dx_kernel': ('float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], '
-                                'float32[::1], float32[:, ::1]',
-                                'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], '
-                                'float64[::1], float64[:, ::1]'),
- 'norm:_layer_norm_kernel': ('float32[:, ::1], float32[::1], float32[::1], float64, float32[:, '
-                             '::1], float32[::1], float32[::1]',
-                             'float64[:, ::1], float64[::1], float64[::1], float64, float64[:, '
-                             '::1], float64[::1], float64[::1]'),
- 'norm:_layer_norm_param_grad_kernel': ('float32[:, ::1], float32[:, ::1], float32[::1], '
-                                        'float32[::1], float32[::1], float32[::1]',
-                                        'float64[:, ::1], float64[:, ::1], float64[::1], '
-                                        'float64[::1], float64[::1], float64[::1]'),
- 'optim:_adam': ('float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, '
-                 'float32, float32, float32, float32, boolean',
-                 'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, '
-                 'float64, float64, float64, float64, boolean'),
- 'optim:_adam_weight_decay': ('float32[::1], float32[::1], float32[::1], float32[::1], float32, '
-                              'float32, float32, float32, float32',
-                              'float64[::1], float64[::1], float64[::1], float64[::1], float64, '
-                              'float64, float64, float64, float64'),
- 'optim:_apply_momentum': ('float32[::1], float32[::1], float32[::1], float32, float32, float32, '
-                           'float32, boolean',
-                           'float64[::1], float64[::1], float64[::1], float64, float64, float64, '
-                           'float64, boolean'),
- 'optim:_clear_first_step': ('float32[::1]', 'float64[::1]'),
- 'optim:_sgd': ('float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, '
-                'float32, float32, float32, boolean',
-                'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, '
-                'float64, float64, float64, boolean'),
- 'pool:_avg_pool_grad_kernel': ('float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                                'boolean, float32, float32[:, :, :, ::1]',
-                                'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                                'boolean, float64, float64[:, :, :, ::1]'),
- 'pool:_avg_pool_kernel': ('float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                           'boolean, float32[:, :, :, ::1]',
-                           'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                           'boolean, float64[:, :, :, ::1]'),
- 'pool:_max_pool_grad_kernel': ('float32[:, :, :, ::1], float32[:, :, :, ::1], int64, int64, '
-                                'int64, int64, int64, int64, float32, float32[:, :, :, ::1]',
-                                'float64[:, :, :, ::1], float64[:, :, :, ::1], int64, int64, '
-                                'int64, int64, int64, int64, float64, float64[:, :, :, ::1]'),
- 'pool:_max_pool_kernel': ('float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                           'float32[:, :, :, ::1]',
-                           'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, '
-                           'float64[:, :, :, ::1]'),
- 'random:_dropout_kernel': ('float32[::1], float32[::1], float32, float32, float32[::1], '
-                            'float32[::1]',
-                            'float64[::1], float64[::1], float64, float64, float64[::1], '
-                            'float64[::1]'),
- 'reduce:_argmax_rows': ('float32[::1], int64[::1], int64, int64',
-                         'float64[::1], int64[::1], int64, int64'),
- 'reduce:_max_rows': ('float32[::1], float32[::1], int64, int64',
-                      'float64[::1], float64[::1], int64, int64'),
- 'reduce:_min_rows': ('float32[::1], float32[::1], int64, int64',
-                      'float64[::1], float64[::1], int64, int64'),
- 'reduce:_minmax_grad_rows': ('float32[::1], float32[::1], float32[::1], float32[::1], int64, '
-                              'int64',
-                              'float64[::1], float64[::1], float64[::1], float64[::1], int64, '
-                              'int64'),
- 'reduce:_sum_rows': ('float32[::1], float32[::1], int64, int64, float64',
-                      'float64[::1], float64[::1], int64, int64, float64'),
- 'softmax:_mean': ('float32[::1], float64[::1]', 'float64[::1], float64[::1]'),
- 'softmax:_softmax': ('float32[::1], float32[::1], int64, int64, boolean',
-                      'float64[::1], float64[::1], int64, int64, boolean'),
- 'softmax:_softmax_cross_entropy': ('float32[::1], float32[::1], float32[::1], float32[::1], int64',
-                                    'float64[::1], float64[::1], float64[::1], float64[::1], '
-                                    'int64'),
- 'softmax:_softmax_grad': ('float32[::1], float32[::1], float32[::1], int64, int64, boolean',
-                           'float64[::1], float64[::1], float64[::1], int64, int64, boolean'),
- 'softmax:_sparse_softmax_cross_entropy': ('float32[::1], int32[::1], float32[::1], float32[::1], '
-                                           'float32, int64, int64[::1]',
-                                           'float32[::1], int64[::1], float32[::1], float32[::1], '
-                                           'float32, int64, int64[::1]',
-                                           'float64[::1], int32[::1], float64[::1], float64[::1], '
-                                           'float64, int64, int64[::1]',
-                                           'float64[::1], int64[::1], float64[::1], float64[::1], '
-                                           'float64, int64, int64[::1]'),
- 'sort:_cumsum_lines': ('float32[:, :, ::1], float32[:, :, ::1], float64, boolean, boolean',
-                        'int32[:, :, ::1], int32[:, :, ::1], int64, boolean, boolean'),
- 'sort:_scatter_lines': ('float32[:, :, ::1], int32[:, :, ::1], float32[:, :, ::1]',),
- 'sort:_sort_lines': ('float32[:, :, ::1], float32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], '
-                      'boolean',
-                      'float64[:, :, ::1], float64[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], '
-                      'boolean',
-                      'int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], '
-                      'boolean'),
- 'sort:_topk_lines': ('float32[:, :, ::1], float32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], '
-                      'int32[:, :, ::1]',)}
+SIGNATURES = {
+    'activation:_bias_add': (
+        'float32[::1], float32[::1], float32[::1], int64, int64, boolean',
+        'float64[::1], float64[::1], float64[::1], int64, int64, boolean',
+    ),
+    'activation:_bias_add_grad': (
+        'float32[::1], float32[::1], int64, int64, int64',
+        'float64[::1], float64[::1], int64, int64, int64',
+    ),
+    'array:_cast': (
+        'boolean[::1], float32[::1]',
+        'float32[::1], boolean[::1]',
+        'float32[::1], float32[::1]',
+        'float32[::1], float64[::1]',
+        'float32[::1], int32[::1]',
+        'float64[::1], boolean[::1]',
+        'float64[::1], float32[::1]',
+        'int32[::1], float32[::1]',
+        'int32[::1], float64[::1]',
+        'int32[::1], int32[::1]',
+        'int64[::1], float32[::1]',
+    ),
+    'array:_fill': (
+        'float32[::1], float32',
+        'float64[::1], float64',
+        'int32[::1], int32',
+        'int64[::1], int64',
+        'uint16[::1], uint16',
+    ),
+    'array:_strided_copy': (
+        'float32[::1], int64, float32[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',
+        'float64[::1], int64, float64[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',
+        'int32[::1], int64, int32[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',
+        'uint16[::1], int64, uint16[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',
+    ),
+    'conv:_col2im_kernel': (
+        'float32[:, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float32[:, :, :, ::1]',
+        'float64[:, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float64[:, :, :, ::1]',
+    ),
+    'conv:_group_major_kernel': (
+        'float32[:, :, ::1], int64, float32[:, :, ::1]',
+        'float64[:, :, ::1], int64, float64[:, :, ::1]',
+    ),
+    'conv:_im2col_kernel(False)': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float32[:, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float64[:, :, ::1]',
+    ),
+    'conv:_im2col_kernel(True)': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float32[:, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, float64[:, :, ::1]',
+    ),
+    'conv:_pad2d_kernel': (
+        'float32[:, :, :, ::1], int64, int64, float32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, float64[:, :, :, ::1]',
+    ),
+    'elementwise:abs._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:abs_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:add._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:equal._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:exp._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:gelu_erf._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:gelu_erf_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:gelu_tanh._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:gelu_tanh_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:greater._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:greater_equal._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:less._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:less_equal._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:log._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:maximum._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:maximum_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:minimum._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:minimum_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:mul._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:neg._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:not_equal._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:pow._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:pow_grad_x._kernel': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:pow_grad_y._kernel': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:realdiv._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:relu._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:relu_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:rsqrt._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:rsqrt_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:select._kernel': (
+        'boolean[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'boolean[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'boolean[::1], int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:sigmoid._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:sigmoid_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:sqrt._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:sqrt_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:square._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:square_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:sub._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:tanh._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:tanh_grad._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'half:_float_to_half': (
+        'float32[::1], uint16[::1]',
+        'float64[::1], uint16[::1]',
+    ),
+    'half:_half_to_float': (
+        'uint16[::1], float32[::1]',
+        'uint16[::1], float64[::1]',
+    ),
+    'indexing:_chunk_counts_kernel': (
+        'boolean[::1], int64[::1]',
+        'boolean[:], int64[::1]',
+    ),
+    'indexing:_compact_kernel': (
+        'float32[::1], boolean[::1], int64[::1], float32[::1]',
+        'int64[::1], boolean[::1], int64[::1], int64[::1]',
+    ),
+    'indexing:_fill_kernel': (
+        'float32[::1], float32',
+        'float64[::1], float64',
+    ),
+    'indexing:_first_bad_index_kernel': (
+        'int32[::1], int64, int64[::1]',
+        'int64[::1], int64, int64[::1]',
+    ),
+    'indexing:_first_bad_label_kernel': (
+        'int32[::1], int64, int64, int64[::1]',
+        'int64[::1], int64, int64, int64[::1]',
+    ),
+    'indexing:_gather_kernel': (
+        'float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
+        'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',
+        'float64[:, :, ::1], int32[::1], float64[:, :, ::1]',
+        'float64[:, :, ::1], int64[::1], float64[:, :, ::1]',
+    ),
+    'indexing:_one_hot_kernel': (
+        'int32[:, ::1], float32, float32, float32[:, :, ::1]',
+        'int64[:, ::1], float32, float32, float32[:, :, ::1]',
+        'int64[:, ::1], float64, float64, float64[:, :, ::1]',
+        'int64[:, ::1], int32, int32, int32[:, :, ::1]',
+    ),
+    'indexing:_segment_sum_kernel': (
+        'float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
+        'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',
+        'float64[:, :, ::1], int32[::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), False, False, False, (16, 16, 16, 4, 4))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (128, 128, 8, 8, 8))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (16, 16, 16, 4, 4))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), False, True, False, (64, 64, 8, 4, 4))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), True, False, False, (16, 16, 16, 4, 4))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float32'), True, True, False, (16, 16, 16, 4, 4))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), False, False, False, (16, 16, 16, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), False, False, True, (16, 16, 16, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (128, 128, 8, 8, 8))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (16, 16, 16, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), False, True, False, (64, 64, 8, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), True, False, False, (16, 16, 16, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('float64'), True, True, False, (16, 16, 16, 4, 4))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
+    ),
+    'norm:_batch_norm_grad_kernel': (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[::1], float32[::1], float32[::1], boolean, float32[:, :, ::1], float32[::1], float32[::1]',
+        'float64[:, :, ::1], float64[:, :, ::1], float64[::1], float64[::1], float64[::1], boolean, float64[:, :, ::1], float64[::1], float64[::1]',
+    ),
+    'norm:_batch_norm_infer_kernel': (
+        'float32[:, :, ::1], float32[::1], float32[::1], float32[::1], float32[::1], float64, float32[:, :, ::1], float32[::1]',
+        'float64[:, :, ::1], float64[::1], float64[::1], float64[::1], float64[::1], float64, float64[:, :, ::1], float64[::1]',
+    ),
+    'norm:_batch_norm_train_kernel': (
+        'float32[:, :, ::1], float32[::1], float32[::1], float64, float32[:, :, ::1], float32[::1], float32[::1], float32[::1]',
+        'float64[:, :, ::1], float64[::1], float64[::1], float64, float64[:, :, ::1], float64[::1], float64[::1], float64[::1]',
+    ),
+    'norm:_layer_norm_dx_kernel': (
+        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float32[:, ::1]',
+        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64[::1], float64[:, ::1]',
+    ),
+    'norm:_layer_norm_kernel': (
+        'float32[:, ::1], float32[::1], float32[::1], float64, float32[:, ::1], float32[::1], float32[::1]',
+        'float64[:, ::1], float64[::1], float64[::1], float64, float64[:, ::1], float64[::1], float64[::1]',
+    ),
+    'norm:_layer_norm_param_grad_kernel': (
+        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float32[::1]',
+        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64[::1], float64[::1]',
+    ),
+    'optim:_adam': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32, boolean',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64, boolean',
+    ),
+    'optim:_adam_weight_decay': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64',
+    ),
+    'optim:_apply_momentum': (
+        'float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, boolean',
+        'float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, boolean',
+    ),
+    'optim:_clear_first_step': (
+        'float32[::1]',
+        'float64[::1]',
+    ),
+    'optim:_sgd': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, boolean',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, boolean',
+    ),
+    'pool:_avg_pool_grad_kernel': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float32, float32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float64, float64[:, :, :, ::1]',
+    ),
+    'pool:_avg_pool_kernel': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float64[:, :, :, ::1]',
+    ),
+    'pool:_max_pool_grad_kernel': (
+        'float32[:, :, :, ::1], float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float32, float32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float64, float64[:, :, :, ::1]',
+    ),
+    'pool:_max_pool_kernel': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float64[:, :, :, ::1]',
+    ),
+    'random:_dropout_kernel': (
+        'float32[::1], float32[::1], float32, float32, float32[::1], float32[::1]',
+        'float64[::1], float64[::1], float64, float64, float64[::1], float64[::1]',
+    ),
+    'reduce:_argmax_rows': (
+        'float32[::1], int64[::1], int64, int64',
+        'float64[::1], int64[::1], int64, int64',
+    ),
+    'reduce:_max_rows': (
+        'float32[::1], float32[::1], int64, int64',
+        'float64[::1], float64[::1], int64, int64',
+    ),
+    'reduce:_min_rows': (
+        'float32[::1], float32[::1], int64, int64',
+        'float64[::1], float64[::1], int64, int64',
+    ),
+    'reduce:_minmax_grad_rows': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64',
+    ),
+    'reduce:_sum_rows': (
+        'float32[::1], float32[::1], int64, int64, float64',
+        'float64[::1], float64[::1], int64, int64, float64',
+    ),
+    'softmax:_mean': (
+        'float32[::1], float64[::1]',
+        'float64[::1], float64[::1]',
+    ),
+    'softmax:_softmax': (
+        'float32[::1], float32[::1], int64, int64, boolean',
+        'float64[::1], float64[::1], int64, int64, boolean',
+    ),
+    'softmax:_softmax_cross_entropy': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64',
+    ),
+    'softmax:_softmax_grad': (
+        'float32[::1], float32[::1], float32[::1], int64, int64, boolean',
+        'float64[::1], float64[::1], float64[::1], int64, int64, boolean',
+    ),
+    'softmax:_sparse_softmax_cross_entropy': (
+        'float32[::1], int32[::1], float32[::1], float32[::1], float32, int64, int64[::1]',
+        'float32[::1], int64[::1], float32[::1], float32[::1], float32, int64, int64[::1]',
+        'float64[::1], int32[::1], float64[::1], float64[::1], float64, int64, int64[::1]',
+        'float64[::1], int64[::1], float64[::1], float64[::1], float64, int64, int64[::1]',
+    ),
+    'sort:_cumsum_lines': (
+        'float32[:, :, ::1], float32[:, :, ::1], float64, boolean, boolean',
+        'int32[:, :, ::1], int32[:, :, ::1], int64, boolean, boolean',
+    ),
+    'sort:_scatter_lines': (
+        'float32[:, :, ::1], int32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    'sort:_sort_lines': (
+        'float32[:, :, ::1], float32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], boolean',
+        'float64[:, :, ::1], float64[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], boolean',
+        'int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], boolean',
+    ),
+    'sort:_topk_lines': (
+        'float32[:, :, ::1], float32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1]',
+    ),
+}
