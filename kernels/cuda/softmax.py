@@ -10,7 +10,7 @@ and reads of the outputs.
 import math
 
 import numpy as np
-from numba import cuda, float64, int64
+from numba import cuda, float64
 
 from . import launch
 
@@ -245,7 +245,8 @@ def _mean(x, out):
         acc += x[i]
     s = _block_sum(acc, buf, tid)
     if tid == 0:
-        out[0] = s / max(x.size, int64(1))
+        n = x.size
+        out[0] = s / (n if n > 0 else 1)   # not max(): see kernels/cuda/pool.py
 
 
 def mean(x):

@@ -22,10 +22,22 @@ def _import_cuda():
     reads it at import; numba.cuda takes the simulator from that config when first imported)."""
     from numba.core import config
     wanted = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
-    if "numba.cuda" not in sys.modules and wanted != bool(config.ENABLE_CUDASIM):
-        config.reload_config()
+    if "numba.cuda" not in sys.modules:
+        if wanted != bool(config.ENABLE_CUDASIM):
+            config.reload_config()
+        _redirect_to_numba_cuda()
     from numba import cuda
     return cuda
+
+
+def _redirect_to_numba_cuda():
+    """Make `numba.cuda` numba-cuda's target, as its .pth file does at interpreter start; an
+    install whose .pth files never ran (pip --target + PYTHONPATH) would otherwise get numba's
+    own deprecated CUDA target, which numba-cuda replaces (the H200 run got it)."""
+    try:
+        import _numba_cuda_redirector  # noqa: F401  (installs its import hook when imported)
+    except ImportError:
+        pass    # no numba-cuda installed: numba.cuda is numba's own target
 
 
 def probe():

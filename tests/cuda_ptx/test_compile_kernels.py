@@ -1,11 +1,13 @@
 """Every CUDA kernel in kernels/cuda compiled by the real CUDA compiler (NVVM), for every
 argument signature minispore launches it with (tests/cuda_ptx/signatures.py), to PTX for
-sm_80 and sm_90: typing errors the simulator never sees (it runs the Python) fail here, on a
-machine without a GPU."""
-import ast
+sm_80 and sm_90 by numba-cuda, and by numba's own CUDA target: typing errors the simulator
+never sees (it runs the Python) fail here, on a machine without a GPU."""
 import functools
-import inspect
-import textwrap
+import json
+import os
+import subprocess
+import sys
+import sysconfig
 
 import pytest
 from numba import cuda
@@ -13,6 +15,7 @@ from numba.core import sigutils
 
 from tests import cuda_kernels
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = cuda_kernels.load_table()
 CASES = [(key, sig) for key in sorted(TABLE) for sig in sorted(TABLE[key])]
 CCS = [(8, 0), (9, 0)]
@@ -53,19 +56,20 @@ def test_every_device_function_is_compiled_through_a_kernel():
     assert uncompiled == []
 
 
-def _two_argument_ranges(fn):
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range"
-            and len(node.args) == 2]
-
-
-def test_no_two_argument_range_in_device_code():
-    """On the H200 run, the CUDA compiler there refused every kernel with `range(a, b)` (see
-    kernels/cuda/pool.py) while this machine's accepts it: device code spells the step."""
-    found = {}
-    for key, obj in cuda_kernels.discover().items():
-        lines = _two_argument_ranges(obj.py_func)
-        if lines:
-            found[key] = lines
-    assert found == {}
+def test_every_kernel_compiles_with_numbas_own_cuda_target():
+    """numba's own (deprecated) CUDA target is what `import numba.cuda` gives where
+    numba-cuda's .pth redirect never ran (pip --target + PYTHONPATH, as on the H200 run). Its
+    numba 0.66-0.68 versions refuse two-argument min/max ("Signature mismatch: 2 argument
+    types given, but function takes 1 arguments", numba issue #10753), which failed every
+    pooling and sorting kernel there while numba-cuda compiles them: both must accept every
+    kernel. A process without site (-S) keeps the redirect out."""
+    site_packages = sysconfig.get_paths()["purelib"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([site_packages, ROOT]),
+               NUMBA_ENABLE_CUDASIM="0")
+    run = subprocess.run([sys.executable, "-S", "-m", "tests.cuda_ptx.numba_builtin_target"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout)
+    assert os.path.join("numba", "cuda") in report["numba_cuda_from"] and \
+        "numba_cuda" not in report["numba_cuda_from"], report["numba_cuda_from"]
+    assert report["failures"] == []
