@@ -6,6 +6,7 @@ device layer below reads the setting from here without importing common.
 import logging
 import os
 import threading
+import time
 
 from minispore import device
 
@@ -27,7 +28,6 @@ _COMPAT_KEYS = {
     "deterministic": "OFF",
     "enable_reduce_precision": True,
     "check_bprop": False,
-    "print_file_path": "",
     "enable_compile_cache": False,
     "compile_cache_path": "",
     "inter_op_parallel_num": 0,
@@ -63,6 +63,7 @@ class _Context:
             "save_graphs": _env_save_graphs(),
             "save_graphs_path": os.environ.get("MS_DEV_SAVE_GRAPHS_PATH", "."),
             "runtime_num_threads": 0,
+            "print_file_path": "",         # ops.Print writes to this file instead of stdout
         }
         self._settings.update(_COMPAT_KEYS)
         self._local = _ThreadState()
@@ -75,6 +76,7 @@ class _Context:
                                  f"recognized! The valid keys are: {sorted(self._settings)}.")
         for key, value in kwargs.items():
             getattr(self, "_check_" + key, lambda v: v)(value)
+            value = getattr(self, "_set_" + key, lambda v: v)(value)
             if key == "save_graphs" and isinstance(value, bool):
                 value = 2 if value else 0
             if key == "max_device_memory" and self._settings["device_target"] == "CPU":
@@ -104,6 +106,27 @@ class _Context:
             # Fail here, at the clearest point, rather than at the first kernel launch.
             from minispore.device import cuda
             cuda.require(self._settings["device_id"])
+
+    @staticmethod
+    def _set_print_file_path(value):
+        """The file ops.Print writes to, as MindSpore's set_print_file_path names it: the real
+        path, with ``.<seconds since the epoch>`` appended when that file already exists (so a
+        run never appends to an earlier run's prints)."""
+        if not isinstance(value, str):
+            raise TypeError(f"For 'context.set_context', the argument 'print_file_path' must be "
+                            f"str, but got the type : {type(value).__name__}.")
+        if value == "":
+            return value    # the default: stdout again
+        path = os.path.realpath(value)
+        if os.path.isdir(path):
+            raise IOError(f"For 'context.set_context', the argument 'print_file_path' should be "
+                          f"file path, but got directory {value}.")
+        if os.path.exists(path):
+            path = f"{path}.{int(time.time())}"
+            if os.path.exists(path):
+                raise ValueError(f"For 'context.set_context', the argument 'print_file_path' "
+                                 f"{path} already exists, please check it.")
+        return path
 
     @staticmethod
     def _check_save_graphs(value):
