@@ -96,3 +96,21 @@ def test_batch_worker_keywords_warn_that_they_have_no_effect(caplog):
     assert "python_multiprocessing=True has no effect in minispore" in caplog.text
     assert "max_rowsize=8 has no effect in minispore" in caplog.text
     assert [r[0].tolist() for r in rows(data)] == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_generator_column_types_are_checked_as_mindspore_checks_them():
+    import minispore as ms
+
+    def gen():
+        for i in range(3):
+            yield np.array([i], np.float64), np.array(i, np.int32)
+
+    data = ds.GeneratorDataset(gen, ["x", "y"], column_types=[ms.float64, ms.int32])
+    assert [r[0].dtype for r in rows(data)] == [np.float64] * 3
+    wrong = ds.GeneratorDataset(gen, ["x", "y"], column_types=[ms.float32, None])
+    with pytest.raises(RuntimeError, match="should be same with specified column_types, but "
+                                           "column 'x' is float64 and its column type is "
+                                           "Float32"):
+        rows(wrong)
+    with pytest.raises(TypeError, match="column_types must be a list of 2 dtypes"):
+        ds.GeneratorDataset(gen, ["x", "y"], column_types=[np.float64, ms.int32])
