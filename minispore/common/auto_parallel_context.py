@@ -100,6 +100,10 @@ def set_auto_parallel_context(**kwargs):
         merged.update(copy.deepcopy(kwargs["comm_fusion"]))
         kwargs = dict(kwargs, comm_fusion=merged)
     kwargs = _one_batch_state(kwargs)
+    for key in kwargs:
+        if key in _NO_EFFECT:
+            logger.warning("For 'set_auto_parallel_context', the parameter '%s' has no effect "
+                           "in minispore: %s.", key, _NO_EFFECT[key])
     _settings.update(kwargs)
     _user_set.update(kwargs)
 
@@ -123,6 +127,14 @@ def user_set(key):
     return key in _user_set
 
 
+# Keys MindSpore has that change nothing in minispore: accepted (and shown by
+# get_auto_parallel_context) with a warning saying why.
+_NO_EFFECT = {
+    "gradient_fp32_sync": "gradients are all-reduced in the dtype they have; no cast to "
+                          "float32 is inserted around the reduction",
+}
+
+
 # Settings minispore validates but does not implement yet: each raises NotImplementedError
 # naming itself and what works instead, never a silent no-op. Their issues replace the entries.
 def _refuse_unbuilt(key, value):
@@ -130,6 +142,9 @@ def _refuse_unbuilt(key, value):
     if key == "grad_accumulation_step" and value != 1:
         what = (f"grad_accumulation_step={value} (gradient accumulation)",
                 "use grad_accumulation_step=1")
+    elif key == "parameter_broadcast" and value:
+        what = ("parameter_broadcast=True (rank 0's parameters broadcast before training)",
+                "give every rank the same ms.set_seed so that their parameters start equal")
     elif key == "pipeline_config" and value.get("pipeline_interleave"):
         what = ("pipeline_config['pipeline_interleave']=True (interleaved pipeline stages)",
                 "leave it False: the 1f1b and gpipe schedules are built")

@@ -280,6 +280,13 @@ class Cell(CellHooks):
         """construct() with this cell's name on the scope stack and, while tracing, its
         annotation frame pushed."""
         scopes = _CTX.scopes
+        if _CTX.tracer is not None and len(scopes) >= _CTX.get("max_call_depth"):
+            raise RuntimeError(
+                f"Exceed function call depth limit {_CTX.get('max_call_depth')} (cell call "
+                f"depth: {len(scopes) + 1}, calling {type(self).__name__} inside "
+                f"{scopes[-1]}) while compiling. It's always happened with complex "
+                f"construction of code or infinite recursion; check the code for infinite "
+                f"recursion or call set_context(max_call_depth=value) to adjust this value.")
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
         if frame is not None:
             _CTX.annotation_frames.append(frame)

@@ -60,8 +60,7 @@ def test_print_rejects_other_types():
 
 @pytest.fixture
 def print_file(tmp_path):
-    yield tmp_path / "print.log"
-    ms.set_context(print_file_path="")
+    return tmp_path / "print.log"     # tests/conftest.py restores print_file_path afterwards
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
