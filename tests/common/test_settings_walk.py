@@ -33,7 +33,8 @@ ACTING_PARALLEL = {
                    "tests/communication/test_management.py",
     "gradients_mean": "tests/parallel/test_data_parallel_config.py",
     "loss_repeated_mean": "read by the gradient seed in minispore/parallel/partition.py",
-    "full_batch": "tests/parallel/test_parallel_settings.py, tests/parallel/test_shard_region_mpi.py",
+    "full_batch": "tests/parallel/test_parallel_settings.py, "
+                  "tests/parallel/test_shard_region_mpi.py",
     "dataset_strategy": "tests/parallel/test_dataset_slice_mpi.py",
     "search_mode": "tests/parallel/test_sharding_propagation_mpi.py",
     "auto_parallel_search_mode": "deprecated alias of search_mode (warns)",
