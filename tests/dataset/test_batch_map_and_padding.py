@@ -114,3 +114,20 @@ def test_generator_column_types_are_checked_as_mindspore_checks_them():
         rows(wrong)
     with pytest.raises(TypeError, match="column_types must be a list of 2 dtypes"):
         ds.GeneratorDataset(gen, ["x", "y"], column_types=[np.float64, ms.int32])
+
+
+def test_map_keywords_warn_refuse_or_raise_instead_of_being_swallowed(caplog, tmp_path):
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        data = numbers().map(lambda x: x + 1, "x", python_multiprocessing=True, offload=False)
+    assert "For 'map', python_multiprocessing=True has no effect in minispore" in caplog.text
+    assert "For 'map', offload=False has no effect in minispore" in caplog.text
+    assert [r[0].tolist() for r in rows(data.batch(3))] == [[1, 2, 3], [4, 5, 6]]
+    with pytest.raises(NotImplementedError, match=r"'callbacks' \(dataset callbacks\) is not "
+                                                  r"implemented"):
+        numbers().map(lambda x: x, "x", callbacks=[object()])
+    with pytest.raises(NotImplementedError, match="'cache' .* is not implemented"):
+        numbers().map(lambda x: x, "x", cache=object())
+    with pytest.raises(TypeError, match="keyword argument 'column_order' is not supported"):
+        numbers().map(lambda x: x, "x", column_order=["x"])
+    with pytest.raises(NotImplementedError, match="For 'MnistDataset', 'cache'"):
+        ds.MnistDataset(str(tmp_path), cache=object())

@@ -89,9 +89,15 @@ class Dataset:
 
     # -- operations -------------------------------------------------------------------------
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
-            python_multiprocessing=False, cache=None, callbacks=None, **kwargs):
-        """Apply `operations` (one transform or a list, in order) to `input_columns` of each row."""
-        from minispore.dataset.engine.operations import MapDataset
+            **kwargs):
+        """Apply `operations` (one transform or a list, in order) to `input_columns` of each row.
+
+        MindSpore's keywords: ``python_multiprocessing``, ``max_rowsize`` and ``offload`` are
+        accepted with a warning (the pipeline runs in the calling process, on the host);
+        ``cache`` and ``callbacks`` other than None raise NotImplementedError; any other keyword
+        raises TypeError naming it."""
+        from minispore.dataset.engine.operations import MapDataset, check_map_keywords
+        check_map_keywords(kwargs)
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):

@@ -254,17 +254,29 @@ class BatchDataset(Dataset):
             yield self._make_batch(pending, BatchInfo(count, ctx.path[0]))
 
 
-def _check_no_effect_keys(kwargs):
+def _check_no_effect_keys(kwargs, where="batch", no_effect=_NO_EFFECT_BATCH_KEYS,
+                          valid="per_batch_map, input_columns, output_columns, "
+                                "python_multiprocessing, max_rowsize and pad_info"):
     for key, value in kwargs.items():
-        if key not in _NO_EFFECT_BATCH_KEYS:
-            raise TypeError(f"For 'batch', the keyword argument {key!r} is not supported; the "
-                            f"keywords are per_batch_map, input_columns, output_columns, "
-                            f"python_multiprocessing, max_rowsize and pad_info.")
-        if key == "python_multiprocessing" and not isinstance(value, bool):
-            raise TypeError(f"For 'batch', python_multiprocessing must be a bool, got "
-                            f"{value!r}.")
-        logger.warning("For 'batch', %s=%r has no effect in minispore: the pipeline runs "
-                       "in the calling process.", key, value)
+        if key not in no_effect:
+            raise TypeError(f"For '{where}', the keyword argument {key!r} is not supported; "
+                            f"the keywords are {valid}.")
+        if key in ("python_multiprocessing", "offload") and not isinstance(value, bool):
+            raise TypeError(f"For '{where}', {key} must be a bool, got {value!r}.")
+        logger.warning("For '%s', %s=%r has no effect in minispore: the pipeline runs in the "
+                       "calling process, on the host.", where, key, value)
+
+
+def check_map_keywords(kwargs):
+    """map's MindSpore keywords (validators.py get_map_kwargs_from_dict): the worker and
+    offload ones warn; a cache server or callbacks are not built."""
+    kwargs = dict(kwargs)
+    for key, what in (("cache", "a DatasetCache server"), ("callbacks", "dataset callbacks")):
+        if kwargs.pop(key, None) is not None:
+            raise NotImplementedError(f"For 'map', '{key}' ({what}) is not implemented in "
+                                      f"minispore; leave it None.")
+    _check_no_effect_keys(kwargs, "map", ("python_multiprocessing", "max_rowsize", "offload"),
+                          "python_multiprocessing, max_rowsize, cache, callbacks and offload")
 
 
 def _check_arity(fn, n_inputs):

@@ -116,6 +116,9 @@ class MnistDataset(RandomAccessSource):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         who = type(self).__name__
+        if cache is not None:
+            raise NotImplementedError(f"For '{who}', 'cache' (a DatasetCache server) is not "
+                                      f"implemented in minispore; leave it None.")
         if not isinstance(dataset_dir, (str, os.PathLike)):
             raise TypeError(f"For '{who}', dataset_dir must be a str, got {dataset_dir!r}.")
         if not os.path.isdir(dataset_dir):
