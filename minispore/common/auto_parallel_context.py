@@ -1,4 +1,5 @@
 """Auto-parallel settings (parallel_mode, device_num …) as plain data; the parallel pass reads them."""
+import copy
 import logging
 
 from minispore.common.layout import check_strategy_tuples
@@ -27,11 +28,23 @@ _DEFAULTS = {
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_save_file": "",
     "all_reduce_fusion_config": [],
-    "comm_fusion": {},
+    "comm_fusion": None,          # a fresh copy of _COMM_FUSION_DEFAULT on every reset
     "parameter_broadcast": False,
     "auto_parallel_search_mode": "recursive_programming",
     "grad_accumulation_step": 1,
 }
+
+# MindSpore's _ParallelFusionConfig.CONFIG: what get_auto_parallel_context("comm_fusion") shows
+# after a reset; a set merges its keys into it (openstate True when not given).
+_COMM_FUSION_DEFAULT = {"openstate": True,
+                        "allreduce": {"mode": "auto", "config": None},
+                        "allgather": {"mode": "auto", "config": None},
+                        "reducescatter": {"mode": "auto", "config": None}}
+
+
+def _defaults():
+    return dict(_DEFAULTS, comm_fusion=copy.deepcopy(_COMM_FUSION_DEFAULT))
+
 
 class ParallelMode:
     """The parallel_mode names (``ms.ParallelMode.SEMI_AUTO_PARALLEL`` …)."""
@@ -45,7 +58,7 @@ class ParallelMode:
 
 _PARALLEL_MODES = tuple(ParallelMode.MODE_LIST)
 
-_settings = dict(_DEFAULTS)
+_settings = _defaults()
 _user_set = set()       # keys the script set (ms.shard defaults full_batch only when unset)
 
 
@@ -55,6 +68,7 @@ def set_auto_parallel_context(**kwargs):
         if key not in _DEFAULTS:
             raise ValueError(f"For 'set_auto_parallel_context', the keyword argument {key!r} is "
                              f"not recognized! The valid keys are: {sorted(_DEFAULTS)}.")
+        _check_type(key, value)
         if key == "parallel_mode" and value not in _PARALLEL_MODES:
             raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
                              f"{list(_PARALLEL_MODES)}, but got {value!r}.")
@@ -81,13 +95,44 @@ def set_auto_parallel_context(**kwargs):
         kwargs = dict(kwargs, search_mode=kwargs["auto_parallel_search_mode"])
     if "search_mode" in kwargs:
         kwargs = dict(kwargs, auto_parallel_search_mode=kwargs["search_mode"])
+    if "comm_fusion" in kwargs:
+        merged = dict(_settings["comm_fusion"], openstate=True)
+        merged.update(copy.deepcopy(kwargs["comm_fusion"]))
+        kwargs = dict(kwargs, comm_fusion=merged)
+    kwargs = _one_batch_state(kwargs)
+    for key in kwargs:
+        if key in _NO_EFFECT:
+            logger.warning("For 'set_auto_parallel_context', the parameter '%s' has no effect "
+                           "in minispore: %s.", key, _NO_EFFECT[key])
     _settings.update(kwargs)
     _user_set.update(kwargs)
+
+
+def _one_batch_state(kwargs):
+    """full_batch and a string dataset_strategy are one setting, as in MindSpore, whose
+    set_dataset_strategy("full_batch" | "data_parallel") calls set_full_batch and whose
+    get_dataset_strategy reads full_batch back (parallel/_auto_parallel_context.py)."""
+    strategy = kwargs.get("dataset_strategy")
+    if isinstance(strategy, str):
+        return dict(kwargs, full_batch=strategy == "full_batch")
+    if "full_batch" in kwargs and "dataset_strategy" not in kwargs and \
+            isinstance(_settings["dataset_strategy"], str):
+        return dict(kwargs, dataset_strategy="full_batch" if kwargs["full_batch"]
+                    else "data_parallel")
+    return kwargs
 
 
 def user_set(key):
     """Whether the script set `key` since the last reset (MindSpore's shard reads this)."""
     return key in _user_set
+
+
+# Keys MindSpore has that change nothing in minispore: accepted (and shown by
+# get_auto_parallel_context) with a warning saying why.
+_NO_EFFECT = {
+    "gradient_fp32_sync": "gradients are all-reduced in the dtype they have; no cast to "
+                          "float32 is inserted around the reduction",
+}
 
 
 # Settings minispore validates but does not implement yet: each raises NotImplementedError
@@ -97,6 +142,9 @@ def _refuse_unbuilt(key, value):
     if key == "grad_accumulation_step" and value != 1:
         what = (f"grad_accumulation_step={value} (gradient accumulation)",
                 "use grad_accumulation_step=1")
+    elif key == "parameter_broadcast" and value:
+        what = ("parameter_broadcast=True (rank 0's parameters broadcast before training)",
+                "give every rank the same ms.set_seed so that their parameters start equal")
     elif key == "pipeline_config" and value.get("pipeline_interleave"):
         what = ("pipeline_config['pipeline_interleave']=True (interleaved pipeline stages)",
                 "leave it False: the 1f1b and gpipe schedules are built")
@@ -136,12 +184,23 @@ def _check_global_rank(kwargs):
                          f"device_num) = [0, {device_num}) and at most 4095, but got {rank}.")
 
 
-def _check_bool(key):
-    def check(value):
-        if not isinstance(value, bool):
-            raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
-                            f"bool, but got the type : {type(value).__name__}.")
-    return check
+# The types MindSpore's set_auto_parallel_context checks with args_type_check (context.py)
+# before any value check; an int is refused where a bool is wanted (isinstance(1, bool) is
+# False there too).
+_TYPES = {
+    "device_num": int, "global_rank": int, "gradients_mean": bool, "gradient_fp32_sync": bool,
+    "loss_repeated_mean": bool, "parallel_mode": str, "auto_parallel_search_mode": str,
+    "search_mode": str, "parameter_broadcast": bool, "strategy_ckpt_load_file": str,
+    "strategy_ckpt_save_file": str, "full_batch": bool, "enable_parallel_optimizer": bool,
+    "enable_alltoall": bool, "pipeline_result_broadcast": bool, "grad_accumulation_step": int,
+}   # the list, dict and pipeline_stages keys check their types in their _CHECKS entry
+
+
+def _check_type(key, value):
+    want = _TYPES.get(key)
+    if want is not None and not isinstance(value, want):
+        raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
+                        f"{want.__name__}, but got the type : {type(value).__name__}.")
 
 
 def _check_fusion_indices(name, value):
@@ -307,14 +366,6 @@ def optimizer_shard_settings():
 _STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_params": bool}
 
 
-def _check_path(key):
-    def check(value):
-        if not isinstance(value, str):
-            raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
-                            f"str, but got the type : {type(value).__name__}.")
-    return check
-
-
 def strategy_ckpt_files():
     """(load_file, save_file, only_trainable_params): from strategy_ckpt_config, else the
     legacy strategy_ckpt_load_file / strategy_ckpt_save_file ('' when unset)."""
@@ -344,18 +395,9 @@ _CHECKS = {
     "auto_parallel_search_mode": _check_search_mode("auto_parallel_search_mode"),
     "pipeline_stages": _check_pipeline_stages,
     "pipeline_config": _check_pipeline_config,
-    "pipeline_result_broadcast": _check_bool("pipeline_result_broadcast"),
-    "enable_parallel_optimizer": _check_bool("enable_parallel_optimizer"),
     "parallel_optimizer_config": _check_parallel_optimizer_config,
     "strategy_ckpt_config": _check_strategy_ckpt_config,
-    "strategy_ckpt_load_file": _check_path("strategy_ckpt_load_file"),
-    "strategy_ckpt_save_file": _check_path("strategy_ckpt_save_file"),
     "dataset_strategy": _check_dataset_strategy,
-    "full_batch": _check_bool("full_batch"),
-    "enable_alltoall": _check_bool("enable_alltoall"),
-    "loss_repeated_mean": _check_bool("loss_repeated_mean"),
-    "gradients_mean": _check_bool("gradients_mean"),
-    "parameter_broadcast": _check_bool("parameter_broadcast"),
     "comm_fusion": _check_comm_fusion,
     "all_reduce_fusion_config": lambda v: _check_fusion_indices("all_reduce_fusion_config", v),
 }
@@ -370,5 +412,5 @@ def get_auto_parallel_context(key):
 
 def reset_auto_parallel_context():
     _settings.clear()
-    _settings.update(_DEFAULTS)
+    _settings.update(_defaults())
     _user_set.clear()

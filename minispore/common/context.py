@@ -6,6 +6,7 @@ device layer below reads the setting from here without importing common.
 import logging
 import os
 import threading
+import time
 
 from minispore import device
 
@@ -14,28 +15,35 @@ PYNATIVE_MODE = 1
 
 logger = logging.getLogger("minispore")
 
-# Keys MindSpore accepts that change nothing here; kept so MindSpore scripts run unchanged.
-_COMPAT_KEYS = {
-    "max_device_memory": "1024GB",   # only meaningful for GPU memory pools; ignored on CPU
-    "variable_memory_max_size": "0",
-    "enable_graph_kernel": False,     # our GRAPH mode fuses elementwise chains by itself
-    "graph_kernel_flags": "",
-    "pynative_synchronize": False,    # CPU kernels are synchronous already
-    "memory_optimize_level": "O0",
-    "max_call_depth": 1000,
-    "jit_config": None,
-    "deterministic": "OFF",
-    "enable_reduce_precision": True,
-    "check_bprop": False,
-    "print_file_path": "",
-    "enable_compile_cache": False,
-    "compile_cache_path": "",
-    "inter_op_parallel_num": 0,
-    "ascend_config": None,
-    "jit_syntax_level": 0,
-    "gpu_config": None,
-    "enable_profiling": False,
-    "reserve_class_name_in_scope": True,
+# Keys MindSpore accepts that have no meaning in minispore: (default, why it has no effect).
+# Setting one is accepted, so MindSpore scripts run unchanged, and logs a warning naming it.
+_NO_EFFECT = {
+    "max_device_memory": ("1024GB", "minispore's allocators have no upper limit to set"),
+    "variable_memory_max_size": ("0", "it sizes Ascend's variable memory"),
+    "enable_graph_kernel": (False, "GRAPH mode fuses elementwise chains into generated Numba "
+                                   "kernels whatever it says"),
+    "graph_kernel_flags": ("", "GRAPH mode fuses elementwise chains into generated Numba "
+                               "kernels whatever it says"),
+    "memory_optimize_level": ("O0", "GRAPH mode always plans buffers from value lifetimes"),
+    "jit_config": (None, "there is one compile pipeline (no jit_level to choose)"),
+    "deterministic": ("OFF", "the CPU kernels are deterministic already, and making the CUDA "
+                             "kernels that accumulate with atomics deterministic is not built"),
+    "enable_reduce_precision": (True, "it lets Ascend operators run in lower precision"),
+    "check_bprop": (False, "a Cell cannot define its own bprop here, so there is nothing to "
+                           "check"),
+    "enable_compile_cache": (False, "compiled programs are cached in the process only, never "
+                                    "on disk"),
+    "compile_cache_path": ("", "compiled programs are cached in the process only, never on "
+                               "disk"),
+    "inter_op_parallel_num": (0, "operators run one at a time"),
+    "ascend_config": (None, "it configures Ascend"),
+    "jit_syntax_level": (0, "GRAPH mode traces Python, so every syntax level compiles the same "
+                            "code"),
+    "gpu_config": (None, "it configures cuDNN and cuBLAS, which minispore's Numba kernels do "
+                         "not use"),
+    "enable_profiling": (False, "use minispore.Profiler"),
+    "reserve_class_name_in_scope": (True, "scope names are the cells' attribute paths, "
+                                          "without class names"),
 }
 
 
@@ -63,8 +71,11 @@ class _Context:
             "save_graphs": _env_save_graphs(),
             "save_graphs_path": os.environ.get("MS_DEV_SAVE_GRAPHS_PATH", "."),
             "runtime_num_threads": 0,
+            "print_file_path": "",         # ops.Print writes to this file instead of stdout
+            "max_call_depth": 1000,        # nested Cell calls while tracing a graph
+            "pynative_synchronize": False,  # synchronise the device after every eager op
         }
-        self._settings.update(_COMPAT_KEYS)
+        self._settings.update({key: default for key, (default, _) in _NO_EFFECT.items()})
         self._local = _ThreadState()
 
     # -- settings ------------------------------------------------------------------------
@@ -75,10 +86,12 @@ class _Context:
                                  f"recognized! The valid keys are: {sorted(self._settings)}.")
         for key, value in kwargs.items():
             getattr(self, "_check_" + key, lambda v: v)(value)
+            value = getattr(self, "_set_" + key, lambda v: v)(value)
             if key == "save_graphs" and isinstance(value, bool):
                 value = 2 if value else 0
-            if key == "max_device_memory" and self._settings["device_target"] == "CPU":
-                logger.warning("The parameter 'max_device_memory' is ignored on device CPU.")
+            if key in _NO_EFFECT:
+                logger.warning("For 'context.set_context', the parameter '%s' has no effect "
+                               "in minispore: %s.", key, _NO_EFFECT[key][1])
             self._settings[key] = value
 
     def get(self, key):
@@ -104,6 +117,42 @@ class _Context:
             # Fail here, at the clearest point, rather than at the first kernel launch.
             from minispore.device import cuda
             cuda.require(self._settings["device_id"])
+
+    @staticmethod
+    def _set_print_file_path(value):
+        """The file ops.Print writes to, as MindSpore's set_print_file_path names it: the real
+        path, with ``.<seconds since the epoch>`` appended when that file already exists (so a
+        run never appends to an earlier run's prints)."""
+        if not isinstance(value, str):
+            raise TypeError(f"For 'context.set_context', the argument 'print_file_path' must be "
+                            f"str, but got the type : {type(value).__name__}.")
+        if value == "":
+            return value    # the default: stdout again
+        path = os.path.realpath(value)
+        if os.path.isdir(path):
+            raise IOError(f"For 'context.set_context', the argument 'print_file_path' should be "
+                          f"file path, but got directory {value}.")
+        if os.path.exists(path):
+            path = f"{path}.{int(time.time())}"
+            if os.path.exists(path):
+                raise ValueError(f"For 'context.set_context', the argument 'print_file_path' "
+                                 f"{path} already exists, please check it.")
+        return path
+
+    @staticmethod
+    def _check_max_call_depth(value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"For 'context.set_context', the argument 'max_call_depth' must be "
+                            f"int, but got the type : {type(value).__name__}.")
+        if value <= 0:
+            raise ValueError(f"For 'context.set_context', the argument 'max_call_depth' must be "
+                             f"greater than 0, but got {value}.")
+
+    @staticmethod
+    def _check_pynative_synchronize(value):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'context.set_context', the argument 'pynative_synchronize' "
+                            f"must be bool, but got the type : {type(value).__name__}.")
 
     @staticmethod
     def _check_save_graphs(value):
@@ -179,9 +228,9 @@ def context():
 def set_context(**kwargs):
     """Set global settings, MindSpore style: ``set_context(mode=GRAPH_MODE, device_target='CPU')``.
 
-    Unknown keys raise ValueError listing the valid ones. Keys accepted only for compatibility
-    (``max_device_memory`` on CPU, ``enable_graph_kernel``, ``pynative_synchronize`` …) are stored
-    and have no effect.
+    Unknown keys raise ValueError listing the valid ones. Keys MindSpore has that mean nothing
+    in minispore (``enable_graph_kernel``, ``jit_config``, ``enable_compile_cache`` …) are
+    stored and log a warning that names them and says why they have no effect.
     """
     _CONTEXT.set(**kwargs)
 

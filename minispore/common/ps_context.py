@@ -72,6 +72,12 @@ def reset_ps_context():
 _ROLES = ("MS_WORKER", "MS_PSERVER", "MS_SERVER", "MS_SCHED")
 
 
+def is_role_sched():
+    """Whether this process is the cluster's scheduler (MS_ROLE=MS_SCHED), which only routes
+    the workers' rendezvous and builds no graph (MindSpore's _is_role_sched)."""
+    return os.environ.get("MS_ROLE") == "MS_SCHED"
+
+
 def check_set_param_ps(param, init_in_server):
     where = f"For 'Parameter.set_param_ps' of {param.name!r}"
     if not isinstance(init_in_server, bool):

@@ -6,6 +6,7 @@ from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common import dtype as mstype
 from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
+from minispore.common.ps_context import is_role_sched
 from minispore.common.tensor import Tensor
 from minispore.nn.cell_hooks import HOOK_TABLES, CellHooks
 from minispore.ops.primitive import Primitive, check_place_args
@@ -279,6 +280,13 @@ class Cell(CellHooks):
         """construct() with this cell's name on the scope stack and, while tracing, its
         annotation frame pushed."""
         scopes = _CTX.scopes
+        if _CTX.tracer is not None and len(scopes) >= _CTX.get("max_call_depth"):
+            raise RuntimeError(
+                f"Exceed function call depth limit {_CTX.get('max_call_depth')} (cell call "
+                f"depth: {len(scopes) + 1}, calling {type(self).__name__} inside "
+                f"{scopes[-1]}) while compiling. It's always happened with complex "
+                f"construction of code or infinite recursion; check the code for infinite "
+                f"recursion or call set_context(max_call_depth=value) to adjust this value.")
         scopes.append(self._scope_name if scopes and self._scope_name else type(self).__name__)
         if frame is not None:
             _CTX.annotation_frames.append(frame)
@@ -409,7 +417,11 @@ class Cell(CellHooks):
 
     def place(self, role, rank_id):
         """Run every node traced inside this cell (its sub-cells and functional ops included)
-        on worker ``rank_id``: an annotation frame, not a mark on shared primitives."""
+        on worker ``rank_id``: an annotation frame, not a mark on shared primitives. In the
+        scheduler process it returns at once (it places its primitives, as MindSpore's
+        Cell.place does, and Primitive.place returns at once there)."""
+        if is_role_sched():
+            return self
         check_place_args(type(self).__name__, role, rank_id)
         self._set_annotation(ms_role=role, rank_id=rank_id)
         return self

@@ -66,6 +66,9 @@ def eager_apply(prim, args):
         result = prim.impl(*arrays)
         recorder.add(prim.name, profiling.category_of(prim), t0, time.perf_counter_ns() - t0,
                      profiling.nbytes_of(arrays))
+    if _CTX.get("pynative_synchronize"):
+        # a failing kernel then raises at its own operator, not at a later one's copy
+        device.synchronize()
     if type(out_aval) is tuple:
         return tuple(Tensor(_as_array(r, gpu, prim), av.dtype, internal=True)
                      for r, av in zip(result, out_aval))

@@ -5,7 +5,7 @@ import logging
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
-from minispore.common.ps_context import get_ps_context
+from minispore.common.ps_context import get_ps_context, is_role_sched
 
 logger = logging.getLogger("minispore")
 
@@ -160,7 +160,11 @@ class Primitive:
         return self
 
     def place(self, role, rank_id):
-        """Mark this operator to run on worker `rank_id` (distributed graph partition)."""
+        """Mark this operator to run on worker `rank_id` (distributed graph partition). In the
+        scheduler process it returns at once, as MindSpore's Primitive.place does: the
+        scheduler runs the script but builds no graph."""
+        if is_role_sched():
+            return self
         check_place_args(self.name, role, rank_id)
         self.add_prim_attr("ms_role", role)
         self.add_prim_attr("rank_id", rank_id)

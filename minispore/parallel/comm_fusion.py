@@ -46,14 +46,13 @@ def fusion_id(node):
 
 
 def _fusion_on():
-    config = get_auto_parallel_context("comm_fusion") or {}
-    return config.get("openstate", True) is not False
+    return get_auto_parallel_context("comm_fusion")["openstate"] is not False
 
 
 def _cap(kind):
     """Bytes per fused collective of `kind` (comm_fusion's size, else MindSpore's 64 MB)."""
     key = _CONFIG_KEYS[kind]
-    entry = (get_auto_parallel_context("comm_fusion") or {}).get(key, {"mode": "auto"})
+    entry = get_auto_parallel_context("comm_fusion")[key]
     if entry["mode"] == "index":
         raise NotImplementedError(
             f"comm_fusion['{key}'] mode 'index' is not implemented for compiled operator-"

@@ -186,22 +186,39 @@ def _map_tensors(obj, fn):
     return obj
 
 
+def _with_parameters(body, args):
+    """(`body` as a function of the arguments that are not Parameters, those arguments, the
+    Parameters).
+    A Parameter passed to a region is one of its weights, not a dataset input: the trace reads
+    it as a graph parameter and the run reads it as `EagerSpmdInterpreter._param` does (sliced,
+    mirrored), so no dataset strategy cuts its dim 0."""
+    free = [i for i, a in enumerate(args) if not isinstance(a, Parameter)]
+
+    def free_body(*values):
+        call = list(args)
+        for i, v in zip(free, values):
+            call[i] = v
+        return body(*call)
+    return free_body, [args[i] for i in free], [a for a in args if isinstance(a, Parameter)]
+
+
 def run_eager_region(region, settings, args):
     """Run the ShardFunction `region` eagerly on `args` (each rank's local inputs)."""
+    body, args, params = _with_parameters(region.body, args)
     avals = [Aval(settings.logical_shape(i, tuple(a.shape)), a.dtype)
              for i, a in enumerate(a for a in args if isinstance(a, Tensor))]
-    key = tuple((tuple(av.shape), av.dtype) for av in avals)
+    key = (tuple((tuple(av.shape), av.dtype) for av in avals),
+           tuple(id(p) for p in params))    # the trace holds them
     plan = region.plans.get(key)
     if plan is None:
-        plan = region.plans[key] = plan_region(region.body, args, avals, settings,
-                                               region.name)
+        plan = region.plans[key] = plan_region(body, args, avals, settings, region.name)
     entry = _entry_conversion(settings)
     inputs = [entry(a) if isinstance(a, Tensor) else a for a in args]
     interpreter = EagerSpmdInterpreter(plan, settings, region.name)
     for i, (a, av) in enumerate(zip([x for x in inputs if isinstance(x, Tensor)], avals)):
         interpreter.receive(a, settings.input_layout(i, len(av.shape)), av.shape)
     with interpreter:
-        out = region.body(*inputs)
+        out = body(*inputs)
     if interpreter.position != len(plan.nodes):
         raise RuntimeError(
             f"The shard region '{region.name}' ran {interpreter.position} of the "

@@ -40,6 +40,7 @@ from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.parallel.pipeline_ops import StageReceive, StageSend, placeholder
 from minispore.parallel.place_update import local_update
+from minispore.parallel.settings import get_device_num
 
 logger = logging.getLogger("minispore")
 
@@ -90,7 +91,7 @@ def pipeline_spec():
         raise RuntimeError(f"pipeline_stages={stages} needs the communication service: call "
                            f"minispore.communication.init() and launch the stages' ranks "
                            f"(mpirun -n N, N a multiple of {stages}).")
-    device_num = get_auto_parallel_context("device_num")
+    device_num = get_device_num()
     if device_num % stages:
         raise ValueError(f"pipeline_stages={stages} must divide the device number "
                          f"{device_num}: each stage gets device_num / pipeline_stages devices.")

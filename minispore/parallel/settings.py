@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     optimizer_shard_settings,
-                                                    strategy_ckpt_files)
+                                                    strategy_ckpt_files, user_set)
 from minispore.common.layout import TensorLayout
 from minispore.common.mesh import DeviceMesh
 
-__all__ = ["ParallelSettings", "layout_of_cuts", "operator_parallel_settings"]
+__all__ = ["ParallelSettings", "get_device_num", "layout_of_cuts", "operator_parallel_settings"]
 
 _OPERATOR_PARALLEL = (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
 
@@ -124,6 +124,19 @@ def layout_of_cuts(cuts, device_num, repeat_outermost=False):
     return TensorLayout(dev, tuple(tmap))
 
 
+def get_device_num():
+    """The number of devices the parallel features use, as MindSpore's _get_device_num
+    (parallel/_utils.py) gives it: 1 under stand_alone; the device_num the script set; else,
+    once init() ran, the world's size (so init(), reset_auto_parallel_context() and then a
+    parallel_mode without device_num still shards over every rank); else 1."""
+    if get_auto_parallel_context("parallel_mode") == ParallelMode.STAND_ALONE:
+        return 1
+    if user_set("device_num"):
+        return get_auto_parallel_context("device_num")
+    from minispore.communication._comm import STATE
+    return STATE.world.size if STATE.inited else get_auto_parallel_context("device_num")
+
+
 def _optimizer_sharded_data_parallel():
     """Data parallel with optimizer parallel compiles through the operator-parallel passes with
     every operator's data-parallel default strategy (the replicated parameters are what
@@ -147,7 +160,7 @@ def operator_parallel_settings(mesh=None, stages=1):
     if get_auto_parallel_context("parallel_mode") not in _OPERATOR_PARALLEL and \
             not data_parallel:
         return None
-    device_num = get_auto_parallel_context("device_num") // stages
+    device_num = get_device_num() // stages
     if device_num <= 1 and stages == 1:
         return None
     from minispore.communication._comm import STATE

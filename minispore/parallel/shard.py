@@ -22,6 +22,7 @@ from minispore.common.layout import check_strategy_tuples
 from minispore.common.tensor import Tensor
 from minispore.parallel.region_boundary import SHARD_REGION, entry_identity, exit_cuts, \
     exit_identities
+from minispore.parallel.settings import get_device_num
 
 __all__ = ["shard", "check_shard_args", "ShardFunction"]
 
@@ -77,7 +78,7 @@ def _check_mode(name):
 
 def _apply_parameter_plan(name, cell, plan):
     """Give each named parameter of `cell` its planned cuts (``param.planned_cuts``)."""
-    device_num = get_auto_parallel_context("device_num")
+    device_num = get_device_num()
     params = {p.name: p for p in cell.get_parameters()}
     for key, cuts in plan.items():
         if not isinstance(cuts, tuple):

@@ -7,6 +7,7 @@ import numpy as np
 from minispore import nn
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.tensor import Tensor
+from minispore.parallel.settings import get_device_num
 from minispore.train.callback._callback import (CallbackManager, InternalCallbackParam,
                                                 RunContext)
 from minispore.train.amp import build_train_network
@@ -108,7 +109,7 @@ class Model:
         self._keep_batchnorm_fp32 = kwargs.get("keep_batchnorm_fp32")
         self._metric_fns = get_metrics(metrics)
         self._parallel_mode = get_auto_parallel_context("parallel_mode")
-        self._device_number = get_auto_parallel_context("device_num")
+        self._device_number = get_device_num()
         self._train_network = self._build_train_network()
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network,
                                                                           eval_indexes)

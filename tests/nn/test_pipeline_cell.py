@@ -27,16 +27,16 @@ def _x(rows=8):
                                      lambda n: nn.MicroBatchInterleaved(n, 4),
                                      lambda n: nn.GradAccumulationCell(n, 4)])
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_micro_batch_wrappers_sum_the_network_over_strided_micro_batches(wrapper, mode):
-    """Micro-batch i is rows i, i+4, ... (minispore's deliberate difference from MindSpore's
-    contiguous slices: it commutes with a data-parallel batch split); the outputs are summed."""
+def test_micro_batch_wrappers_sum_the_network_over_contiguous_micro_batches(wrapper, mode):
+    """Micro-batch i is rows [2i, 2i + 2) of 8, as MindSpore's _MicroBatch slices; the outputs
+    are summed."""
     ms.set_context(mode=mode)
     ms.set_seed(1)
     net = Affine()
     x = _x()
     out = wrapper(net)(Tensor(x)).asnumpy()
     w, b = net.dense.weight.asnumpy().astype(np.float64), net.dense.bias.asnumpy()
-    want = sum(x[i::4].astype(np.float64) @ w.T + b for i in range(4))
+    want = sum(x[2 * i:2 * i + 2].astype(np.float64) @ w.T + b for i in range(4))
     np.testing.assert_allclose(out, want, rtol=1e-6)
 
 
@@ -48,7 +48,7 @@ def test_pipeline_cell_loss_is_the_sum_of_micro_batch_losses():
     x, y = _x(), np.ones((8, 2), np.float32)
     loss = nn.PipelineCell(nn.WithLossCell(net, loss_fn), 2)(Tensor(x), Tensor(y))
     pred = x @ net.dense.weight.asnumpy().T + net.dense.bias.asnumpy()
-    want = sum(np.mean((pred[i::2] - 1) ** 2) for i in range(2))
+    want = sum(np.mean((pred[4 * i:4 * i + 4] - 1) ** 2) for i in range(2))
     np.testing.assert_allclose(float(loss.asnumpy()), want, rtol=1e-5)
 
 

@@ -56,3 +56,45 @@ def test_print_under_jit_and_print_function(capfd):
 def test_print_rejects_other_types():
     with pytest.raises(TypeError, match="For 'Print'.*input 0 must be a Tensor"):
         ops.Print()(object())
+
+
+@pytest.fixture
+def print_file(tmp_path):
+    return tmp_path / "print.log"     # tests/conftest.py restores print_file_path afterwards
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_print_file_path_receives_the_prints(capfd, print_file, mode):
+    ms.set_context(print_file_path=str(print_file))
+    assert ms.get_context("print_file_path") == str(print_file)
+
+    @ms.jit
+    def step(x):
+        ops.Print()("x is", x)
+        return x + 1
+
+    ms.set_context(mode=mode)
+    try:
+        ops.Print()("Print Tensor x:", _X)
+        step(Tensor(np.array([5.0], np.float32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert capfd.readouterr().out == ""
+    assert print_file.read_text() == ("Print Tensor x:\nTensor(shape=[2, 1], dtype=Int32, value=\n"
+                                      "[[1]\n [2]])\nx is\nTensor(shape=[1], dtype=Float32, "
+                                      "value= [5.])\n")
+
+
+def test_print_file_path_never_appends_to_an_existing_file(print_file, tmp_path):
+    # MindSpore's set_print_file_path: an existing file gets a ".<seconds>" suffix; a directory
+    # raises
+    print_file.write_text("earlier run\n")
+    ms.set_context(print_file_path=str(print_file))
+    used = ms.get_context("print_file_path")
+    assert used.startswith(str(print_file) + ".") and used[len(str(print_file)) + 1:].isdigit()
+    ops.Print()("now")
+    assert print_file.read_text() == "earlier run\n"
+    with open(used) as f:
+        assert f.read() == "now\n"
+    with pytest.raises(OSError, match="should be file path, but got directory"):
+        ms.set_context(print_file_path=str(tmp_path))

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.mpi(min_size=2)
 
 DIMS = (32, 64, 16, 10)
 MICRO = 4
+BATCH_BYTES = 8 * DIMS[0] * 4 + 8 * 4   # a rank's rows of one step: 8 float32 x, 8 int32 y
 
 
 class MLP(nn.Cell):
@@ -63,12 +64,14 @@ def test_semi_auto_with_optimizer_parallel_equals_single_device(world):
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for got, want in zip(weights, ref_weights):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
-    # Micro-batches are sliced from each rank's own rows: no AllGather of the batch, only of
-    # the optimizer-sharded parameters, each gathered once for all micro-batches, and each
-    # gradient reduce-scattered once.
+    # Each input's batch is gathered once (micro-batch i is the contiguous rows [i*N/m,
+    # (i+1)*N/m) of the whole batch, as in MindSpore) and sliced for every micro-batch; the
+    # optimizer-sharded parameters are gathered once for all micro-batches, and each gradient
+    # reduce-scattered once.
     assert sharded[0] >= 3
     # (the default fusion id 1 makes them one AllGather and one ReduceScatter per step)
-    assert stats["AllGather"] == {"count": 1, "bytes": (n - 1) * sharded[1]}
+    assert stats["AllGather"] == {"count": 1 + 2,
+                                  "bytes": (n - 1) * (sharded[1] + BATCH_BYTES)}
     assert stats["ReduceScatter"] == {"count": 1, "bytes": (n - 1) * sharded[1]}
 
 
@@ -85,9 +88,10 @@ def test_gradient_accumulation_shard_reduce_scatters_each_micro_batch(world):
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for got, want in zip(weights, ref_weights):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
-    # one gather and one reduce-scatter per sharded parameter and micro-batch
-    assert stats["AllGather"] == {"count": MICRO * sharded[0],
-                                  "bytes": MICRO * (n - 1) * sharded[1]}
+    # one gather and one reduce-scatter per sharded parameter and micro-batch (and one gather
+    # of each input's batch)
+    assert stats["AllGather"] == {"count": MICRO * sharded[0] + 2,
+                                  "bytes": (n - 1) * (MICRO * sharded[1] + BATCH_BYTES)}
     assert stats["ReduceScatter"] == {"count": MICRO * sharded[0],
                                       "bytes": MICRO * (n - 1) * sharded[1]}
 

@@ -62,8 +62,11 @@ def test_what_is_built_is_still_accepted():
                                  enable_parallel_optimizer=False, grad_accumulation_step=1,
                                  comm_fusion={"allreduce": {"mode": "size", "config": 32}},
                                  strategy_ckpt_config={"only_trainable_params": True})
-    assert ms.get_auto_parallel_context("comm_fusion") == \
-        {"allreduce": {"mode": "size", "config": 32}}
+    # merged into MindSpore's default config (_ParallelFusionConfig.CONFIG)
+    assert ms.get_auto_parallel_context("comm_fusion") == {
+        "openstate": True, "allreduce": {"mode": "size", "config": 32},
+        "allgather": {"mode": "auto", "config": None},
+        "reducescatter": {"mode": "auto", "config": None}}
 
 
 def test_parameter_server_settings_it_does_not_have_are_refused():
@@ -118,7 +121,9 @@ def test_search_mode_alias_sets_search_mode():
 def test_comm_fusion_reads_back_what_was_set():
     fusion = {"openstate": True, "allreduce": {"mode": "index", "config": [2, 4]}}
     ms.set_auto_parallel_context(comm_fusion=fusion)
-    assert ms.get_auto_parallel_context("comm_fusion") == fusion
+    assert ms.get_auto_parallel_context("comm_fusion") == {
+        **fusion, "allgather": {"mode": "auto", "config": None},
+        "reducescatter": {"mode": "auto", "config": None}}
 
 
 # -- primitives and cells in the wrong mode ------------------------------------------------------

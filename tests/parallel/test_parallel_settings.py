@@ -87,3 +87,45 @@ def test_semi_auto_parallel_needs_graph_mode():
         ms.set_auto_parallel_context(parallel_mode="auto_parallel")
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+
+
+@pytest.mark.parametrize("strategy, full_batch", [("full_batch", True), ("data_parallel", False)])
+def test_string_dataset_strategy_and_full_batch_are_one_setting(strategy, full_batch):
+    # MindSpore's set_dataset_strategy calls set_full_batch; get_dataset_strategy reads it back
+    ms.set_auto_parallel_context(dataset_strategy=strategy)
+    assert ms.get_auto_parallel_context("full_batch") is full_batch
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(full_batch=full_batch)
+    assert ms.get_auto_parallel_context("dataset_strategy") == strategy
+
+
+COMM_FUSION_DEFAULT = {"openstate": True,
+                       "allreduce": {"mode": "auto", "config": None},
+                       "allgather": {"mode": "auto", "config": None},
+                       "reducescatter": {"mode": "auto", "config": None}}
+
+
+def test_comm_fusion_default_and_merge():
+    ms.set_auto_parallel_context(comm_fusion={"openstate": False,
+                                              "allreduce": {"mode": "size", "config": 32}})
+    ms.reset_auto_parallel_context()
+    assert ms.get_auto_parallel_context("comm_fusion") == COMM_FUSION_DEFAULT
+    # a set merges its keys into the current config; openstate is True unless given
+    ms.set_auto_parallel_context(comm_fusion={"allgather": {"mode": "size", "config": 8}})
+    assert ms.get_auto_parallel_context("comm_fusion") == dict(
+        COMM_FUSION_DEFAULT, allgather={"mode": "size", "config": 8})
+
+
+@pytest.mark.parametrize("key, value", [
+    ("gradient_fp32_sync", 1), ("gradients_mean", 0), ("parameter_broadcast", "yes"),
+    ("enable_parallel_optimizer", 1), ("pipeline_result_broadcast", 1),
+    ("parallel_mode", 1), ("search_mode", None), ("device_num", "8"), ("global_rank", 1.0),
+    ("strategy_ckpt_save_file", 3), ("all_reduce_fusion_config", (1, 2)),
+    ("comm_fusion", []), ("pipeline_config", []), ("grad_accumulation_step", "2")])
+def test_keys_are_type_checked_as_mindspore_args_type_check(key, value):
+    before = ms.get_auto_parallel_context(key)
+    with pytest.raises(TypeError, match=f"'{key}' must be .*, but got the type : "
+                                        f"{type(value).__name__}"):
+        ms.set_auto_parallel_context(**{key: value})
+    after = ms.get_auto_parallel_context(key)
+    assert after == before and type(after) is type(before)

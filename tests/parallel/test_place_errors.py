@@ -103,3 +103,19 @@ def test_a_role_set_on_a_primitive_by_hand_is_refused_at_compile():
     with pytest.raises(ValueError, match=r"'ReLU' \(in Net\.relu\) is placed with role "
                                          r"'MS_PSERVER'"):
         net(_x())
+
+
+@pytest.mark.parametrize("mode", ["pynative", "semi_auto_parallel"])
+def test_place_in_the_scheduler_returns_at_once(monkeypatch, mode):
+    # MindSpore's Primitive.place begins with `if _is_role_sched(): return`: the scheduler runs
+    # the script but builds no graph, so nothing is checked or marked there
+    monkeypatch.setenv("MS_ROLE", "MS_SCHED")
+    if mode == "pynative":
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    else:
+        _parallel_mode(mode)
+    net, relu = Net(), ops.ReLU()
+    assert net.place("MS_WORKER", 0) is net
+    assert relu.place("MS_WORKER", 0) is relu
+    assert "ms_role" not in relu.attrs and "rank_id" not in relu.attrs
+    assert net.dense.place("MS_SERVER", -1) is net.dense

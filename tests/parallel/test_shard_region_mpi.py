@@ -187,6 +187,37 @@ def test_eager_region_under_data_parallel_hands_back_local_rows(world):
         np.testing.assert_allclose(g, ref, rtol=RTOL, atol=1e-6, err_msg=p.name)
 
 
+def test_eager_function_region_takes_a_parameter_argument_as_a_weight(world):
+    """Under dataset_strategy='data_parallel' the rows of x are each rank's own, but a
+    Parameter passed to the region is a weight: whole on entry (sliced by the region, never as
+    a batch), and its gradient is the single-device one (issue 28: its dim 0 was taken for a
+    per-rank batch, a MatMul shape error)."""
+    rank, n = world
+    rng = np.random.default_rng(7)
+    whole = rng.standard_normal((4 * n, 10)).astype(np.float32)
+    w0 = rng.standard_normal((10, 6)).astype(np.float32)
+
+    def matmul_relu(a, w):
+        return ms.ops.relu(ms.ops.matmul(a, w))
+
+    def run(parallel, x):
+        _context(n if parallel else 1, ms.PYNATIVE_MODE,
+                 **({"dataset_strategy": "data_parallel"} if parallel else {}))
+        w = ms.Parameter(Tensor(w0), name="w")
+        region = ms.shard(matmul_relu, in_strategy=((n, 1), None)) if parallel else \
+            matmul_relu
+        rows = len(x)
+        f = lambda a, b: (region(a, b) ** 2).sum() / rows         # noqa: E731
+        out = region(Tensor(x), w).asnumpy()
+        _, gw = ms.value_and_grad(f, None, [w])(Tensor(x), w)
+        return out, _gather_like(gw[0], w) if parallel else gw[0].asnumpy()
+
+    ref_out, ref_gw = run(False, whole)
+    out, gw = run(True, whole[rank * 4:(rank + 1) * 4])
+    np.testing.assert_allclose(out, ref_out[rank * 4:(rank + 1) * 4], rtol=RTOL, atol=1e-6)
+    np.testing.assert_allclose(gw, ref_gw, rtol=RTOL, atol=1e-6)
+
+
 def _gather_like(grad, param):
     """The whole gradient of `param` from this rank's block `grad` (an AllGather)."""
     if param.layout is None:

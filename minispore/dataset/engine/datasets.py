@@ -89,15 +89,40 @@ class Dataset:
 
     # -- operations -------------------------------------------------------------------------
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
-            python_multiprocessing=False, cache=None, callbacks=None, **kwargs):
-        """Apply `operations` (one transform or a list, in order) to `input_columns` of each row."""
-        from minispore.dataset.engine.operations import MapDataset
+            **kwargs):
+        """Apply `operations` (one transform or a list, in order) to `input_columns` of each row.
+
+        MindSpore's keywords: ``python_multiprocessing``, ``max_rowsize`` and ``offload`` are
+        accepted with a warning (the pipeline runs in the calling process, on the host);
+        ``cache`` and ``callbacks`` other than None raise NotImplementedError; any other keyword
+        raises TypeError naming it."""
+        from minispore.dataset.engine.operations import MapDataset, check_map_keywords
+        check_map_keywords(kwargs)
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
-        """Stack `batch_size` consecutive rows along a new axis 0."""
+        """Stack `batch_size` consecutive rows along a new axis 0.
+
+        Keyword arguments (MindSpore's): ``per_batch_map`` (called with one list of row arrays
+        per input column and a BatchInfo; returns one list or array of rows per output column),
+        ``input_columns`` (the columns it takes; only with per_batch_map; default every
+        column), ``output_columns`` (the names of what it returns; default the input columns),
+        ``python_multiprocessing`` and ``max_rowsize`` (accepted, with a warning: the
+        pipeline runs in this process), and ``pad_info`` (MindSpore 1.x's spelling of
+        padded_batch's). Any other keyword raises TypeError naming it.
+        """
         from minispore.dataset.engine.operations import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers)
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        """batch, each column's rows first padded at the end of every dim: ``pad_info`` maps a
+        column to (pad_shape, pad_value); a None shape (or dim) pads to the batch's largest, a
+        None value pads with 0; a column not named is padded to the batch's largest with 0.
+        pad_info=None pads nothing."""
+        from minispore.dataset.engine.operations import BatchDataset
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                            pad_info=pad_info)
 
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of `buffer_size` rows (>= dataset size: full shuffle)."""

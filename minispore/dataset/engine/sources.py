@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from minispore.common.dtype import Type
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns
@@ -115,6 +116,9 @@ class MnistDataset(RandomAccessSource):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         who = type(self).__name__
+        if cache is not None:
+            raise NotImplementedError(f"For '{who}', 'cache' (a DatasetCache server) is not "
+                                      f"implemented in minispore; leave it None.")
         if not isinstance(dataset_dir, (str, os.PathLike)):
             raise TypeError(f"For '{who}', dataset_dir must be a str, got {dataset_dir!r}.")
         if not os.path.isdir(dataset_dir):
@@ -189,12 +193,31 @@ class NumpySlicesDataset(RandomAccessSource):
         return [c[idx] for c in self._cols]
 
 
-def _row_values(where, row, names):
+def _row_values(where, row, names, types=None):
     values = list(row) if isinstance(row, (tuple, list)) else [row]
     if len(values) != len(names):
         raise RuntimeError(f"{where} gave {len(values)} values but column_names {names} names "
                            f"{len(names)}.")
-    return [ck.as_array(v) for v in values]
+    values = [ck.as_array(v) for v in values]
+    for name, value, want in zip(names, values, types or ()):
+        # MindSpore's GeneratorOp checks, it does not cast (generator_op.cc PyRowToTensorRow)
+        if want is not None and value.dtype != want.np_dtype:
+            raise RuntimeError(f"{where}: the type of returned data in 'GeneratorDataset' "
+                               f"should be same with specified column_types, but column "
+                               f"'{name}' is {value.dtype} and its column type is {want}.")
+    return values
+
+
+def _check_column_types(column_types, names):
+    """column_types: None, or one minispore dtype (or None: unchecked) per column."""
+    if column_types is None:
+        return None
+    if not isinstance(column_types, (list, tuple)) or len(column_types) != len(names) or \
+            not all(t is None or isinstance(t, Type) for t in column_types):
+        raise TypeError(f"For 'GeneratorDataset', column_types must be a list of "
+                        f"{len(names)} dtypes (one per column of {names}), got "
+                        f"{column_types!r}.")
+    return list(column_types)
 
 
 class GeneratorDataset(RandomAccessSource):
@@ -219,6 +242,7 @@ class GeneratorDataset(RandomAccessSource):
             raise ValueError("For 'GeneratorDataset', column_names must be given "
                              "(schema is not supported).")
         names = check_columns("GeneratorDataset", column_names)
+        self.column_types = _check_column_types(column_types, names)
         self.source = source
         self._random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if self._random_access:
@@ -257,7 +281,8 @@ class GeneratorDataset(RandomAccessSource):
             except Exception as e:
                 raise RuntimeError(f"GeneratorDataset: source[{int(i)}] raised "
                                    f"{type(e).__name__}: {e}") from e
-            rows.append(_row_values(f"GeneratorDataset: source[{int(i)}]", row, self._names))
+            rows.append(_row_values(f"GeneratorDataset: source[{int(i)}]", row, self._names,
+                                    self.column_types))
         return [ck.stack(list(col)) for col in zip(*rows)]
 
     def _chunks(self, ctx):
@@ -276,7 +301,8 @@ class GeneratorDataset(RandomAccessSource):
             except Exception as e:
                 raise RuntimeError(f"GeneratorDataset: the source raised {type(e).__name__} at "
                                    f"row {count}: {e}") from e
-            rows.append(_row_values(f"GeneratorDataset: row {count}", row, self._names))
+            rows.append(_row_values(f"GeneratorDataset: row {count}", row, self._names,
+                                    self.column_types))
             count += 1
             if len(rows) == ck.CHUNK_ROWS:
                 yield [ck.stack(list(col)) for col in zip(*rows)]

@@ -6,6 +6,7 @@ from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops import functional as F
 from minispore.ops.operations.indexing_ops import EmbeddingLookup as EmbeddingLookupOp
+from minispore.parallel.settings import get_device_num
 
 __all__ = ["Embedding", "EmbeddingLookup"]
 
@@ -102,7 +103,7 @@ class EmbeddingLookup(Cell):
         if get_auto_parallel_context("parallel_mode") not in ("semi_auto_parallel",
                                                               "auto_parallel"):
             return
-        n = get_auto_parallel_context("device_num")
+        n = get_device_num()
         if n <= 1:
             return
         strategy = {"batch_slice": ((1, 1), (n, 1)), "table_row_slice": ((n, 1), (1, 1)),

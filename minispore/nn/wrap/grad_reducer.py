@@ -32,14 +32,14 @@ def is_data_parallel():
 
 
 def fusion_settings():
-    """("none" | "size" | "index", bytes or split indices) from comm_fusion or, when that has
-    no allreduce entry, the legacy all_reduce_fusion_config; MindSpore's default is 64 MB
+    """("none" | "size" | "index", bytes or split indices) from comm_fusion or, when its
+    allreduce mode is "auto", the legacy all_reduce_fusion_config; MindSpore's default is 64 MB
     buckets."""
-    fusion = get_auto_parallel_context("comm_fusion") or {}
-    if fusion.get("openstate", True) is False:
+    fusion = get_auto_parallel_context("comm_fusion")
+    if fusion["openstate"] is False:
         return "none", None
-    allreduce = fusion.get("allreduce")
-    if allreduce is None:
+    allreduce = fusion["allreduce"]
+    if allreduce["mode"] == "auto":
         indices = get_auto_parallel_context("all_reduce_fusion_config")
         if indices:
             return "index", list(indices)

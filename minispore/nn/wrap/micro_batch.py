@@ -5,8 +5,9 @@ step's loss is the sum of the micro-batch losses and its gradient the sum of the
 optimizer update for the whole batch). With equal micro-batches of a mean-reduced loss, that
 sum is micro_size times the single-device loss of the whole batch.
 
-A micro-batch is ``x[i::micro_size]`` along dim 0 (ops MicroBatchSlice: strided, so under data
-parallel each rank's micro-batch comes from its own rows). In PYNATIVE, TrainOneStepCell runs
+A micro-batch is the contiguous rows ``x[i*N/micro_size:(i+1)*N/micro_size]`` along dim 0 (ops
+MicroBatchSlice, as MindSpore's _MicroBatch slices; under operator parallelism the batch dim is
+gathered first, so every micro-batch is the single-device one). In PYNATIVE, TrainOneStepCell runs
 the micro-batches one after the other, each forward then its backward, adding up the
 gradients: only one micro-batch's activations are alive at a time. In GRAPH mode the traced
 step holds every micro-batch (each node traced inside micro-batch i carries the annotation

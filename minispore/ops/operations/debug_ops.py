@@ -4,6 +4,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
@@ -19,7 +20,9 @@ class Print(Primitive):
     """Print the inputs (strings as they are, tensors as ``Tensor(shape=[...], dtype=...,
     value=...)``), one per line: ``ops.Print()('loss', loss)`` or ``ops.print_(...)``.
 
-    In PYNATIVE_MODE it prints at the call; in a compiled graph it is a side-effect node that
+    It prints to stdout, or appends to the file ``set_context(print_file_path=...)`` named (as
+    text; MindSpore writes a binary file for ``parse_print``). In PYNATIVE_MODE it prints at
+    the call; in a compiled graph it is a side-effect node that
     prints each time the graph runs, with the values of that run. Returns a 0-d int32 tensor
     (MindSpore: an invalid value, to be ignored). Not differentiable.
 
@@ -48,7 +51,12 @@ class Print(Primitive):
                 lines.append(x)
             else:
                 lines.append(repr(Tensor(np.asarray(device.to_host(x)))))
-        print("\n".join(lines), flush=True)
+        path = context().get("print_file_path")
+        if path:
+            with open(path, "a") as f:
+                f.write("\n".join(lines) + "\n")
+        else:
+            print("\n".join(lines), flush=True)
         out = device.empty((), np.int32)
         kernel("array", "fill")(movable(out), np.int32(0))
         return out

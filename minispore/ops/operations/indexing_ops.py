@@ -186,20 +186,24 @@ class StridedSlice(_SliceBase):
                                         *self.masks), None, None, None)
 
 
-class MicroBatchSlice(StridedSlice):
-    """Micro-batch `index` of `count` along dim 0: rows index, index + count, index + 2 *
-    count, ... of x (``x[index::count]``); MicroBatchSlice(index, count)(x).
+_MICRO_BATCH_ROWS = ("micro-batch i is the contiguous rows [i*N/m, (i+1)*N/m) of the whole "
+                     "batch, which a cut of the batch dim does not hold; keep it whole (cut "
+                     "the other dims)")
 
-    Strided rather than contiguous rows (MindSpore slices contiguous ones) so that under data
-    parallel every rank's micro-batch is taken from its own rows: a block of b rows (b a
-    multiple of `count`) holds exactly its rows of the logical micro-batch, so dim 0 may be
-    cut like an elementwise operator's. Summed losses of mean-reduced micro-batches do not
-    depend on which rows form a micro-batch.
+
+class MicroBatchSlice(StridedSlice):
+    """Micro-batch `index` of `count` along dim 0: the contiguous rows [index * N / count,
+    (index + 1) * N / count) of x's N rows (MindSpore's _MicroBatch slices them so);
+    MicroBatchSlice(index, count)(x).
+
+    Under operator parallelism the batch dim stays whole (so a data-parallel batch is gathered
+    first): every rank's micro-batch is then the single-device one, whatever the layout.
     """
-    sharding_rule = rules.elementwise
+    sharding_rule = rules.axis_fixed(_MICRO_BATCH_ROWS)
+    axis = 0            # the dim axis_fixed keeps whole
 
     def __init__(self, index, count):
-        super().__init__(end_mask=1)
+        super().__init__()
         for name, value in (("index", index), ("count", count)):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"For 'MicroBatchSlice', '{name}' must be an int, but got "
@@ -216,7 +220,9 @@ class MicroBatchSlice(StridedSlice):
         if rows is None or (isinstance(rows, int) and rows % self.count):
             raise self.error(f"the batch dim of the input (shape {tuple(x.shape)}) must be "
                              f"divisible by the micro-batch count {self.count}.")
-        return StridedSlice.__call__(self, x, (self.index,), (0,), (self.count,))
+        size = rows // self.count
+        return StridedSlice.__call__(self, x, (self.index * size,),
+                                     ((self.index + 1) * size,), (1,))
 
 
 class StridedSliceGrad(_SliceBase):
