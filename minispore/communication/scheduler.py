@@ -129,7 +129,7 @@ class Scheduler:
                 if key.fileobj is self.listener:
                     self._accept()
                 elif key.fileobj.fileno() >= 0:   # not closed by an earlier event of this batch
-                    self._read(key.data)
+                    self._read_guarded(key.data)
             self._check_timeouts()
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()
@@ -149,6 +149,15 @@ class Scheduler:
         # readiness, so they never wait.
         sock.settimeout(5.0)
         self.selector.register(sock, selectors.EVENT_READ, Peer(sock, address, time.monotonic()))
+
+    def _read_guarded(self, peer):
+        """_read, where whatever one connection causes ends that connection only (a stranger's)
+        or fails the job it belongs to (a member's), never the scheduler itself."""
+        try:
+            self._read(peer)
+        except Exception as e:   # noqa: BLE001 -- the scheduler must outlive any one peer
+            logger.exception("Error while handling the %s.", peer.describe())
+            self._protocol_error(peer, f"{type(e).__name__}: {e}")
 
     def _read(self, peer):
         try:

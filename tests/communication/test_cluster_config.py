@@ -91,7 +91,8 @@ def test_messages_are_json_lines_and_junk_is_a_protocol_error():
     assert reader.feed(line[:5]) == []
     assert reader.feed(line[5:] + cluster_wire.encode("joined", rank=1)) == [
         {"kind": "port", "name": "tag#0$x"}, {"kind": "joined", "rank": 1}]
-    for junk in (b"GET / HTTP/1.0\r\n", b"[1, 2]\n", b'{"no": "kind"}\n', b"\xff\xfe\n"):
+    for junk in (b"GET / HTTP/1.0\r\n", b"[1, 2]\n", b'{"no": "kind"}\n', b"\xff\xfe\n",
+                 b"[" * 50_000 + b"\n", b"9" * 5_000 + b"\n", b'{"kind": "x", "n": NaN}\n'):
         with pytest.raises(cluster_wire.ProtocolError):
             cluster_wire.LineReader().feed(junk)
     with pytest.raises(cluster_wire.ProtocolError, match="longer than"):

@@ -214,3 +214,29 @@ def test_a_port_already_in_use_is_a_clear_error(job, processes, tmp_path):
             f"program). Choose a free MS_SCHED_PORT (msrun --master_port)."
             in processes.log("scheduler")), processes.log("scheduler")
     assert not (tmp_path / "job.token").exists()   # the running job's token is left alone
+
+
+@pytest.mark.parametrize("line", [b"[" * 50_000, b"9" * 5_000, b'{"kind": "hello", "pid": '
+                                  + b"1" * 5_000 + b"}", bytes(range(256)) * 8],
+                         ids=["50KB of [", "5000-digit integer", "5000-digit pid", "garbage"])
+def test_a_strangers_line_is_refused_and_the_running_job_goes_on(job, processes, tmp_path,
+                                                                 line):
+    release = tmp_path / "release"
+    start = job(HOLD, 2, MS_CLUSTER_TOKEN="the-right-token", RELEASE=release)
+    procs = [start("scheduler", "MS_SCHED")] + [start(f"worker_{i}", "MS_WORKER")
+                                                for i in range(2)]
+    wait_for(lambda: "Cluster is successfully initialized" in processes.log("scheduler"), 120,
+             "the job forming")
+    port = int(start.env["MS_SCHED_PORT"])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(line.replace(b"\n", b" ") + b"\n")
+        answer = json.loads(s.makefile().readline())
+        assert s.recv(1) == b""                      # and that connection is closed
+    assert answer["kind"] == "refused" and \
+        answer["reason"].startswith("not a minispore worker ("), answer
+    release.touch()
+    exits = processes.wait(procs, timeout=60)
+    assert exits == {"scheduler": 0, "worker_0": 0, "worker_1": 0}, exits
+    log = processes.log("scheduler")
+    assert "WARNING Refused the connection from 127.0.0.1:" in log and "Traceback" not in log
+    assert "Job finished: all 2 workers finished their script." in log, log
