@@ -12,7 +12,14 @@ A worker proves it belongs to the job by presenting the token the scheduler hold
 
 A token file that others can read, or that someone else owns, is refused (as ssh refuses a
 private key), since anyone who can read it can join the job.
+
+The token itself never crosses the wire: each side proves it holds it by the HMAC-SHA256 of
+the other side's fresh nonce (``proof``), the scheduler first, so a program squatting on
+MS_SCHED_PORT learns nothing a worker knows, and a stranger learns nothing from the scheduler
+it could replay (every connection gets new nonces; the proofs name who made them, so one
+side's proof is never the other's).
 """
+import hashlib
 import hmac
 import os
 import secrets
@@ -21,6 +28,7 @@ from pathlib import Path
 
 TOKEN_VAR = "MS_CLUSTER_TOKEN"
 TOKEN_FILE_VAR = "MS_CLUSTER_TOKEN_FILE"
+NONCE_BYTES = 32
 
 
 def token_path(port, environ=None):
@@ -77,7 +85,25 @@ def worker_token(port, environ=None):
     return token
 
 
-def same_token(presented, expected):
-    """Constant-time comparison (a stranger learns nothing from how long a refusal takes)."""
-    return isinstance(presented, str) and hmac.compare_digest(presented.encode(),
-                                                              expected.encode())
+def fresh_nonce():
+    return secrets.token_hex(NONCE_BYTES)
+
+
+def is_nonce(value):
+    """A nonce as fresh_nonce makes them (what a peer sends is checked before it is used)."""
+    return isinstance(value, str) and len(value) == 2 * NONCE_BYTES and \
+        all(c in "0123456789abcdef" for c in value)
+
+
+def proof(token, prover, challenge, own_nonce):
+    """What `prover` ("scheduler" or "worker") sends to show it holds `token`: the HMAC-SHA256
+    of the peer's `challenge` nonce, its own nonce and its name, in hex."""
+    message = f"{prover}:{challenge}:{own_nonce}".encode()
+    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
+
+
+def proves(presented, token, prover, challenge, own_nonce):
+    """Whether `presented` is `prover`'s proof, compared in constant time (a stranger learns
+    nothing from how long a refusal takes)."""
+    return isinstance(presented, str) and hmac.compare_digest(
+        presented.encode(), proof(token, prover, challenge, own_nonce).encode())

@@ -7,9 +7,11 @@ checked before or while parsing, never by catching what json gives up with: a st
 of 50 KB of ``[`` (RecursionError) or a 5,000-digit integer (ValueError) must not escape
 LineReader and stop the scheduler.
 
-Worker -> scheduler: ``hello`` (token, node id, worker count, host, pid), ``port`` (rank 0's
-MPI port name), ``joined`` (rank), ``failed`` (rank, error), ``finished``.
-Scheduler -> worker: ``welcome``, ``refused`` (reason), ``assigned`` (rank, size),
+Worker -> scheduler: ``hello`` (nonce, node id, worker count, host, pid), ``answer`` (its proof
+of the token, cluster_token.py), ``port`` (rank 0's MPI port name), ``joined`` (rank),
+``failed`` (rank, error), ``finished``.
+Scheduler -> worker: ``challenge`` (nonce, its proof of the token), ``welcome``, ``refused``
+(reason), ``assigned`` (rank, size),
 ``connect`` (port name), ``abort`` (reason).
 """
 import json

@@ -7,8 +7,10 @@ after ``init()`` never runs there.
 
 One thread, one ``selectors`` loop over the listening socket and every connection:
 
-1. Registration. A connection must say ``hello`` with the job's token (cluster_token.py) within
-   HANDSHAKE_TIMEOUT; anything else is refused, logged with the peer's address, and closed. Up to
+1. Registration. A connection must say ``hello`` with a fresh nonce, take the ``challenge``
+   (the scheduler's nonce and its proof of the job's token, cluster_token.py) and send the
+   ``answer`` that proves it holds the token too, all within HANDSHAKE_TIMEOUT; anything else
+   is refused, logged with the peer's address, and closed. Up to
    MS_WORKER_NUM workers (and MS_SERVER_NUM parameter servers) register; worker ranks go to
    integer MS_NODE_IDs first, then to the others in arrival order (assign_ranks); servers
    follow the workers. A process that hangs up now frees its place.
@@ -73,7 +75,8 @@ def _well_formed_hello(message):
     node_id = message.get("node_id")
     return ((node_id is None or isinstance(node_id, str) and 0 < len(node_id) <= 256)
             and isinstance(message.get("host"), str) and isinstance(message.get("pid"), int)
-            and isinstance(message.get("worker_num"), int))
+            and isinstance(message.get("worker_num"), int)
+            and cluster_token.is_nonce(message.get("nonce")))
 
 
 class Peer:
@@ -82,6 +85,7 @@ class Peer:
     def __init__(self, sock, address, now):
         self.sock, self.address, self.opened = sock, f"{address[0]}:{address[1]}", now
         self.reader = cluster_wire.LineReader()
+        self.challenge = None      # (its hello, the scheduler's nonce) until it answers
         self.hello = None          # the accepted hello message: node_id, host, pid, role
         self.rank = None
         self.finished = False
@@ -182,12 +186,29 @@ class Scheduler:
 
     # -- registration ----------------------------------------------------------------------
     def _greet(self, peer, message):
-        config = self.config
+        """A stranger's first message must be a hello, its second the answer to the challenge
+        the hello got."""
+        if peer.challenge is None:
+            self._challenge(peer, message)
+        else:
+            self._admit(peer, message)
+
+    def _challenge(self, peer, message):
         if message.get("kind") != "hello" or message.get("protocol") != cluster_wire.PROTOCOL:
             self._refuse(peer, f"not a minispore worker (first message {message.get('kind')!r})")
         elif not _well_formed_hello(message):
             self._refuse(peer, "not a minispore worker (malformed hello)")
-        elif not cluster_token.same_token(message.get("token"), self.token):
+        else:
+            nonce = cluster_token.fresh_nonce()
+            peer.challenge = (message, nonce)
+            self._send(peer, "challenge", nonce=nonce, proof=cluster_token.proof(
+                self.token, "scheduler", message["nonce"], nonce))
+
+    def _admit(self, peer, answer):
+        config = self.config
+        message, nonce = peer.challenge
+        if answer.get("kind") != "answer" or not cluster_token.proves(
+                answer.get("proof"), self.token, "worker", nonce, message["nonce"]):
             self._refuse(peer, "wrong cluster token")
         elif message.get("role") not in (Role.WORKER.value, Role.SERVER.value):
             self._refuse(peer, f"MS_ROLE={message.get('role')} cannot join: only MS_WORKER "
@@ -291,6 +312,10 @@ class Scheduler:
             return    # already handled (a failed send, then its end of stream)
         self._close(peer)
         if peer.hello is None:
+            if peer.challenge is not None:
+                logger.warning("The %s hung up after the scheduler's challenge: a worker whose "
+                               "cluster token differs from the scheduler's, or a program that does "
+                               "not speak this protocol.", peer.describe())
             return
         self.members.remove(peer)
         if self.phase == "registering":

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from minispore.communication import cluster_wire
 from tests.launch.harness import PYTHON, cluster_env, free_port, needs_own_launch
 
 pytestmark = needs_own_launch
@@ -170,13 +171,15 @@ def test_strangers_and_wrong_tokens_are_refused_and_logged(job, processes):
         "kind": "refused", "reason": "not a minispore worker (malformed hello)"}
     impostor = start("impostor", "MS_WORKER", MS_CLUSTER_TOKEN="a-guess")
     assert processes.wait([impostor], timeout=60) == {"impostor": 1}
-    assert (f"RuntimeError: For 'init', the scheduler at 127.0.0.1:{port} refused worker pid"
-            in processes.log("impostor") and ": wrong cluster token." in processes.log("impostor"))
+    assert (f"RuntimeError: For 'init', the process at MS_SCHED_HOST:MS_SCHED_PORT=127.0.0.1:"
+            f"{port} did not prove that it holds this job's cluster token, so worker pid"
+            in processes.log("impostor")), processes.log("impostor")
     worker = start("worker", "MS_WORKER")
     assert processes.wait([worker, scheduler], timeout=60) == {"worker": 0, "scheduler": 0}
     log = processes.log("scheduler")
     assert "WARNING Refused the connection from 127.0.0.1:" in log
-    assert log.count(": wrong cluster token.") == 1
+    assert log.count("hung up after the scheduler's challenge: a worker whose cluster token "
+                     "differs from the scheduler's") == 1
     assert log.count("not a minispore worker") == 2
     assert "the-right-token" not in log and "a-guess" not in log
 
@@ -240,3 +243,28 @@ def test_a_strangers_line_is_refused_and_the_running_job_goes_on(job, processes,
     log = processes.log("scheduler")
     assert "WARNING Refused the connection from 127.0.0.1:" in log and "Traceback" not in log
     assert "Job finished: all 2 workers finished their script." in log, log
+
+
+def test_a_squatter_on_the_schedulers_port_learns_nothing_from_a_worker(job, processes):
+    start = job(HOLD, 1, MS_CLUSTER_TOKEN="the-secret-token")
+    port = int(start.env["MS_SCHED_PORT"])
+    with socket.create_server(("127.0.0.1", port)) as squatter:   # up before any scheduler
+        squatter.settimeout(120)
+        worker = start("worker", "MS_WORKER")
+        conn, _ = squatter.accept()
+        with conn:
+            conn.settimeout(30)
+            received = conn.makefile("rb").readline()
+            hello = json.loads(received)
+            # What an impostor can send: a nonce, and a proof it cannot compute.
+            conn.sendall(cluster_wire.encode("challenge", nonce="ab" * 32, proof="00" * 32))
+            while chunk := conn.recv(4096):
+                received += chunk
+    assert processes.wait([worker], timeout=60) == {"worker": 1}
+    assert b"the-secret-token" not in received
+    assert received.count(b"\n") == 1                 # the hello, and no answer to a fake proof
+    assert sorted(hello) == ["host", "kind", "node_id", "nonce", "pid", "protocol", "role",
+                             "server_num", "worker_num"], hello
+    assert (f"the process at MS_SCHED_HOST:MS_SCHED_PORT=127.0.0.1:{port} did not prove that "
+            f"it holds this job's cluster token, so worker pid" in processes.log("worker")), \
+        processes.log("worker")
