@@ -38,6 +38,7 @@ from minispore.run import rank_environment
 
 ABORT_GRACE = 10.0        # seconds failed jobs' workers get to exit before they are stopped
 POLL = 0.2
+STOP_GRACE = 10.0         # seconds stopped processes get to clean up before SIGKILL
 
 
 def _bool(text):
@@ -182,9 +183,7 @@ def join(scheduler, workers, log_dir):
             failed_at = time.monotonic()
             say(f"a process failed; the others get {ABORT_GRACE:g} s to exit.")
         if failed_at is not None and time.monotonic() - failed_at > ABORT_GRACE:
-            for p in everyone:
-                if p.poll() is None:
-                    p.terminate()
+            stop_all(everyone)
             break
         time.sleep(POLL)
     for p, log in workers:
@@ -246,12 +245,25 @@ def main(argv=None):
         # the job ends with msrun: a SIGTERM or Ctrl-C reaches every process it started
         signum = stop.signum if isinstance(stop, _Stopped) else signal.SIGINT
         say(f"{signal.Signals(signum).name}: stopping the job's processes.")
-        for p in [scheduler] + [p for p, _ in workers]:
-            if p is not None and p.poll() is None:
-                p.terminate()
+        stop_all([p for p in [scheduler] + [p for p, _ in workers] if p is not None])
         return 128 + signum
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def stop_all(processes):
+    """SIGTERM each process, and wait STOP_GRACE seconds for them before SIGKILL: msrun returns
+    only once they are gone (the scheduler's token file removed with it)."""
+    for p in processes:
+        if p.poll() is None:
+            p.terminate()
+    give_up = time.monotonic() + STOP_GRACE
+    for p in processes:
+        try:
+            p.wait(timeout=max(0.0, give_up - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 class _Stopped(Exception):

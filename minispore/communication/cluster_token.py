@@ -7,7 +7,9 @@ A worker proves it belongs to the job by presenting the token the scheduler hold
   hosts without a shared home directory: set it on each);
 - otherwise a fresh random token that the scheduler writes, once its port is bound, to a file
   only the user can read, ``~/.minispore/cluster/<port>.token`` (or ``MS_CLUSTER_TOKEN_FILE``),
-  and removes when the job ends; workers read it when they connect. This needs no setting on
+  and removes when the job ends, however it ends short of SIGKILL (scheduler.py); workers read
+  it when they connect. A file found there at start was left by a scheduler that could not
+  remove it (killed): it is replaced, with a log line. This needs no setting on
   one host, or on several hosts that share the home directory.
 
 A token file that others can read, or that someone else owns, is refused (as ssh refuses a
@@ -21,6 +23,7 @@ side's proof is never the other's).
 """
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import stat
@@ -29,6 +32,8 @@ from pathlib import Path
 TOKEN_VAR = "MS_CLUSTER_TOKEN"
 TOKEN_FILE_VAR = "MS_CLUSTER_TOKEN_FILE"
 NONCE_BYTES = 32
+
+logger = logging.getLogger("minispore.cluster")
 
 
 def token_path(port, environ=None):
@@ -48,6 +53,10 @@ def scheduler_token(port, environ=None):
     path = token_path(port, environ)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = secrets.token_hex(32)
+    if path.exists():
+        # The port is ours (bind succeeded), so no running job of this user uses this file.
+        logger.warning("Replacing the stale cluster token file %s (left by a scheduler of "
+                       "port %s that was killed before it could remove it).", path, port)
     partial = path.with_name(path.name + f".{os.getpid()}")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:

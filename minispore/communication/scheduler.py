@@ -24,13 +24,16 @@ One thread, one ``selectors`` loop over the listening socket and every connectio
 MS_TOPO_TIMEOUT bounds registration, and again joining; when it passes, every registered worker
 is told which ranks are missing and exits, and so does the scheduler.
 """
+import contextlib
 import errno
 import logging
 import math
 import os
 import selectors
+import signal
 import socket
 import sys
+import threading
 import time
 
 from minispore.communication import cluster_token, cluster_wire
@@ -463,28 +466,72 @@ def _start_logging():
         logger.propagate = False
 
 
+class Terminated(Exception):
+    """The scheduler process got SIGTERM or SIGHUP (msrun stopping the job, a batch system,
+    a closed terminal)."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminations_raise():
+    """SIGTERM and SIGHUP raise Terminated in the scheduler's loop, so serve's `finally`
+    removes the token file (their default action ends the process without it). Python sets
+    handlers only in the main thread; a scheduler run in another thread (tests) keeps the
+    process's own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def serve(config, drop_lost_workers=False):
     """Run the scheduler of the job `config` describes until the job ends; its exit status.
     `drop_lost_workers`: an asynchronous parameter-server job, which goes on without a worker
-    that dies (Scheduler._drop)."""
+    that dies (Scheduler._drop).
+
+    Raises:
+        Terminated: SIGTERM or SIGHUP arrived (the token file is removed first, as on every
+            other way out).
+    """
     _start_logging()
     listener = bind(config)
-    # The token file is written only once the port is ours (a failed second scheduler must not
-    # replace the running job's token), and before listening (a worker that connects reads it).
-    token, token_file = cluster_token.scheduler_token(config.sched_port)
-    try:
-        listener.listen(max(16, config.worker_num))
-        return Scheduler(config, token, listener, drop_lost_workers).run()
-    finally:
-        listener.close()
-        if token_file is not None:
-            token_file.unlink(missing_ok=True)
+    with _terminations_raise():
+        # The token file is written only once the port is ours (a failed second scheduler must
+        # not replace the running job's token), and before listening (a worker that connects
+        # reads it).
+        token, token_file = cluster_token.scheduler_token(config.sched_port)
+        try:
+            listener.listen(max(16, config.worker_num))
+            return Scheduler(config, token, listener, drop_lost_workers).run()
+        finally:
+            listener.close()
+            if token_file is not None:
+                token_file.unlink(missing_ok=True)
 
 
 def serve_and_exit(config, drop_lost_workers=False):
-    """``init()`` in the scheduler: serve the job, then end the process with its status, so
-    that the script's training code after ``init()`` never runs here."""
-    status = serve(config, drop_lost_workers)
+    """``init()`` in the scheduler: serve the job, then end the process with its status (128 +
+    the signal's number when SIGTERM, SIGHUP or Ctrl-C stopped it), so that the script's
+    training code after ``init()`` never runs here."""
+    try:
+        status = serve(config, drop_lost_workers)
+    except (Terminated, KeyboardInterrupt) as stop:
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        logger.error("Scheduler stopped by %s; the workers lose it and exit.",
+                     signal.Signals(signum).name)
+        status = 128 + signum
     sys.stdout.flush()
     sys.stderr.flush()
     # os._exit, not SystemExit: a `finally:` or atexit hook of the script must not run

@@ -268,3 +268,33 @@ def test_a_squatter_on_the_schedulers_port_learns_nothing_from_a_worker(job, pro
     assert (f"the process at MS_SCHED_HOST:MS_SCHED_PORT=127.0.0.1:{port} did not prove that "
             f"it holds this job's cluster token, so worker pid" in processes.log("worker")), \
         processes.log("worker")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT],
+                         ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_the_token_file_goes_with_a_stopped_scheduler(job, processes, tmp_path, signum):
+    # The default path under a temporary HOME (no MS_CLUSTER_TOKEN_FILE).
+    start = job(HOLD, 2, HOME=tmp_path / "home", MS_CLUSTER_TOKEN_FILE="")
+    token_file = tmp_path / "home" / ".minispore" / "cluster" / \
+        f"{start.env['MS_SCHED_PORT']}.token"
+    scheduler = start("scheduler", "MS_SCHED")
+    wait_for(lambda: "listening on" in processes.log("scheduler"), 60, "the scheduler starting")
+    assert token_file.exists()
+    scheduler.send_signal(signum)
+    assert processes.wait([scheduler], timeout=30) == {"scheduler": 128 + signum}
+    assert not token_file.exists()
+    assert f"Scheduler stopped by {signal.Signals(signum).name}" in processes.log("scheduler")
+
+
+def test_a_stale_token_file_is_replaced_and_the_job_runs(job, processes, tmp_path):
+    start = job(HOLD, 1, HOME=tmp_path / "home", MS_CLUSTER_TOKEN_FILE="")
+    token_file = tmp_path / "home" / ".minispore" / "cluster" / \
+        f"{start.env['MS_SCHED_PORT']}.token"
+    token_file.parent.mkdir(mode=0o700, parents=True)
+    token_file.write_text("left by a killed scheduler")
+    token_file.chmod(0o600)
+    procs = [start("scheduler", "MS_SCHED"), start("worker", "MS_WORKER")]
+    assert processes.wait(procs, timeout=60) == {"scheduler": 0, "worker": 0}
+    assert f"WARNING Replacing the stale cluster token file {token_file} (left by a scheduler " \
+           f"of port {start.env['MS_SCHED_PORT']} that was killed" in processes.log("scheduler")
+    assert not token_file.exists()
