@@ -469,7 +469,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     by a leading cell prefix are matched, and float<->float / int<->int dtype differences are
     cast (with a warning).
     A shape or (non-convertible) dtype mismatch raises RuntimeError naming the parameter and
-    the checkpoint file.
+    the checkpoint file. Every value is checked before any parameter changes, so a load that
+    raises leaves `net` exactly as it was.
     """
     if not hasattr(net, "parameters_and_names"):
         raise TypeError(f"For 'load_param_into_net', the argument 'net' must be a Cell, but got "
@@ -494,8 +495,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
         used = set(pairs.values())
         pairs.update(_match_by_prefix([n for n in net_params if n not in pairs],
                                       [c for c in ckpt_names if c not in used]))
-    for name, ckpt_name in pairs.items():
-        _update_param(net_params[name], parameter_dict[ckpt_name], ckpt_name, strict_load)
+    values = [(net_params[name], _checked_value(net_params[name], parameter_dict[ckpt_name],
+                                                ckpt_name, strict_load))
+              for name, ckpt_name in pairs.items()]
+    for param, value in values:
+        param.set_data(value)
     used = set(pairs.values())
     param_not_load = [n for n in net_params if n not in pairs]
     ckpt_not_load = [c for c in parameter_dict if c not in used]
@@ -507,7 +511,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     return param_not_load, ckpt_not_load
 
 
-def _update_param(param, new, ckpt_name, strict_load):
+def _checked_value(param, new, ckpt_name, strict_load):
+    """The value `param` takes from `new` (its block, cast to its dtype), or RuntimeError."""
     source = getattr(new, "_ckpt_file", None)
     where = f" (from checkpoint file {source!r})" if source else ""
     value = block_for(param, new, ckpt_name, where)
@@ -525,4 +530,4 @@ def _update_param(param, new, ckpt_name, strict_load):
         logger.warning("For 'load_param_into_net', %r in 'parameter_dict'%s has dtype %s but "
                        "%r in 'net' has dtype %s; the value is cast to %s.", ckpt_name, where,
                        new.dtype, param.name, param.dtype, param.dtype)
-    param.set_data(value.astype(param.dtype.np_dtype))
+    return value.astype(param.dtype.np_dtype)
