@@ -23,7 +23,6 @@ and exits with status 1. Each worker's Numba and BLAS pools get cores // local_w
 threads (minispore.run's rule), unless the user set their variables.
 """
 import argparse
-import ast
 import os
 import re
 import signal
@@ -42,10 +41,12 @@ STOP_GRACE = 10.0         # seconds stopped processes get to clean up before SIG
 
 
 def _bool(text):
-    value = ast.literal_eval(text)
-    if not isinstance(value, bool):
-        raise ValueError(text)
-    return value
+    """True or False, spelt as Python spells them (MindSpore's msrun evaluates the text; any
+    other text, `True)` included, is a usage error, not a traceback)."""
+    values = {"True": True, "False": False}
+    if text.strip() not in values:
+        raise argparse.ArgumentTypeError(f"must be True or False, but got {text!r}")
+    return values[text.strip()]
 
 
 def parser():

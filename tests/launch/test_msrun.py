@@ -250,3 +250,12 @@ def _alive(pid):
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.parametrize("value", ["True)", "(", "yes", "1" * 5000])
+def test_a_malformed_join_is_a_usage_error(tmp_path, value):
+    status, output = run_script([PYTHON, "-m", "minispore.msrun", f"--join={value}", "train.py"],
+                                clean_env(), tmp_path, 60)
+    assert status == 2, output
+    assert output.startswith("usage: msrun ") and "Traceback" not in output, output
+    assert f"msrun: error: argument --join: must be True or False, but got {value!r}" in output
