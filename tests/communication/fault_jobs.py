@@ -49,6 +49,30 @@ def mismatched_collectives():
     train()
 
 
+# One AllReduce whose ranks disagree in one respect: rank 0's input, rank 1's, rank 1's op.
+MISMATCHES = {
+    "elements": ((4,), np.float32, (2,), np.float32, "sum"),
+    "dtype": ((4,), np.float32, (4,), np.int32, "sum"),
+    "op": ((4,), np.float32, (4,), np.float32, "max"),
+    "shape": ((2, 3), np.float32, (3, 2), np.float32, "sum"),
+    "width": ((4,), np.float32, (4,), np.float64, "sum"),
+}
+
+
+def mismatched_all_reduce(respect):
+    """Both ranks call AllReduce as their 2nd call, disagreeing in `respect`."""
+    def case():
+        shape0, dtype0, shape1, dtype1, op1 = MISMATCHES[respect]
+        train(1)
+        if get_rank() == 1:
+            fault_at()
+            ops.AllReduce(op1)(Tensor(np.ones(shape1, dtype1)))
+        else:
+            ops.AllReduce()(Tensor(np.ones(shape0, dtype0)))
+        train()
+    return case
+
+
 def leave(how):
     def case():
         if how == "sys.exit(0) before training" and get_rank() == 1:
@@ -129,6 +153,7 @@ def different_strategies():
 CASES = {"finally": finally_collective, "mismatch": mismatched_collectives, "stall": stall,
          "long": long_computation, "sigkill": sigkill, "sigterm": spin_for_sigterm,
          "data_parallel_finally": data_parallel_finally, "strategies": different_strategies,
+         **{f"mismatched {respect}": mismatched_all_reduce(respect) for respect in MISMATCHES},
          **{how: leave(how) for how in ("sys.exit(0) before training", "sys.exit(3)",
                                         "os._exit(0)", "end of script")}}
 
