@@ -164,10 +164,6 @@ def headline(verdict, me, peers, groups, settings, waited):
         theirs = ", ".join(f"rank {r} in call #{peers[r].seq}" for r in verdict.ranks)
         return f"the ranks have made a different number of collectives on {group}: this " \
                f"rank waits in call #{me.seq}, {theirs}"
-    if verdict.reason == "failing":
-        who = "this rank" if me.status == FAILING else f"rank(s) {ranks}"
-        return f"{who} entered the call while handling an exception, and the group has not " \
-               f"come together within {settings.stall:g} s"
     return f"the call has waited {waited:.1f} s, past {TIMEOUT_ENV}={settings.timeout:g}; " \
            f"not arrived: rank(s) {ranks}"
 

@@ -1,8 +1,10 @@
 """The collective watchdog (the NCCL watchdog / Horovod stall inspector idea, over MPI): every
 collective and point-to-point call is watched by a daemon thread that warns when the call waits
 long, and aborts the job, saying where each rank of the group is, when the call is past its
-deadline or can never complete: a member left its script, called another collective or a
-different number of them, or the wait happens while handling an exception.
+deadline or can never complete: a member left its script, or called another collective or a
+different number of them. A call entered while handling an exception (an ``except`` or
+``finally`` block) is legal: when its peers make the same call it completes, however long they
+compute first; the exception only shows in the reports.
 
 Settings (read at init()):
 - ``MS_COMM_TIMEOUT``: seconds a call may wait (default 600, 0 turns the deadline off). A stall
@@ -403,8 +405,7 @@ def members_awaited(me, groups):
 
 
 Verdict = namedtuple("Verdict", "reason ranks")
-LEFT, DESYNC, MISCOUNT, FAILED, DEADLINE = ("left", "desync", "miscount", "failing",
-                                            "deadline")
+LEFT, DESYNC, MISCOUNT, DEADLINE = "left", "desync", "miscount", "deadline"
 
 
 def judge(me, peers, stable, waited, settings):
@@ -418,8 +419,6 @@ def judge(me, peers, stable, waited, settings):
       tags, so such calls never match and wait forever);
     - MISCOUNT: a member waits in another call number of the group: the ranks have made a
       different number of collectives on it;
-    - FAILED: this rank, or a member waiting in a call, entered it while handling an
-      exception and the group has not come together within a stall interval;
     - DEADLINE: the call has waited MS_COMM_TIMEOUT.
     `stable`: the members whose call has not changed since the previous tick.
     """
@@ -440,10 +439,6 @@ def judge(me, peers, stable, waited, settings):
         other_number = [r for r in same_group if peers[r].seq != me.seq]
         if other_number:
             return Verdict(MISCOUNT, other_number)
-    failing = [r for r, p in peers.items() if p is not None and p.in_call
-               and p.status == FAILING]
-    if (me.status == FAILING or failing) and waited >= settings.stall:
-        return Verdict(FAILED, failing)
     if settings.timeout is not None and waited >= settings.timeout:
         return Verdict(DEADLINE, [r for r, p in peers.items()
                                   if not fault_report.arrived(p, me)])

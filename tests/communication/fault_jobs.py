@@ -104,6 +104,21 @@ def long_computation():
     train()
 
 
+def collective_in_except():
+    """Both ranks handle an exception with an AllReduce in the ``except`` block, rank 1 after
+    a long computation (seconds: COMPUTE_S, default LONG_COMPUTATION_S): legal, must
+    complete."""
+    train(1)
+    try:
+        raise ValueError(f"handled on rank {get_rank()}")
+    except ValueError:
+        if get_rank() == 1:
+            time.sleep(float(os.environ.get("COMPUTE_S", LONG_COMPUTATION_S)))
+        total = ops.AllReduce()(Tensor(np.full(4, get_rank() + 1, np.float32)))
+        print(f"rank {get_rank()} reduced {total.asnumpy().tolist()}", flush=True)
+    train()
+
+
 def sigkill():
     train(1)
     if get_rank() == 1:
@@ -151,7 +166,7 @@ def different_strategies():
 
 
 CASES = {"finally": finally_collective, "mismatch": mismatched_collectives, "stall": stall,
-         "long": long_computation, "sigkill": sigkill, "sigterm": spin_for_sigterm,
+         "long": long_computation, "except": collective_in_except, "sigkill": sigkill, "sigterm": spin_for_sigterm,
          "data_parallel_finally": data_parallel_finally, "strategies": different_strategies,
          **{f"mismatched {respect}": mismatched_all_reduce(respect) for respect in MISMATCHES},
          **{how: leave(how) for how in ("sys.exit(0) before training", "sys.exit(3)",

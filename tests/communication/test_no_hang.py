@@ -163,6 +163,17 @@ def test_long_legitimate_computation_completes_with_a_warning_only():
     assert "rank 0 finished" in job.output and "rank 1 finished" in job.output
 
 
+def test_a_collective_in_an_except_block_after_a_long_computation_completes():
+    # Both ranks enter the AllReduce while handling an exception, rank 1 3.5 s late: past the
+    # stall interval (2 s), where a call entered while handling an exception used to end the
+    # job, and well within the deadline (8 s).
+    job = run_job("except", deadline=8)
+    assert job.returncode == 0, job.output
+    for rank in (0, 1):
+        assert f"rank {rank} reduced [3.0, 3.0, 3.0, 3.0]" in job.output, job.output
+        assert f"rank {rank} finished" in job.output, job.output
+
+
 def test_ranks_compiling_different_strategies_are_reported():
     # Compiling takes seconds on a busy machine: a long deadline, so the desync check (not
     # the deadline) must be what ends the job.
