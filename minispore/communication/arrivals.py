@@ -21,8 +21,9 @@ consistent call.
 
 The signature rings (one per group, up to MAX_GROUPS): a tag (the group's key and the run's)
 and RING slots; call n's signature (collective, attribute, dtype and shape, hashed) goes to
-slot n % RING with n's low SEQ_BITS bits in its own low bits, in one word, so a reader takes a
-slot as call n's only when those bits say so (a word is written and read whole).
+slot n % RING with n's low SEQ_BITS bits and a WRITTEN bit in its own low bits, in one word,
+so a reader takes a slot as call n's only when those bits say so (a word is written and read
+whole; a cleared slot never does).
 """
 import mmap
 import os
@@ -48,7 +49,8 @@ RINGS = TABLE + 2 * MAX_GROUPS   # MAX_GROUPS rings of RING_WORDS: tag, RING sig
 RING = 16
 RING_WORDS = 1 + RING
 SEQ_BITS = 16
-SEQ_MASK = (1 << SEQ_BITS) - 1
+WRITTEN = 1 << SEQ_BITS
+SEQ_MASK = WRITTEN | (WRITTEN - 1)   # the bits of a slot that say which call it holds
 WORDS = RINGS + MAX_GROUPS * RING_WORDS
 NOTE_BYTES = 256
 RECORD_BYTES = 8 * WORDS + NOTE_BYTES

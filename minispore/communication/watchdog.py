@@ -38,7 +38,7 @@ from minispore.communication._comm import STATE
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
                                               PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
-                                              calls_made, group_key)
+                                              WRITTEN, calls_made, group_key)
 from minispore.communication.fault_report import TIMEOUT_ENV
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
@@ -121,7 +121,7 @@ class Watch:
         neighbours = track[3]
         if neighbours and x is not None and not STATE.check:
             # Ints and tuples of ints hash alike in every process (str hashes are salted).
-            low = seq & SEQ_MASK
+            low = seq & SEQ_MASK | WRITTEN
             entry = hash((kind, arg, x.dtype.num, x.shape)) & ~SEQ_MASK | low
             slot = seq % RING
             words[track[2] + slot] = entry
