@@ -2,8 +2,7 @@
 kernels/cuda/sort.py (device functions), written once like the bodies in scalar.py, so CPU and
 GPU sum in the same order and order ties and NaNs identically. A line is x[a, :, b] of a
 C-contiguous (A, R, B) view. Plain Python that calls no other function of ours: numba compiles
-each for either target as it is. Two-bound ranges spell their step, `range(a, b, 1)`: the CUDA
-compiler of the H200 run refused the two-argument form (see kernels/cuda/pool.py).
+each for either target as it is.
 """
 
 
@@ -40,7 +39,7 @@ def merge_sort_line(x, a, b, src, dst, descending):
             mid = min(lo + width, R)
             hi = min(lo + 2 * width, R)
             i, j = lo, mid
-            for k in range(lo, hi, 1):
+            for k in range(lo, hi):
                 take_right = False
                 if j < hi:
                     if i >= mid:

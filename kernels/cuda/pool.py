@@ -9,11 +9,6 @@ backward kernels gather: the thread of input (i, j) visits the windows that cont
 overlapping windows need no atomics and the summation order is fixed (deterministic). They
 sum from a zero of dx's dtype (passed in as `zero`) and write every element of dx, so dx
 needs no zero-filling first, as on the CPU.
-
-Window loops spell their step (`range(a, b, 1)`): on the H200 run (numba 0.68.0, numba-cuda
-0.30.4 as reported, numpy 2.5.2) every CUDA kernel with a two-argument `range` failed to
-type ("Signature mismatch: 2 argument types given, but function takes 1 arguments") while
-one- and three-argument ranges compiled; tests/cuda_ptx keeps the form out of device code.
 """
 from numba import cuda
 
@@ -48,8 +43,8 @@ def _max_pool_kernel(x, kh, kw, sh, sw, pt, pl, out):
         hs, he = _span(y, sh, pt, kh, H)
         ws, we = _span(xo, sw, pl, kw, W)
         m = x[n, c, hs, ws]
-        for i in range(hs, he, 1):
-            for j in range(ws, we, 1):
+        for i in range(hs, he):
+            for j in range(ws, we):
                 if x[n, c, i, j] > m:
                     m = x[n, c, i, j]
         out[n, c, y, xo] = m
@@ -68,14 +63,14 @@ def _max_pool_grad_kernel(x, dy, kh, kw, sh, sw, pt, pl, zero, dx):
         y0, y1 = _covering(i0, sh, pt, kh, OH)
         x0, x1 = _covering(j0, sw, pl, kw, OW)
         s = zero
-        for y in range(y0, y1 + 1, 1):
+        for y in range(y0, y1 + 1):
             hs, he = _span(y, sh, pt, kh, H)
-            for xo in range(x0, x1 + 1, 1):
+            for xo in range(x0, x1 + 1):
                 ws, we = _span(xo, sw, pl, kw, W)
                 m = x[n, c, hs, ws]
                 mi, mj = hs, ws
-                for i in range(hs, he, 1):
-                    for j in range(ws, we, 1):
+                for i in range(hs, he):
+                    for j in range(ws, we):
                         if x[n, c, i, j] > m:
                             m = x[n, c, i, j]
                             mi, mj = i, j
@@ -97,8 +92,8 @@ def _avg_pool_kernel(x, kh, kw, sh, sw, pt, pl, include_pad, out):
         hs, he = _span(y, sh, pt, kh, H)
         ws, we = _span(xo, sw, pl, kw, W)
         s = 0.0     # float64 accumulator, as on the CPU
-        for i in range(hs, he, 1):
-            for j in range(ws, we, 1):
+        for i in range(hs, he):
+            for j in range(ws, we):
                 s += x[n, c, i, j]
         cnt = kh * kw if include_pad else (he - hs) * (we - ws)
         out[n, c, y, xo] = s / cnt
@@ -117,9 +112,9 @@ def _avg_pool_grad_kernel(dy, kh, kw, sh, sw, pt, pl, include_pad, zero, dx):
         y0, y1 = _covering(i0, sh, pt, kh, OH)
         x0, x1 = _covering(j0, sw, pl, kw, OW)
         s = zero
-        for y in range(y0, y1 + 1, 1):
+        for y in range(y0, y1 + 1):
             hs, he = _span(y, sh, pt, kh, H)
-            for xo in range(x0, x1 + 1, 1):
+            for xo in range(x0, x1 + 1):
                 ws, we = _span(xo, sw, pl, kw, W)
                 cnt = kh * kw if include_pad else (he - hs) * (we - ws)
                 s += dy[n, c, y, xo] / cnt
