@@ -166,7 +166,8 @@ def different_strategies():
 
 
 CASES = {"finally": finally_collective, "mismatch": mismatched_collectives, "stall": stall,
-         "long": long_computation, "except": collective_in_except, "sigkill": sigkill, "sigterm": spin_for_sigterm,
+         "long": long_computation, "except": collective_in_except, "sigkill": sigkill,
+         "sigterm": spin_for_sigterm,
          "data_parallel_finally": data_parallel_finally, "strategies": different_strategies,
          **{f"mismatched {respect}": mismatched_all_reduce(respect) for respect in MISMATCHES},
          **{how: leave(how) for how in ("sys.exit(0) before training", "sys.exit(3)",
