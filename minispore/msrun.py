@@ -23,7 +23,6 @@ and exits with status 1. Each worker's Numba and BLAS pools get cores // local_w
 threads (minispore.run's rule), unless the user set their variables.
 """
 import argparse
-import ast
 import os
 import re
 import signal
@@ -38,13 +37,16 @@ from minispore.run import rank_environment
 
 ABORT_GRACE = 10.0        # seconds failed jobs' workers get to exit before they are stopped
 POLL = 0.2
+STOP_GRACE = 10.0         # seconds stopped processes get to clean up before SIGKILL
 
 
 def _bool(text):
-    value = ast.literal_eval(text)
-    if not isinstance(value, bool):
-        raise ValueError(text)
-    return value
+    """True or False, spelt as Python spells them (MindSpore's msrun evaluates the text; any
+    other text, `True)` included, is a usage error, not a traceback)."""
+    values = {"True": True, "False": False}
+    if text.strip() not in values:
+        raise argparse.ArgumentTypeError(f"must be True or False, but got {text!r}")
+    return values[text.strip()]
 
 
 def parser():
@@ -182,9 +184,7 @@ def join(scheduler, workers, log_dir):
             failed_at = time.monotonic()
             say(f"a process failed; the others get {ABORT_GRACE:g} s to exit.")
         if failed_at is not None and time.monotonic() - failed_at > ABORT_GRACE:
-            for p in everyone:
-                if p.poll() is None:
-                    p.terminate()
+            stop_all(everyone)
             break
         time.sleep(POLL)
     for p, log in workers:
@@ -246,12 +246,25 @@ def main(argv=None):
         # the job ends with msrun: a SIGTERM or Ctrl-C reaches every process it started
         signum = stop.signum if isinstance(stop, _Stopped) else signal.SIGINT
         say(f"{signal.Signals(signum).name}: stopping the job's processes.")
-        for p in [scheduler] + [p for p, _ in workers]:
-            if p is not None and p.poll() is None:
-                p.terminate()
+        stop_all([p for p in [scheduler] + [p for p, _ in workers] if p is not None])
         return 128 + signum
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def stop_all(processes):
+    """SIGTERM each process, and wait STOP_GRACE seconds for them before SIGKILL: msrun returns
+    only once they are gone (the scheduler's token file removed with it)."""
+    for p in processes:
+        if p.poll() is None:
+            p.terminate()
+    give_up = time.monotonic() + STOP_GRACE
+    for p in processes:
+        try:
+            p.wait(timeout=max(0.0, give_up - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 class _Stopped(Exception):

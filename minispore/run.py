@@ -31,6 +31,7 @@ import sys
 import time
 
 from minispore.common.malloc_tuning import MALLOC_VARS
+from minispore.communication.relaunch import LOOPBACK_VARS
 from minispore.communication.relaunch import find_mpiexec as find_mpirun
 from minispore.communication.threads import THREAD_VARS, host_cores
 
@@ -39,11 +40,6 @@ from minispore.communication.threads import THREAD_VARS, host_cores
 # ranks, AllReduce of 1 MB took 4.7x raw mpi4py because of it, and 0.85-1.11x from 1 to 64 MB
 # with the ranks started with these settings.
 
-
-# Every rank runs on this host, so the MPI netmods need no interface but loopback: UCX (the
-# wheel's default netmod) and libfabric's tcp and sockets providers (MPIR_CVAR_CH4_NETMOD=ofi)
-# otherwise listen on the host's address too. Shared memory carries the traffic either way.
-LOOPBACK_VARS = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
 
 
 def rank_environment(ranks, environ=None, cores=None, single_host=False):

@@ -1,7 +1,8 @@
 """The arrival table: one shared-memory record per rank on this host saying where that rank is
 (which collective, on which group, its call number there, its byte count), or that it has
-left its script, is handling an exception or is aborting the job. Written by each rank at
-every call, read by the watchdogs of the others without any MPI call.
+left its script, is handling an exception or is aborting the job, and the signatures of its
+last RING calls on each group. Written by each rank at every call, read by the watchdogs of
+the others, and by the ranks themselves as they enter a call, without any MPI call.
 
 Why shared memory: a one-sided MPI_Get of a peer's record completes only while that peer is
 inside MPI (measured: 29 s, until the sleeping peer reached MPI_Finalize), and the ranks a
@@ -17,6 +18,12 @@ A record is int64 words (below) and a short UTF-8 note. Its writer keeps one ord
 fields of a call are written before PROGRESS turns odd, and nothing changes while it stays
 odd, so a reader that sees the same odd PROGRESS before and after copying the fields has a
 consistent call.
+
+The signature rings (one per group, up to MAX_GROUPS): a tag (the group's key and the run's)
+and RING slots; call n's signature (collective, attribute, dtype and shape, hashed) goes to
+slot n % RING with n's low SEQ_BITS bits and a WRITTEN bit in its own low bits, in one word,
+so a reader takes a slot as call n's only when those bits say so (a word is written and read
+whole; a cleared slot never does).
 """
 import mmap
 import os
@@ -38,7 +45,13 @@ NOTE_LEN = 8
 N_GROUPS = 9    # entries in the group table, written when the rank leaves
 TABLE = 10      # (group key, calls made on it) pairs
 MAX_GROUPS = 32
-WORDS = TABLE + 2 * MAX_GROUPS
+RINGS = TABLE + 2 * MAX_GROUPS   # MAX_GROUPS rings of RING_WORDS: tag, RING signatures
+RING = 16
+RING_WORDS = 1 + RING
+SEQ_BITS = 16
+WRITTEN = 1 << SEQ_BITS
+SEQ_MASK = WRITTEN | (WRITTEN - 1)   # the bits of a slot that say which call it holds
+WORDS = RINGS + MAX_GROUPS * RING_WORDS
 NOTE_BYTES = 256
 RECORD_BYTES = 8 * WORDS + NOTE_BYTES
 
@@ -50,7 +63,6 @@ CALL_KINDS = KINDS + ("Send", "Receive", "iallreduce", "create_group")
 SEND, RECEIVE, IALLREDUCE, CREATE_GROUP = (CALL_KINDS.index(k) for k in CALL_KINDS[-4:])
 POINT_TO_POINT = (SEND, RECEIVE)
 BARRIER = CALL_KINDS.index("Barrier")
-
 
 
 class Position(namedtuple("Position", "progress status kind group seq nbytes peer exit_code "
@@ -128,6 +140,17 @@ class ArrivalTable:
         mine[N_GROUPS] = len(entries) if len(calls) <= MAX_GROUPS else -1
         mine[EXIT_CODE] = code
         self.set_status(EXITED, note)
+
+    def ring(self, world_rank, tag):
+        """The offset of `world_rank`'s signature ring tagged `tag` in its words, or None
+        (on another host, or it has not made a call on that group yet)."""
+        words = self.words.get(world_rank)
+        if words is None:
+            return None
+        for base in range(RINGS, WORDS, RING_WORDS):
+            if words[base] == tag:
+                return base
+        return None
 
     # -- reading ---------------------------------------------------------------------------
     def read(self, world_rank):

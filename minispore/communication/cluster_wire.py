@@ -1,18 +1,29 @@
 """The dynamic cluster's messages on the scheduler's TCP connections: one JSON object per line.
 
-Messages are small (a port name is the largest, a few hundred bytes), so a line longer than
-MAX_LINE, or one that is not a JSON object, ends the connection as a protocol error: a stranger
-cannot make the scheduler buffer without bound.
+Messages are small, flat objects (a port name is the largest, a few hundred bytes), so a line
+longer than MAX_LINE, nested deeper than MAX_DEPTH, with an integer of more than MAX_DIGITS
+digits, or that is not a JSON object, ends the connection as a protocol error. The bounds are
+checked before or while parsing, never by catching what json gives up with: a stranger's line
+of 50 KB of ``[`` (RecursionError) or a 5,000-digit integer (ValueError) must not escape
+LineReader and stop the scheduler.
 
-Worker -> scheduler: ``hello`` (token, node id, worker count, host, pid), ``port`` (rank 0's
-MPI port name), ``joined`` (rank), ``failed`` (rank, error), ``finished``.
-Scheduler -> worker: ``welcome``, ``refused`` (reason), ``assigned`` (rank, size),
+Worker -> scheduler: ``hello`` (nonce, node id, worker count, host, pid), ``answer`` (its proof
+of the token, cluster_token.py), ``port`` (rank 0's MPI port name), ``joined`` (rank),
+``failed`` (rank, error), ``finished``.
+Scheduler -> worker: ``challenge`` (nonce, its proof of the token), ``welcome``, ``refused``
+(reason), ``assigned`` (rank, size),
 ``connect`` (port name), ``abort`` (reason).
 """
 import json
+import re
 
 PROTOCOL = "minispore-cluster/1"
 MAX_LINE = 64 * 1024
+MAX_DEPTH = 4        # a message is one object of scalars; a little room for a future list
+MAX_DIGITS = 20      # ranks, pids and counts; a 64-bit integer has at most 20 digits
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[][{}]")
 
 
 class ProtocolError(Exception):
@@ -42,18 +53,49 @@ class LineReader:
         """
         self._buffer += data
         *lines, self._buffer = self._buffer.split(b"\n")
-        if len(self._buffer) > MAX_LINE:
+        if len(self._buffer) > MAX_LINE or any(len(line) > MAX_LINE for line in lines):
             raise ProtocolError(f"a line longer than {MAX_LINE} bytes")
-        messages = []
-        for line in lines:
-            try:
-                message = json.loads(line)
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                raise ProtocolError(f"not a JSON line: {line[:60]!r}") from None
-            if not isinstance(message, dict) or not isinstance(message.get("kind"), str):
-                raise ProtocolError(f"not a message object: {line[:60]!r}")
-            messages.append(message)
-        return messages
+        return [parse(line) for line in lines]
+
+
+def parse(line):
+    """One message from one line (bytes, without its newline), its size bounded before json
+    sees it.
+
+    Raises:
+        ProtocolError: nested deeper than MAX_DEPTH, an integer longer than MAX_DIGITS digits,
+            not JSON, or not an object with a string 'kind'.
+    """
+    if _depth(line) > MAX_DEPTH:
+        raise ProtocolError(f"nested deeper than {MAX_DEPTH} levels: {line[:60]!r}")
+    try:
+        message = json.loads(line, parse_int=_bounded_int, parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ProtocolError(f"not a JSON line: {line[:60]!r}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("kind"), str):
+        raise ProtocolError(f"not a message object: {line[:60]!r}")
+    return message
+
+
+def _depth(line):
+    """The deepest bracket nesting of `line` outside its strings (an unbalanced line counts
+    what it opens: json refuses it later)."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", line)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _bounded_int(text):
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise ProtocolError(f"an integer of {digits} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name):
+    raise ProtocolError(f"{name} is not a value of this protocol")
 
 
 def receive(sock, reader, pending):

@@ -76,30 +76,50 @@ class SchedulerLink:
                 time.sleep(RETRY_INTERVAL)
 
     def register(self):
-        """Say hello with the job's token; RuntimeError with the scheduler's reason when
-        refused."""
+        """Say hello, check the scheduler's proof of the job's token, prove ours (the token
+        itself is never sent, cluster_token.py); RuntimeError with the scheduler's reason when
+        refused, or when the process on the port cannot prove it holds the token."""
         token = cluster_token.worker_token(self.config.sched_port)
+        nonce = cluster_token.fresh_nonce()
         self.sock.settimeout(HANDSHAKE_TIMEOUT)
-        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token,
+        self.send("hello", protocol=cluster_wire.PROTOCOL, nonce=nonce,
                   role=self.config.role.value, node_id=self.config.node_id,
                   worker_num=self.config.worker_num, server_num=self.config.server_num,
                   host=socket.gethostname(), pid=os.getpid())
         pending = []
-        try:
-            reply = cluster_wire.receive(self.sock, self.reader, pending)
-        except (OSError, cluster_wire.ProtocolError) as e:
-            reply = {"kind": "no reply", "error": str(e)}
-        if reply is None or reply["kind"] not in ("welcome", "refused"):
-            raise RuntimeError(
-                f"For 'init', the process at MS_SCHED_HOST:MS_SCHED_PORT={self.config.address} "
-                f"did not answer {self.who()} as a minispore scheduler "
-                f"({'it closed the connection' if reply is None else reply.get('error', reply)}).")
+        reply = self._reply(pending, ("challenge", "refused"))
+        if reply["kind"] == "challenge":
+            if not (cluster_token.is_nonce(reply.get("nonce")) and cluster_token.proves(
+                    reply.get("proof"), token, "scheduler", nonce, reply["nonce"])):
+                self.sock.close()
+                raise RuntimeError(
+                    f"For 'init', the process at MS_SCHED_HOST:MS_SCHED_PORT="
+                    f"{self.config.address} did not prove that it holds this job's cluster "
+                    f"token, so {self.who()} told it nothing: the token ({cluster_token.TOKEN_VAR}"
+                    f" or the token file) differs between this worker and the scheduler, or "
+                    f"another program listens on that port.")
+            self.send("answer", proof=cluster_token.proof(token, "worker", reply["nonce"],
+                                                          nonce))
+            reply = self._reply(pending, ("welcome", "refused"))
         if reply["kind"] == "refused":
             raise RuntimeError(f"For 'init', the scheduler at {self.config.address} refused "
                                f"{self.who()}: {reply['reason']}.")
         self.sock.settimeout(None)
         for message in pending:
             self.inbox.put(message)
+
+    def _reply(self, pending, kinds):
+        """The scheduler's next message during registration, which must be one of `kinds`."""
+        try:
+            reply = cluster_wire.receive(self.sock, self.reader, pending)
+        except (OSError, cluster_wire.ProtocolError) as e:
+            reply = {"kind": "no reply", "error": str(e)}
+        if reply is None or reply["kind"] not in kinds:
+            raise RuntimeError(
+                f"For 'init', the process at MS_SCHED_HOST:MS_SCHED_PORT={self.config.address} "
+                f"did not answer {self.who()} as a minispore scheduler "
+                f"({'it closed the connection' if reply is None else reply.get('error', reply)}).")
+        return reply
 
     # -- the job (watcher thread) ----------------------------------------------------------
     def start_watching(self):

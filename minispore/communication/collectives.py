@@ -9,8 +9,10 @@ Ordering rule: every rank of a group must call the same collectives in the same 
 MPI call here runs under the watchdog (watchdog.py): its entry and exit are published in the
 arrival table, so a call that waits past MS_COMM_TIMEOUT, or can never complete (a member left,
 called another collective or byte count), aborts the job with a report instead of hanging.
-The full divergence check (``set_collective_check``) also compares shapes, dtypes and
-attributes before each collective.
+By default each call's signature (collective, attribute, dtype, shape) is also compared with
+the other ranks' of this host as they arrive (watchdog.py), so a call whose ranks disagree is
+refused before MPI would hang or return wrong values. The full divergence check
+(``set_collective_check``) compares every rank's through MPI, raising on every rank.
 
 Device (GPU) arrays stage through host memory: copied to the host, reduced there, and the
 result copied back to the device, since the MPI in use is not assumed CUDA-aware. When the MPI
@@ -27,7 +29,7 @@ from minispore import device
 from minispore.common import profiling
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
 from minispore.communication.arrivals import IALLREDUCE, RECEIVE, SEND
-from minispore.communication.watchdog import WATCH
+from minispore.communication.watchdog import WATCH, Mismatch
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
@@ -95,7 +97,10 @@ def _checked(group, kind, arg, x, api, comm=None):
     ``finally``. With the full check on, the ranks' signatures are compared first."""
     comm = comm or communicator(group, api)
     _notify(KINDS[kind], x.nbytes, comm.size)
-    WATCH.enter(comm, kind, x.nbytes)
+    try:
+        WATCH.enter(comm, kind, x.nbytes, x, arg)
+    except Mismatch as mismatch:
+        WATCH.refuse(mismatch, kind, arg, x)
     if STATE.check:
         try:
             check_same_call(comm, kind, arg, x)
@@ -207,7 +212,10 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
     target = buf if staged is None else staged
     comm = communicator(group, "iallreduce")
     _notify(KINDS[0], target.nbytes, comm.size)
-    seq = WATCH.enter(comm, IALLREDUCE, target.nbytes)
+    try:
+        seq = WATCH.enter(comm, IALLREDUCE, target.nbytes, target, _OP_CODE[op])
+    except Mismatch as mismatch:
+        WATCH.refuse(mismatch, 0, _OP_CODE[op], target)
     try:
         if STATE.check:
             check_same_call(comm, 0, _OP_CODE[op], target)

@@ -164,10 +164,6 @@ def headline(verdict, me, peers, groups, settings, waited):
         theirs = ", ".join(f"rank {r} in call #{peers[r].seq}" for r in verdict.ranks)
         return f"the ranks have made a different number of collectives on {group}: this " \
                f"rank waits in call #{me.seq}, {theirs}"
-    if verdict.reason == "failing":
-        who = "this rank" if me.status == FAILING else f"rank(s) {ranks}"
-        return f"{who} entered the call while handling an exception, and the group has not " \
-               f"come together within {settings.stall:g} s"
     return f"the call has waited {waited:.1f} s, past {TIMEOUT_ENV}={settings.timeout:g}; " \
            f"not arrived: rank(s) {ranks}"
 
@@ -193,6 +189,37 @@ def stall_warning(me, peers, waited, watch, settings):
     return (f"minispore watchdog warning: {this_call(me, watch)} has waited {waited:.1f} s"
             f"{deadline}; not arrived: rank(s) {', '.join(map(str, late)) or '-'}\n"
             + _members(me, peers, watch.groups))
+
+
+def mismatch_report(me, peer, them, kind, arg, x, watch):
+    """The report of a call refused by the default mismatch check (watchdog.Watch.enter): this
+    rank's call `me` (collective `kind`, attribute code `arg`, buffer `x`) and what rank `peer`
+    (Position `them`) did with the same call number, with the exception either was handling."""
+    from minispore.communication._comm import describe_attribute
+    group = group_name(me.group, watch.groups)
+    mine = _kind_name(kind) if kind == BARRIER else \
+        (f"{_kind_name(kind)}({describe_attribute(kind, arg)}) {x.dtype}, {x.size} elements, "
+         f"shape {tuple(x.shape)}")
+    if them is not None and (them.group, them.seq) == (me.group, me.seq):
+        theirs = f"{'waits in' if them.in_call else 'made'} {describe_call(them, watch.groups)}"
+        if them.status == FAILING and them.note:
+            theirs += f", while handling {them.note}"
+    else:
+        theirs = f"made call #{me.seq} on {group} and has gone on"
+    site = caller_site()
+    text = [f"minispore watchdog: {_kind_name(kind)} on {group} (call #{me.seq} there)"
+            f"{f' at {site}' if site else ''}: rank {peer} made call #{me.seq} on {group} with "
+            f"another collective, element count, dtype, reduce op or shape (compared by default "
+            f"as each rank arrives; MPI would wait forever or return wrong values).",
+            f"  this rank: {mine}" + (f", while handling {me.note}"
+                                      if me.status == FAILING and me.note else ""),
+            f"  rank {peer}: {theirs}"]
+    if me.status == FAILING and watch.exception is not None:
+        text.append("  the exception this rank was handling when it entered the call:")
+        text.append("".join(traceback.format_exception(watch.exception)).rstrip())
+    text.append("aborting the MPI job (MPI_Abort, error code 1) so that no rank waits forever "
+                "or goes on with wrong values.")
+    return "\n".join(text)
 
 
 def where_this_rank_is(aborting_rank, position, watch):

@@ -13,12 +13,23 @@ forwards its output, signals and exit status, and ``init()`` connects it to the 
 
 The worker's stdin is /dev/null: Hydra would otherwise read the terminal from a background
 process (``python train.py &``), which stops it. MindSpore's workers run in the background.
+
+A job whose scheduler is on a loopback address runs on one host (no other host could reach
+it), so its workers' MPI netmods listen on loopback only (LOOPBACK_VARS, unless the user set
+them), as minispore.run's ranks do; otherwise UCX also listens on the host's address.
 """
+import ipaddress
 import os
 import shutil
+import socket
 import sys
 
 from minispore.communication.roles import Role, cluster_config_from_environment
+
+# Every rank on this host: the MPI netmods need no interface but loopback. UCX (the `mpich`
+# wheel's default netmod) and libfabric's tcp and sockets providers (MPIR_CVAR_CH4_NETMOD=ofi)
+# otherwise listen on the host's address too; shared memory carries the traffic either way.
+LOOPBACK_VARS = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
 
 # The pid the user (or msrun) started, now mpiexec's: the worker exits when it dies, since Hydra
 # leaves its processes running when mpiexec is SIGKILLed.
@@ -48,6 +59,14 @@ def find_mpiexec(explicit=None):
     raise FileNotFoundError("minispore: no mpirun or mpiexec found beside the Python "
                             "interpreter or on PATH; install the 'mpich' wheel "
                             "(pip install mpich) or a system MPI.")
+
+
+def is_loopback(host):
+    """Whether `host` (a name or an address) resolves to a loopback address."""
+    try:
+        return ipaddress.ip_address(socket.gethostbyname(host)).is_loopback
+    except (OSError, ValueError):
+        return False
 
 
 def started_by_mpi_launcher(environ):
@@ -84,6 +103,9 @@ def relaunch_worker_under_mpiexec(environ=None):
         print(note, file=sys.stderr)
     env = dict(environ)
     env[LAUNCHER_PID_VAR] = str(os.getpid())
+    if is_loopback(cluster_config_from_environment(environ).sched_host):
+        for var, value in LOOPBACK_VARS.items():
+            env.setdefault(var, value)
     sys.stdout.flush()
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_RDONLY)

@@ -7,8 +7,10 @@ after ``init()`` never runs there.
 
 One thread, one ``selectors`` loop over the listening socket and every connection:
 
-1. Registration. A connection must say ``hello`` with the job's token (cluster_token.py) within
-   HANDSHAKE_TIMEOUT; anything else is refused, logged with the peer's address, and closed. Up to
+1. Registration. A connection must say ``hello`` with a fresh nonce, take the ``challenge``
+   (the scheduler's nonce and its proof of the job's token, cluster_token.py) and send the
+   ``answer`` that proves it holds the token too, all within HANDSHAKE_TIMEOUT; anything else
+   is refused, logged with the peer's address, and closed. Up to
    MS_WORKER_NUM workers (and MS_SERVER_NUM parameter servers) register; worker ranks go to
    integer MS_NODE_IDs first, then to the others in arrival order (assign_ranks); servers
    follow the workers. A process that hangs up now frees its place.
@@ -22,13 +24,16 @@ One thread, one ``selectors`` loop over the listening socket and every connectio
 MS_TOPO_TIMEOUT bounds registration, and again joining; when it passes, every registered worker
 is told which ranks are missing and exits, and so does the scheduler.
 """
+import contextlib
 import errno
 import logging
 import math
 import os
 import selectors
+import signal
 import socket
 import sys
+import threading
 import time
 
 from minispore.communication import cluster_token, cluster_wire
@@ -73,7 +78,8 @@ def _well_formed_hello(message):
     node_id = message.get("node_id")
     return ((node_id is None or isinstance(node_id, str) and 0 < len(node_id) <= 256)
             and isinstance(message.get("host"), str) and isinstance(message.get("pid"), int)
-            and isinstance(message.get("worker_num"), int))
+            and isinstance(message.get("worker_num"), int)
+            and cluster_token.is_nonce(message.get("nonce")))
 
 
 class Peer:
@@ -82,6 +88,7 @@ class Peer:
     def __init__(self, sock, address, now):
         self.sock, self.address, self.opened = sock, f"{address[0]}:{address[1]}", now
         self.reader = cluster_wire.LineReader()
+        self.challenge = None      # (its hello, the scheduler's nonce) until it answers
         self.hello = None          # the accepted hello message: node_id, host, pid, role
         self.rank = None
         self.finished = False
@@ -129,7 +136,7 @@ class Scheduler:
                 if key.fileobj is self.listener:
                     self._accept()
                 elif key.fileobj.fileno() >= 0:   # not closed by an earlier event of this batch
-                    self._read(key.data)
+                    self._read_guarded(key.data)
             self._check_timeouts()
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()
@@ -149,6 +156,15 @@ class Scheduler:
         # readiness, so they never wait.
         sock.settimeout(5.0)
         self.selector.register(sock, selectors.EVENT_READ, Peer(sock, address, time.monotonic()))
+
+    def _read_guarded(self, peer):
+        """_read, where whatever one connection causes ends that connection only (a stranger's)
+        or fails the job it belongs to (a member's), never the scheduler itself."""
+        try:
+            self._read(peer)
+        except Exception as e:   # noqa: BLE001 -- the scheduler must outlive any one peer
+            logger.exception("Error while handling the %s.", peer.describe())
+            self._protocol_error(peer, f"{type(e).__name__}: {e}")
 
     def _read(self, peer):
         try:
@@ -173,12 +189,29 @@ class Scheduler:
 
     # -- registration ----------------------------------------------------------------------
     def _greet(self, peer, message):
-        config = self.config
+        """A stranger's first message must be a hello, its second the answer to the challenge
+        the hello got."""
+        if peer.challenge is None:
+            self._challenge(peer, message)
+        else:
+            self._admit(peer, message)
+
+    def _challenge(self, peer, message):
         if message.get("kind") != "hello" or message.get("protocol") != cluster_wire.PROTOCOL:
             self._refuse(peer, f"not a minispore worker (first message {message.get('kind')!r})")
         elif not _well_formed_hello(message):
             self._refuse(peer, "not a minispore worker (malformed hello)")
-        elif not cluster_token.same_token(message.get("token"), self.token):
+        else:
+            nonce = cluster_token.fresh_nonce()
+            peer.challenge = (message, nonce)
+            self._send(peer, "challenge", nonce=nonce, proof=cluster_token.proof(
+                self.token, "scheduler", message["nonce"], nonce))
+
+    def _admit(self, peer, answer):
+        config = self.config
+        message, nonce = peer.challenge
+        if answer.get("kind") != "answer" or not cluster_token.proves(
+                answer.get("proof"), self.token, "worker", nonce, message["nonce"]):
             self._refuse(peer, "wrong cluster token")
         elif message.get("role") not in (Role.WORKER.value, Role.SERVER.value):
             self._refuse(peer, f"MS_ROLE={message.get('role')} cannot join: only MS_WORKER "
@@ -282,6 +315,10 @@ class Scheduler:
             return    # already handled (a failed send, then its end of stream)
         self._close(peer)
         if peer.hello is None:
+            if peer.challenge is not None:
+                logger.warning("The %s hung up after the scheduler's challenge: a worker whose "
+                               "cluster token differs from the scheduler's, or a program that does "
+                               "not speak this protocol.", peer.describe())
             return
         self.members.remove(peer)
         if self.phase == "registering":
@@ -429,28 +466,72 @@ def _start_logging():
         logger.propagate = False
 
 
+class Terminated(Exception):
+    """The scheduler process got SIGTERM or SIGHUP (msrun stopping the job, a batch system,
+    a closed terminal)."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminations_raise():
+    """SIGTERM and SIGHUP raise Terminated in the scheduler's loop, so serve's `finally`
+    removes the token file (their default action ends the process without it). Python sets
+    handlers only in the main thread; a scheduler run in another thread (tests) keeps the
+    process's own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def serve(config, drop_lost_workers=False):
     """Run the scheduler of the job `config` describes until the job ends; its exit status.
     `drop_lost_workers`: an asynchronous parameter-server job, which goes on without a worker
-    that dies (Scheduler._drop)."""
+    that dies (Scheduler._drop).
+
+    Raises:
+        Terminated: SIGTERM or SIGHUP arrived (the token file is removed first, as on every
+            other way out).
+    """
     _start_logging()
     listener = bind(config)
-    # The token file is written only once the port is ours (a failed second scheduler must not
-    # replace the running job's token), and before listening (a worker that connects reads it).
-    token, token_file = cluster_token.scheduler_token(config.sched_port)
-    try:
-        listener.listen(max(16, config.worker_num))
-        return Scheduler(config, token, listener, drop_lost_workers).run()
-    finally:
-        listener.close()
-        if token_file is not None:
-            token_file.unlink(missing_ok=True)
+    with _terminations_raise():
+        # The token file is written only once the port is ours (a failed second scheduler must
+        # not replace the running job's token), and before listening (a worker that connects
+        # reads it).
+        token, token_file = cluster_token.scheduler_token(config.sched_port)
+        try:
+            listener.listen(max(16, config.worker_num))
+            return Scheduler(config, token, listener, drop_lost_workers).run()
+        finally:
+            listener.close()
+            if token_file is not None:
+                token_file.unlink(missing_ok=True)
 
 
 def serve_and_exit(config, drop_lost_workers=False):
-    """``init()`` in the scheduler: serve the job, then end the process with its status, so
-    that the script's training code after ``init()`` never runs here."""
-    status = serve(config, drop_lost_workers)
+    """``init()`` in the scheduler: serve the job, then end the process with its status (128 +
+    the signal's number when SIGTERM, SIGHUP or Ctrl-C stopped it), so that the script's
+    training code after ``init()`` never runs here."""
+    try:
+        status = serve(config, drop_lost_workers)
+    except (Terminated, KeyboardInterrupt) as stop:
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        logger.error("Scheduler stopped by %s; the workers lose it and exit.",
+                     signal.Signals(signum).name)
+        status = 128 + signum
     sys.stdout.flush()
     sys.stderr.flush()
     # os._exit, not SystemExit: a `finally:` or atexit hook of the script must not run

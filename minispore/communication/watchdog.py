@@ -1,8 +1,10 @@
 """The collective watchdog (the NCCL watchdog / Horovod stall inspector idea, over MPI): every
 collective and point-to-point call is watched by a daemon thread that warns when the call waits
 long, and aborts the job, saying where each rank of the group is, when the call is past its
-deadline or can never complete: a member left its script, called another collective or a
-different number of them, or the wait happens while handling an exception.
+deadline or can never complete: a member left its script, or called another collective or a
+different number of them. A call entered while handling an exception (an ``except`` or
+``finally`` block) is legal: when its peers make the same call it completes, however long they
+compute first; the exception only shows in the reports.
 
 Settings (read at init()):
 - ``MS_COMM_TIMEOUT``: seconds a call may wait (default 600, 0 turns the deadline off). A stall
@@ -12,6 +14,17 @@ Settings (read at init()):
 The hot path (``Watch.enter``/``leave`` around every MPI call) writes a few words into this
 rank's record of the arrival table (arrivals.py): about 0.2 us, no MPI call, no lock. The
 thread wakes every `tick`, reads the records, and does everything else.
+
+The default mismatch check: ``enter`` also writes the call's signature (collective, attribute
+such as the reduce op, dtype and shape, hashed) into this rank's ring for the group, and
+compares it with the ring of the group's nearest members on this host before and after it in
+group order, where they have made that call already (about 0.3 us more per call; groups with
+no other member on this host skip it). Whichever of two
+neighbours arrives second sees a difference, so a call whose ranks disagree anywhere is
+refused (``Mismatch``) before the MPI call, by one rank, which ends the job naming both calls;
+MPI would otherwise wait forever (element counts) or return wrong values (dtype, op, shape).
+Ranks on other hosts are not compared (only the deadline watches them); the full check
+(``set_collective_check``) compares every rank through MPI and replaces this one.
 """
 import os
 import sys
@@ -24,7 +37,8 @@ from minispore.communication import arrivals, fault_report
 from minispore.communication._comm import STATE
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
-                                              PROGRESS, RUNNING, SEQ, calls_made, group_key)
+                                              PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
+                                              WRITTEN, calls_made, group_key)
 from minispore.communication.fault_report import TIMEOUT_ENV
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
@@ -70,18 +84,27 @@ class Watch:
 
     # Slots keep attribute access fast after ``set_hot_path`` switches the class (an instance
     # dict is materialised by a __class__ switch: +110 ns per call measured).
-    __slots__ = ("words", "progress", "tracks", "groups", "exception", "table")
+    __slots__ = ("words", "progress", "tracks", "groups", "exception", "table", "epoch")
 
     def __init__(self):
         self.words = memoryview(bytearray(8 * arrivals.WORDS)).cast("q")
         self.progress = 0          # even; the record's PROGRESS is progress + 1 inside a call
-        self.tracks = {}           # Communicator -> [group key, calls made on it]
+        # Communicator -> [group key, calls made on it, offset of its signature ring's first
+        # slot, [[neighbour, its words (None until its ring is found), its first slot]]]
+        self.tracks = {}
         self.groups = {}           # group key -> (display name, world ranks)
         self.exception = None      # the exception being handled when the current call began
         self.table = None
+        self.epoch = 0             # of this init(): tags its rings (arrivals.ArrivalTable.ring)
 
-    def enter(self, comm, kind, nbytes):
-        """A collective call `kind` on Communicator `comm` begins; returns its number there."""
+    def enter(self, comm, kind, nbytes, x=None, arg=0):
+        """A collective call `kind` on Communicator `comm` begins; returns its number there.
+        `x`, `arg`: its buffer and attribute code, for the mismatch check (None: not checked).
+
+        Raises:
+            Mismatch: a neighbour on this host made this call with another collective,
+                attribute, dtype or shape.
+        """
         track = self.tracks.get(comm)
         if track is None:
             track = self.track(comm)
@@ -95,6 +118,22 @@ class Watch:
         if exception is not self.exception:
             self.exception_changed(exception)
         words[PROGRESS] = self.progress + 1
+        neighbours = track[3]
+        if neighbours and x is not None and not STATE.check:
+            # Ints and tuples of ints hash alike in every process (str hashes are salted).
+            low = seq & SEQ_MASK | WRITTEN
+            entry = hash((kind, arg, x.dtype.num, x.shape)) & ~SEQ_MASK | low
+            slot = seq % RING
+            words[track[2] + slot] = entry
+            for neighbour in neighbours:
+                theirs = neighbour[1]
+                if theirs is None:
+                    theirs = self.find_ring(neighbour, track[0])
+                    if theirs is None:
+                        continue
+                found = theirs[neighbour[2] + slot]
+                if found != entry and found & SEQ_MASK == low:
+                    raise Mismatch(neighbour[0], seq)
         return seq
 
     def leave(self):
@@ -125,17 +164,59 @@ class Watch:
         words[PROGRESS] = self.progress + 1
 
     def track(self, comm):
-        """The [key, calls] entry of `comm`, shared by every Communicator over the same ranks
-        (they share one MPI communicator, hence one call sequence)."""
+        """The entry of `comm` (see ``tracks``), shared by every Communicator over the same
+        ranks (they share one MPI communicator, hence one call sequence)."""
         key = group_key(comm.world_ranks)
         for track in self.tracks.values():
             if track[0] == key:
                 break
         else:
-            track = [key, 0]
+            ring = self.claim_ring(key)
+            track = [key, 0, ring, [[peer, None, 0] for peer in
+                                    self.neighbours(comm.world_ranks)] if ring else []]
             self.groups[key] = (_display_name(comm), comm.world_ranks)
         self.tracks[comm] = track
         return track
+
+    def claim_ring(self, key):
+        """The offset of the first slot of a fresh signature ring for group `key` in this
+        rank's words (0 when all MAX_GROUPS are taken: that group's calls are not compared)."""
+        used = len({track[0] for track in self.tracks.values()})
+        if self.table is None or used >= arrivals.MAX_GROUPS:
+            return 0
+        base = arrivals.RINGS + used * arrivals.RING_WORDS
+        self.words[base + 1:base + arrivals.RING_WORDS] = \
+            memoryview(bytes(8 * RING)).cast("q")
+        self.words[base] = key ^ self.epoch       # tagged once its slots are clear
+        return base + 1
+
+    def neighbours(self, world_ranks):
+        """The members of the group on this host just before and after this rank in group
+        order (cyclically), whose rings ``enter`` compares with."""
+        if self.table is None:
+            return []
+        local = [r for r in world_ranks if r in self.table.words]
+        if len(local) < 2:
+            return []
+        at = local.index(self.table.world_rank)
+        return sorted({local[at - 1], local[(at + 1) % len(local)]} - {self.table.world_rank})
+
+    def find_ring(self, neighbour, key):
+        """The words of `neighbour` ([rank, None, 0]) once its ring for group `key` exists
+        (then also stored in it, with the ring's first slot), else None."""
+        base = self.table.ring(neighbour[0], key ^ self.epoch)
+        if base is None:
+            return None
+        neighbour[1], neighbour[2] = self.table.words[neighbour[0]], base + 1
+        return neighbour[1]
+
+    def refuse(self, mismatch, kind, arg, x):
+        """End the job: this rank's call (collective `kind`, attribute code `arg`, buffer `x`)
+        differs from the one `mismatch.peer` made with the same number (Mismatch)."""
+        me = self.table.read(self.table.world_rank)
+        abort_job(fault_report.mismatch_report(me, mismatch.peer,
+                                               self.table.read(mismatch.peer), kind, arg, x,
+                                               self))
 
     def exception_changed(self, exception):
         """The calls now begin while handling `exception` (None: no longer): a rank that
@@ -150,7 +231,15 @@ class Watch:
             self.table.set_status(FAILING, fault_report.exception_note(exception))
 
     def calls_by_group(self):
-        return {key: calls for key, calls in self.tracks.values()}
+        return {track[0]: track[1] for track in self.tracks.values()}
+
+
+class Mismatch(Exception):
+    """Call `seq` of a group differs from the one neighbour `peer` made (Watch.enter)."""
+
+    def __init__(self, peer, seq):
+        super().__init__(peer, seq)
+        self.peer, self.seq = peer, seq
 
 
 class _IdleWatch(Watch):
@@ -159,7 +248,7 @@ class _IdleWatch(Watch):
 
     __slots__ = ()
 
-    def enter(self, comm, kind, nbytes):
+    def enter(self, comm, kind, nbytes, x=None, arg=0):
         return 0
 
     def leave(self):
@@ -189,6 +278,9 @@ def start(settings=None):
     global _watchdog
     settings = settings or settings_from_environment()
     WATCH.tracks.clear()     # a new init() starts every group's call sequence afresh
+    # ... and its rings: tagged by the run (the same on every rank), so a neighbour's rings of
+    # an earlier init() are never compared with this one's calls.
+    WATCH.epoch = int(STATE.run_id[:15], 16)
     set_hot_path(settings.enabled)
     if not settings.enabled:
         return
@@ -313,8 +405,7 @@ def members_awaited(me, groups):
 
 
 Verdict = namedtuple("Verdict", "reason ranks")
-LEFT, DESYNC, MISCOUNT, FAILED, DEADLINE = ("left", "desync", "miscount", "failing",
-                                            "deadline")
+LEFT, DESYNC, MISCOUNT, DEADLINE = "left", "desync", "miscount", "deadline"
 
 
 def judge(me, peers, stable, waited, settings):
@@ -328,8 +419,6 @@ def judge(me, peers, stable, waited, settings):
       tags, so such calls never match and wait forever);
     - MISCOUNT: a member waits in another call number of the group: the ranks have made a
       different number of collectives on it;
-    - FAILED: this rank, or a member waiting in a call, entered it while handling an
-      exception and the group has not come together within a stall interval;
     - DEADLINE: the call has waited MS_COMM_TIMEOUT.
     `stable`: the members whose call has not changed since the previous tick.
     """
@@ -350,10 +439,6 @@ def judge(me, peers, stable, waited, settings):
         other_number = [r for r in same_group if peers[r].seq != me.seq]
         if other_number:
             return Verdict(MISCOUNT, other_number)
-    failing = [r for r, p in peers.items() if p is not None and p.in_call
-               and p.status == FAILING]
-    if (me.status == FAILING or failing) and waited >= settings.stall:
-        return Verdict(FAILED, failing)
     if settings.timeout is not None and waited >= settings.timeout:
         return Verdict(DEADLINE, [r for r, p in peers.items()
                                   if not fault_report.arrived(p, me)])

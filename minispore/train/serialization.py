@@ -27,18 +27,16 @@ cuts whole values to the blocks of a net whose parameters are sliced
 block read on its own is verified. After the digest, every field of the index is checked
 before a buffer is read (minispore/train/checkpoint_index.py). Writes go to a temporary file
 in the target directory, are fsync'ed and then renamed over the target, so a crash mid-write
-leaves the previous file intact.
+leaves the previous file intact (and the next save into that directory removes the temporary
+file it left, save_tmp.py).
 """
 import atexit
 import hashlib
 import logging
 import json
 import os
-import re
-import socket
 import struct
 import sys
-import tempfile
 import threading
 
 import numpy as np
@@ -48,6 +46,7 @@ from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
                                           run_record)
+from minispore.train import save_tmp
 from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
                                               entry_error, parse_index)
 
@@ -63,9 +62,6 @@ logger = logging.getLogger("minispore")
 _async_lock = threading.Lock()
 _async_writers = {}          # absolute file name -> Thread still writing it
 _async_failures = {}         # absolute file name -> exception of its failed async save
-# What follows _tmp_head in a temporary file's name: the writer's pid and mkstemp's random part
-# (a name with more dots is the temporary of another file whose name extends this one's).
-_TMP_TAIL = re.compile(r"(\d+)\.[A-Za-z0-9_]+\.tmp")
 
 
 def _pad(n):
@@ -159,9 +155,8 @@ def _write_file(path, index, items):
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(index_bytes))
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    _remove_stale_tmp_files(path)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_head(path)}{os.getpid()}.", suffix=".tmp",
-                               dir=directory)
+    save_tmp.remove_stale(directory)
+    fd, tmp = save_tmp.create(path)
     try:
         with os.fdopen(fd, "wb") as f:
             digest = hashlib.sha256()
@@ -196,38 +191,6 @@ def _write_file(path, index, items):
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
-
-
-def _tmp_head(path):
-    """The start of the names of `path`'s temporary files written on this host; the full name
-    is ``.<file name>.<host>.<pid>.<random>.tmp``, so a later save can tell whether the
-    writer still lives."""
-    return f".{os.path.basename(path)}.{socket.gethostname()}."
-
-
-def _process_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:          # another user's process
-        return True
-    return True
-
-
-def _remove_stale_tmp_files(path):
-    """Remove the temporary files of `path` whose writer on this host has died (killed mid-save),
-    which would otherwise stay forever. Files of live writers, of other hosts (whose processes
-    this host cannot see) and of older minispore versions (no pid in the name) are kept."""
-    directory = os.path.dirname(path)
-    head = _tmp_head(path)
-    for name in os.listdir(directory):
-        match = _TMP_TAIL.fullmatch(name[len(head):]) if name.startswith(head) else None
-        if match and not _process_alive(int(match.group(1))):
-            try:
-                os.unlink(os.path.join(directory, name))
-            except FileNotFoundError:     # another saver of the same file removed it first
-                pass
 
 
 def _write_in_background(path, index, items):
@@ -469,7 +432,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     by a leading cell prefix are matched, and float<->float / int<->int dtype differences are
     cast (with a warning).
     A shape or (non-convertible) dtype mismatch raises RuntimeError naming the parameter and
-    the checkpoint file.
+    the checkpoint file. Every value is checked before any parameter changes, so a load that
+    raises leaves `net` exactly as it was.
     """
     if not hasattr(net, "parameters_and_names"):
         raise TypeError(f"For 'load_param_into_net', the argument 'net' must be a Cell, but got "
@@ -494,8 +458,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
         used = set(pairs.values())
         pairs.update(_match_by_prefix([n for n in net_params if n not in pairs],
                                       [c for c in ckpt_names if c not in used]))
-    for name, ckpt_name in pairs.items():
-        _update_param(net_params[name], parameter_dict[ckpt_name], ckpt_name, strict_load)
+    values = [(net_params[name], _checked_value(net_params[name], parameter_dict[ckpt_name],
+                                                ckpt_name, strict_load))
+              for name, ckpt_name in pairs.items()]
+    for param, value in values:
+        param.set_data(value)
     used = set(pairs.values())
     param_not_load = [n for n in net_params if n not in pairs]
     ckpt_not_load = [c for c in parameter_dict if c not in used]
@@ -507,7 +474,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     return param_not_load, ckpt_not_load
 
 
-def _update_param(param, new, ckpt_name, strict_load):
+def _checked_value(param, new, ckpt_name, strict_load):
+    """The value `param` takes from `new` (its block, cast to its dtype), or RuntimeError."""
     source = getattr(new, "_ckpt_file", None)
     where = f" (from checkpoint file {source!r})" if source else ""
     value = block_for(param, new, ckpt_name, where)
@@ -525,4 +493,4 @@ def _update_param(param, new, ckpt_name, strict_load):
         logger.warning("For 'load_param_into_net', %r in 'parameter_dict'%s has dtype %s but "
                        "%r in 'net' has dtype %s; the value is cast to %s.", ckpt_name, where,
                        new.dtype, param.name, param.dtype, param.dtype)
-    param.set_data(value.astype(param.dtype.np_dtype))
+    return value.astype(param.dtype.np_dtype)

@@ -102,7 +102,9 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     digest (minispore/train/reshard_load.py); ``reshard_load.last_load_stats()`` then says
     how many bytes it read of how many in the files. Parameters are matched by name; dtypes
     cast (logged) as in ``load_param_into_net``; a parameter the files do not hold keeps its
-    value (logged) unless `strict_load`.
+    value (logged) unless `strict_load`. Every block is read and verified, and every value
+    checked, before any parameter changes, so a load that raises leaves `network` exactly as
+    it was.
 
     Args:
         network (Cell): the net to load into.
@@ -139,7 +141,7 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             raise ValueError(f"For 'load_distributed_checkpoint', the checkpoint file "
                              f"{path!r} does not exist.")
     _check_one_run(list(checkpoint_filenames), "load_distributed_checkpoint")
-    not_loaded = []
+    not_loaded, values = [], []
     for name, param, value in read_regions(network, list(checkpoint_filenames),
                                            _index_and_data_start):
         if value is None:
@@ -154,11 +156,13 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             logger.warning("For 'load_distributed_checkpoint', %r has dtype %s in the files but "
                            "%s in the net; the value is cast to %s.", name, got, param.dtype,
                            param.dtype)
-        param.set_data(value.astype(param.dtype.np_dtype))
+        values.append((param, value.astype(param.dtype.np_dtype)))
+    if not_loaded and strict_load:
+        raise RuntimeError(f"For 'load_distributed_checkpoint', the files hold no value for "
+                           f"{not_loaded} (strict_load=True).")
+    for param, value in values:
+        param.set_data(value)
     if not_loaded:
-        if strict_load:
-            raise RuntimeError(f"For 'load_distributed_checkpoint', the files hold no value for "
-                               f"{not_loaded} (strict_load=True).")
         logger.warning("For 'load_distributed_checkpoint', %d parameter(s) of the net are not "
                        "in the checkpoint files and keep their values: %s", len(not_loaded),
                        not_loaded)

@@ -49,6 +49,30 @@ def mismatched_collectives():
     train()
 
 
+# One AllReduce whose ranks disagree in one respect: rank 0's input, rank 1's, rank 1's op.
+MISMATCHES = {
+    "elements": ((4,), np.float32, (2,), np.float32, "sum"),
+    "dtype": ((4,), np.float32, (4,), np.int32, "sum"),
+    "op": ((4,), np.float32, (4,), np.float32, "max"),
+    "shape": ((2, 3), np.float32, (3, 2), np.float32, "sum"),
+    "width": ((4,), np.float32, (4,), np.float64, "sum"),
+}
+
+
+def mismatched_all_reduce(respect):
+    """Both ranks call AllReduce as their 2nd call, disagreeing in `respect`."""
+    def case():
+        shape0, dtype0, shape1, dtype1, op1 = MISMATCHES[respect]
+        train(1)
+        if get_rank() == 1:
+            fault_at()
+            ops.AllReduce(op1)(Tensor(np.ones(shape1, dtype1)))
+        else:
+            ops.AllReduce()(Tensor(np.ones(shape0, dtype0)))
+        train()
+    return case
+
+
 def leave(how):
     def case():
         if how == "sys.exit(0) before training" and get_rank() == 1:
@@ -77,6 +101,21 @@ def long_computation():
     train(1)
     if get_rank() == 1:
         time.sleep(LONG_COMPUTATION_S)
+    train()
+
+
+def collective_in_except():
+    """Both ranks handle an exception with an AllReduce in the ``except`` block, rank 1 after
+    a long computation (seconds: COMPUTE_S, default LONG_COMPUTATION_S): legal, must
+    complete."""
+    train(1)
+    try:
+        raise ValueError(f"handled on rank {get_rank()}")
+    except ValueError:
+        if get_rank() == 1:
+            time.sleep(float(os.environ.get("COMPUTE_S", LONG_COMPUTATION_S)))
+        total = ops.AllReduce()(Tensor(np.full(4, get_rank() + 1, np.float32)))
+        print(f"rank {get_rank()} reduced {total.asnumpy().tolist()}", flush=True)
     train()
 
 
@@ -127,8 +166,10 @@ def different_strategies():
 
 
 CASES = {"finally": finally_collective, "mismatch": mismatched_collectives, "stall": stall,
-         "long": long_computation, "sigkill": sigkill, "sigterm": spin_for_sigterm,
+         "long": long_computation, "except": collective_in_except, "sigkill": sigkill,
+         "sigterm": spin_for_sigterm,
          "data_parallel_finally": data_parallel_finally, "strategies": different_strategies,
+         **{f"mismatched {respect}": mismatched_all_reduce(respect) for respect in MISMATCHES},
          **{how: leave(how) for how in ("sys.exit(0) before training", "sys.exit(3)",
                                         "os._exit(0)", "end of script")}}
 

@@ -91,7 +91,8 @@ def test_messages_are_json_lines_and_junk_is_a_protocol_error():
     assert reader.feed(line[:5]) == []
     assert reader.feed(line[5:] + cluster_wire.encode("joined", rank=1)) == [
         {"kind": "port", "name": "tag#0$x"}, {"kind": "joined", "rank": 1}]
-    for junk in (b"GET / HTTP/1.0\r\n", b"[1, 2]\n", b'{"no": "kind"}\n', b"\xff\xfe\n"):
+    for junk in (b"GET / HTTP/1.0\r\n", b"[1, 2]\n", b'{"no": "kind"}\n', b"\xff\xfe\n",
+                 b"[" * 50_000 + b"\n", b"9" * 5_000 + b"\n", b'{"kind": "x", "n": NaN}\n'):
         with pytest.raises(cluster_wire.ProtocolError):
             cluster_wire.LineReader().feed(junk)
     with pytest.raises(cluster_wire.ProtocolError, match="longer than"):
@@ -108,7 +109,19 @@ def test_the_token_file_is_written_private_and_read_back(tmp_path, monkeypatch):
     assert len(token) == 64 and cluster_token.worker_token(9001, env) == token
     assert cluster_token.scheduler_token(9001, env)[0] != token       # a fresh one per job
     assert cluster_token.scheduler_token(9001, {"MS_CLUSTER_TOKEN": "t"}) == ("t", None)
-    assert cluster_token.same_token("t", "t") and not cluster_token.same_token(None, "t")
+
+
+def test_each_side_proves_the_token_without_sending_it():
+    mine, theirs = cluster_token.fresh_nonce(), cluster_token.fresh_nonce()
+    assert mine != theirs and cluster_token.is_nonce(mine) and not cluster_token.is_nonce("x")
+    sent = cluster_token.proof("secret", "scheduler", theirs, mine)
+    assert "secret" not in sent and len(sent) == 64
+    assert cluster_token.proves(sent, "secret", "scheduler", theirs, mine)
+    # Another token, another nonce, or the other side's name: not this proof.
+    assert not cluster_token.proves(sent, "guess", "scheduler", theirs, mine)
+    assert not cluster_token.proves(sent, "secret", "scheduler", mine, theirs)
+    assert not cluster_token.proves(sent, "secret", "worker", theirs, mine)
+    assert not cluster_token.proves(None, "secret", "scheduler", theirs, mine)
 
 
 def test_a_token_file_others_can_read_is_refused(tmp_path):

@@ -55,37 +55,80 @@ def assert_aborted_promptly(job, *messages):
 SITE = re.escape(JOB.name) + r":\d+"
 
 
-# Whichever rank's watchdog sees the fault first prints the full report and aborts; the
-# others only say where they are. So each pattern allows either rank to be the reporter.
-DESYNC = r"minispore watchdog: .* the ranks called different collectives as call #2 on the " \
-         r"world .*this rank: {}; rank {}: {}"
+# Of two ranks whose calls differ, the one that arrives second refuses its call (the default
+# mismatch check) and prints the report; the others only say where they are, when their
+# watchdog sees the abort in time. So each pattern allows either rank to be the reporter.
+REFUSED = r"\[rank {0}\] minispore watchdog: {1} on the world \(call #{2} there\) at [^\n]*: " \
+          r"rank {3} made call #{2} on the world with another collective, element count, " \
+          r"dtype, reduce op or shape .*\n\[rank {0}\]   this rank: {4}[^\n]*\n" \
+          r"\[rank {0}\]   rank {3}: waits in {5} on the world \(call #{2} there"
 
 
-def either_reporter(mine, other_rank, theirs, my_rank):
-    return "|".join([DESYNC.format(re.escape(mine), other_rank, re.escape(theirs)),
-                     DESYNC.format(re.escape(theirs), my_rank, re.escape(mine))])
+def either_reporter(call, kind_0, mine_0, kind_1, mine_1):
+    return "|".join([REFUSED.format(0, kind_0, call, 1, re.escape(mine_0), kind_1),
+                     REFUSED.format(1, kind_1, call, 0, re.escape(mine_1), kind_0)])
 
 
 def test_exception_caught_by_a_finally_that_enters_a_collective_aborts():
     job = run_job("finally")
     assert_aborted_promptly(
-        job, either_reporter("Barrier (0 bytes)", 0, "AllReduce (16 bytes)", 1),
-        r"Barrier on the world \(call #2 there\)[^\n]* at .*" + SITE,
-        r"\[rank 1\] ValueError: boom on rank 1")
+        job, either_reporter(2, "AllReduce", "AllReduce(op=sum) float32, 4 elements", "Barrier",
+                             "Barrier, while handling ValueError: boom on rank 1"),
+        r"ValueError: boom on rank 1 \(raised at .*" + SITE)
     assert "rank 0 finished" not in job.output
 
 
 def test_data_parallel_training_in_try_finally_aborts_on_4_ranks():
     job = run_job("data_parallel_finally", ranks=4)
-    assert_aborted_promptly(job, r"\[rank 3\] ValueError: boom in the training loop",
-                            r"Barrier on the world \(call #\d+ there\)[^\n]* at .*" + SITE,
-                            r"iallreduce on the world")
+    # Rank 3 enters the Barrier while its neighbours 0 and 2 (the mismatch check compares
+    # neighbours) enter the gradients' all-reduce.
+    assert_aborted_promptly(
+        job, r"minispore watchdog: (AllReduce|iallreduce|Barrier) on the world \(call #(\d+) "
+             r"there\) at [^\n]*: rank \d made call #\2 on the world with another collective",
+        r"(Barrier on the world \(call #\d+ there\)[^\n]*|this rank: Barrier), while handling "
+        r"ValueError: boom in the training loop \(raised at .*" + SITE)
 
 
 def test_mismatched_collectives_are_reported_with_both_calls():
     job = run_job("mismatch")
     assert_aborted_promptly(
-        job, either_reporter("AllGather (16 bytes)", 0, "AllReduce (16 bytes)", 1))
+        job, either_reporter(2, "AllReduce", "AllReduce(op=sum) float32, 4 elements",
+                             "AllGather", "AllGather() float32, 4 elements"))
+
+
+# Each rank's AllReduce in the "mismatched <respect>" jobs: rank 0's, rank 1's.
+MISMATCHED = {
+    "elements": ("AllReduce(op=sum) float32, 4 elements, shape (4,)", 16,
+                 "AllReduce(op=sum) float32, 2 elements, shape (2,)", 8),
+    "dtype": ("AllReduce(op=sum) float32, 4 elements, shape (4,)", 16,
+              "AllReduce(op=sum) int32, 4 elements, shape (4,)", 16),
+    "op": ("AllReduce(op=sum) float32, 4 elements, shape (4,)", 16,
+           "AllReduce(op=max) float32, 4 elements, shape (4,)", 16),
+    "shape": ("AllReduce(op=sum) float32, 6 elements, shape (2, 3)", 24,
+              "AllReduce(op=sum) float32, 6 elements, shape (3, 2)", 24),
+    "width": ("AllReduce(op=sum) float32, 4 elements, shape (4,)", 16,
+              "AllReduce(op=sum) float64, 4 elements, shape (4,)", 32),
+}
+
+
+def mismatch_refused(reporter, mine, other, their_bytes):
+    return (rf"\[rank {reporter}\] minispore watchdog: AllReduce on the world \(call #2 there\) "
+            rf"at .*{SITE} in case: rank {other} made call #2 on the world with another "
+            rf"collective, element count, dtype, reduce op or shape .*\n"
+            rf"\[rank {reporter}\]   this rank: {re.escape(mine)}\n"
+            rf"\[rank {reporter}\]   rank {other}: waits in AllReduce on the world \(call #2 "
+            rf"there, {their_bytes} bytes\)")
+
+
+@pytest.mark.parametrize("respect", MISMATCHED)
+def test_a_mismatched_all_reduce_is_refused_at_once_naming_both_calls(respect):
+    # The default MS_COMM_TIMEOUT: the deadline cannot be what ends the job.
+    job = run_job(f"mismatched {respect}", deadline=600)
+    mine_0, bytes_0, mine_1, bytes_1 = MISMATCHED[respect]
+    # Whichever rank arrives second refuses the call.
+    assert_aborted_promptly(job, "|".join([mismatch_refused(0, mine_0, 1, bytes_1),
+                                           mismatch_refused(1, mine_1, 0, bytes_0)]))
+    assert "finished" not in job.output and "truncated" not in job.output, job.output
 
 
 @pytest.mark.parametrize("how, ranks, note", [
@@ -120,13 +163,25 @@ def test_long_legitimate_computation_completes_with_a_warning_only():
     assert "rank 0 finished" in job.output and "rank 1 finished" in job.output
 
 
+def test_a_collective_in_an_except_block_after_a_long_computation_completes():
+    # Both ranks enter the AllReduce while handling an exception, rank 1 3.5 s late: past the
+    # stall interval (2 s), where a call entered while handling an exception used to end the
+    # job, and well within the deadline (8 s).
+    job = run_job("except", deadline=8)
+    assert job.returncode == 0, job.output
+    for rank in (0, 1):
+        assert f"rank {rank} reduced [3.0, 3.0, 3.0, 3.0]" in job.output, job.output
+        assert f"rank {rank} finished" in job.output, job.output
+
+
 def test_ranks_compiling_different_strategies_are_reported():
     # Compiling takes seconds on a busy machine: a long deadline, so the desync check (not
     # the deadline) must be what ends the job.
     job = run_job("strategies", deadline=60)
     assert job.returncode != 0, job.output
-    assert re.search(r"the ranks (called different collectives|have made a different number)",
-                     job.output), job.output
+    assert re.search(r"the ranks (called different collectives|have made a different number)|"
+                     r"made call #\d+ on the world with another collective", job.output), \
+        job.output
     assert job.after_fault < 60, job.output
 
 

@@ -6,22 +6,29 @@ import threading
 
 import pytest
 
-from minispore.communication import cluster_wire, scheduler
+from minispore.communication import cluster_token, cluster_wire, scheduler
 from minispore.communication.roles import ClusterConfig, Role
 
 TOKEN = "test-token"
 
 
 class FakeWorker:
-    """A socket that says hello like cluster_worker.SchedulerLink, and reads the replies."""
+    """A socket that says hello like cluster_worker.SchedulerLink, answers the challenge with
+    `token` (whether or not the scheduler's proof matches it), and reads the replies."""
 
     def __init__(self, port, node_id=None, token=TOKEN, worker_num=3, role="MS_WORKER",
                  server_num=0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.reader, self.pending = cluster_wire.LineReader(), []
-        self.send("hello", protocol=cluster_wire.PROTOCOL, token=token, role=role,
+        nonce = cluster_token.fresh_nonce()
+        self.send("hello", protocol=cluster_wire.PROTOCOL, nonce=nonce, role=role,
                   node_id=node_id, worker_num=worker_num, server_num=server_num, host="fake",
                   pid=1000)
+        challenge = self.next()
+        assert challenge["kind"] == "challenge", challenge
+        assert cluster_token.proves(challenge["proof"], TOKEN, "scheduler", nonce,
+                                    challenge["nonce"])
+        self.send("answer", proof=cluster_token.proof(token, "worker", challenge["nonce"], nonce))
 
     def send(self, kind, **fields):
         cluster_wire.send(self.sock, kind, **fields)

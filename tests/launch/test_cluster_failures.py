@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from minispore.communication import cluster_wire
 from tests.launch.harness import PYTHON, cluster_env, free_port, needs_own_launch
 
 pytestmark = needs_own_launch
@@ -170,13 +171,15 @@ def test_strangers_and_wrong_tokens_are_refused_and_logged(job, processes):
         "kind": "refused", "reason": "not a minispore worker (malformed hello)"}
     impostor = start("impostor", "MS_WORKER", MS_CLUSTER_TOKEN="a-guess")
     assert processes.wait([impostor], timeout=60) == {"impostor": 1}
-    assert (f"RuntimeError: For 'init', the scheduler at 127.0.0.1:{port} refused worker pid"
-            in processes.log("impostor") and ": wrong cluster token." in processes.log("impostor"))
+    assert (f"RuntimeError: For 'init', the process at MS_SCHED_HOST:MS_SCHED_PORT=127.0.0.1:"
+            f"{port} did not prove that it holds this job's cluster token, so worker pid"
+            in processes.log("impostor")), processes.log("impostor")
     worker = start("worker", "MS_WORKER")
     assert processes.wait([worker, scheduler], timeout=60) == {"worker": 0, "scheduler": 0}
     log = processes.log("scheduler")
     assert "WARNING Refused the connection from 127.0.0.1:" in log
-    assert log.count(": wrong cluster token.") == 1
+    assert log.count("hung up after the scheduler's challenge: a worker whose cluster token "
+                     "differs from the scheduler's") == 1
     assert log.count("not a minispore worker") == 2
     assert "the-right-token" not in log and "a-guess" not in log
 
@@ -214,3 +217,84 @@ def test_a_port_already_in_use_is_a_clear_error(job, processes, tmp_path):
             f"program). Choose a free MS_SCHED_PORT (msrun --master_port)."
             in processes.log("scheduler")), processes.log("scheduler")
     assert not (tmp_path / "job.token").exists()   # the running job's token is left alone
+
+
+@pytest.mark.parametrize("line", [b"[" * 50_000, b"9" * 5_000, b'{"kind": "hello", "pid": '
+                                  + b"1" * 5_000 + b"}", bytes(range(256)) * 8],
+                         ids=["50KB of [", "5000-digit integer", "5000-digit pid", "garbage"])
+def test_a_strangers_line_is_refused_and_the_running_job_goes_on(job, processes, tmp_path,
+                                                                 line):
+    release = tmp_path / "release"
+    start = job(HOLD, 2, MS_CLUSTER_TOKEN="the-right-token", RELEASE=release)
+    procs = [start("scheduler", "MS_SCHED")] + [start(f"worker_{i}", "MS_WORKER")
+                                                for i in range(2)]
+    wait_for(lambda: "Cluster is successfully initialized" in processes.log("scheduler"), 120,
+             "the job forming")
+    port = int(start.env["MS_SCHED_PORT"])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(line.replace(b"\n", b" ") + b"\n")
+        answer = json.loads(s.makefile().readline())
+        assert s.recv(1) == b""                      # and that connection is closed
+    assert answer["kind"] == "refused" and \
+        answer["reason"].startswith("not a minispore worker ("), answer
+    release.touch()
+    exits = processes.wait(procs, timeout=60)
+    assert exits == {"scheduler": 0, "worker_0": 0, "worker_1": 0}, exits
+    log = processes.log("scheduler")
+    assert "WARNING Refused the connection from 127.0.0.1:" in log and "Traceback" not in log
+    assert "Job finished: all 2 workers finished their script." in log, log
+
+
+def test_a_squatter_on_the_schedulers_port_learns_nothing_from_a_worker(job, processes):
+    start = job(HOLD, 1, MS_CLUSTER_TOKEN="the-secret-token")
+    port = int(start.env["MS_SCHED_PORT"])
+    with socket.create_server(("127.0.0.1", port)) as squatter:   # up before any scheduler
+        squatter.settimeout(120)
+        worker = start("worker", "MS_WORKER")
+        conn, _ = squatter.accept()
+        with conn:
+            conn.settimeout(30)
+            received = conn.makefile("rb").readline()
+            hello = json.loads(received)
+            # What an impostor can send: a nonce, and a proof it cannot compute.
+            conn.sendall(cluster_wire.encode("challenge", nonce="ab" * 32, proof="00" * 32))
+            while chunk := conn.recv(4096):
+                received += chunk
+    assert processes.wait([worker], timeout=60) == {"worker": 1}
+    assert b"the-secret-token" not in received
+    assert received.count(b"\n") == 1                 # the hello, and no answer to a fake proof
+    assert sorted(hello) == ["host", "kind", "node_id", "nonce", "pid", "protocol", "role",
+                             "server_num", "worker_num"], hello
+    assert (f"the process at MS_SCHED_HOST:MS_SCHED_PORT=127.0.0.1:{port} did not prove that "
+            f"it holds this job's cluster token, so worker pid" in processes.log("worker")), \
+        processes.log("worker")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT],
+                         ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_the_token_file_goes_with_a_stopped_scheduler(job, processes, tmp_path, signum):
+    # The default path under a temporary HOME (no MS_CLUSTER_TOKEN_FILE).
+    start = job(HOLD, 2, HOME=tmp_path / "home", MS_CLUSTER_TOKEN_FILE="")
+    token_file = tmp_path / "home" / ".minispore" / "cluster" / \
+        f"{start.env['MS_SCHED_PORT']}.token"
+    scheduler = start("scheduler", "MS_SCHED")
+    wait_for(lambda: "listening on" in processes.log("scheduler"), 60, "the scheduler starting")
+    assert token_file.exists()
+    scheduler.send_signal(signum)
+    assert processes.wait([scheduler], timeout=30) == {"scheduler": 128 + signum}
+    assert not token_file.exists()
+    assert f"Scheduler stopped by {signal.Signals(signum).name}" in processes.log("scheduler")
+
+
+def test_a_stale_token_file_is_replaced_and_the_job_runs(job, processes, tmp_path):
+    start = job(HOLD, 1, HOME=tmp_path / "home", MS_CLUSTER_TOKEN_FILE="")
+    token_file = tmp_path / "home" / ".minispore" / "cluster" / \
+        f"{start.env['MS_SCHED_PORT']}.token"
+    token_file.parent.mkdir(mode=0o700, parents=True)
+    token_file.write_text("left by a killed scheduler")
+    token_file.chmod(0o600)
+    procs = [start("scheduler", "MS_SCHED"), start("worker", "MS_WORKER")]
+    assert processes.wait(procs, timeout=60) == {"scheduler": 0, "worker": 0}
+    assert f"WARNING Replacing the stale cluster token file {token_file} (left by a scheduler " \
+           f"of port {start.env['MS_SCHED_PORT']} that was killed" in processes.log("scheduler")
+    assert not token_file.exists()

@@ -210,15 +210,19 @@ def test_msrun_without_join_returns_at_once_and_the_job_runs_on(tmp_path):
 
 def test_sigterm_to_a_joined_msrun_stops_every_process_it_started(tmp_path):
     """msrun --join=True owns its job: a SIGTERM to it ends the scheduler and the workers
-    (nothing orphaned) and msrun exits 128 + SIGTERM."""
+    (nothing orphaned, the token file removed) and msrun exits 128 + SIGTERM."""
     import subprocess
     script = tmp_path / "forever.py"
     script.write_text("import time\nfrom mindspore.communication import init\ninit()\n"
                       "time.sleep(600)\n")
+    port = free_port()
+    # The token file at its default place, under a temporary HOME.
+    env = clean_env(HOME=tmp_path / "home")
+    token_file = tmp_path / "home" / ".minispore" / "cluster" / f"{port}.token"
     proc = subprocess.Popen([PYTHON, "-m", "minispore.msrun", "--worker_num=2",
-                             "--local_worker_num=2", f"--master_port={free_port()}",
+                             "--local_worker_num=2", f"--master_port={port}",
                              "--join=True", "--log_dir=logs", str(script)],
-                            env=msrun_env(tmp_path), cwd=tmp_path, stderr=subprocess.PIPE,
+                            env=env, cwd=tmp_path, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True)
     logs = tmp_path / "logs"
     give_up = time.monotonic() + 120
@@ -230,8 +234,10 @@ def test_sigterm_to_a_joined_msrun_stops_every_process_it_started(tmp_path):
         time.sleep(0.2)
     pids = [int(p) for p in re.findall(r"started worker pid (\d+)", proc.stderr.readline()
                                        + proc.stderr.readline())]
+    assert token_file.exists()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert not token_file.exists()
     deadline = time.monotonic() + 15
     while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -244,3 +250,12 @@ def _alive(pid):
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.parametrize("value", ["True)", "(", "yes", "1" * 5000])
+def test_a_malformed_join_is_a_usage_error(tmp_path, value):
+    status, output = run_script([PYTHON, "-m", "minispore.msrun", f"--join={value}", "train.py"],
+                                clean_env(), tmp_path, 60)
+    assert status == 2, output
+    assert output.startswith("usage: msrun ") and "Traceback" not in output, output
+    assert f"msrun: error: argument --join: must be True or False, but got {value!r}" in output

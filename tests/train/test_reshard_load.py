@@ -113,3 +113,15 @@ def test_parameters_missing_from_the_files(rank_files):
     np.testing.assert_array_equal(net.params["extra"].asnumpy(), [7, 7])
     with pytest.raises(RuntimeError, match=r"hold no value for \['extra'\] \(strict_load=True\)"):
         load_distributed_checkpoint(net, rank_files, strict_load=True)
+
+
+def test_a_corrupt_second_parameter_leaves_the_net_as_it_was(rank_files):
+    for path in rank_files:      # every replica of fc.bias, the net's 2nd parameter
+        _corrupt(path, "fc.bias")
+    net = ParamHolder(**{n: Parameter(v + 1) for n, v in whole_values(seed=1).items()})
+    before = {n: p.asnumpy().copy() for n, p in net.params.items()}
+    assert list(before)[:2] == ["fc.weight", "fc.bias"]
+    with pytest.raises(CheckpointError, match=r"'fc.bias' .*corrupted"):
+        load_distributed_checkpoint(net, rank_files)
+    for name, want in before.items():
+        np.testing.assert_array_equal(net.params[name].asnumpy(), want, err_msg=name)

@@ -1,6 +1,7 @@
 """Checkpoint round trips, atomic replacement, corruption detection and loading into a net."""
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -377,3 +378,50 @@ def test_load_param_into_net_bad_arguments():
         load_param_into_net(_net(), [1])
     with pytest.raises(TypeError, match="strict_load"):
         load_param_into_net(_net(), {}, strict_load="yes")
+
+
+def test_load_param_into_net_changes_nothing_when_a_later_parameter_is_wrong(tmp_path):
+    from minispore import nn
+    net = nn.SequentialCell(nn.Dense(4, 3), nn.Dense(3, 2))
+    names = [p.name for _, p in net.parameters_and_names()]
+    before = {name: p.asnumpy().copy() for name, p in zip(names, net.get_parameters())}
+    other = nn.SequentialCell(nn.Dense(4, 3), nn.Dense(3, 2))
+    path = str(tmp_path / "other.ckpt")
+    save_checkpoint(other, path)
+    ckpt = load_checkpoint(path)
+    # The 1st parameter would load; the 2nd has the wrong shape.
+    assert not np.array_equal(ckpt[names[0]].asnumpy(), before[names[0]])
+    ckpt[names[1]] = Parameter(np.ones(5, np.float32), name=names[1])
+    with pytest.raises(RuntimeError, match=rf"'{re.escape(names[1])}' in the argument 'net' "
+                                           rf"should have the same shape"):
+        load_param_into_net(net, ckpt)
+    after = {name: p.asnumpy() for name, p in zip(names, net.get_parameters())}
+    assert after.keys() == before.keys()
+    for name in names:
+        np.testing.assert_array_equal(after[name], before[name], err_msg=name)
+
+
+def test_a_save_removes_every_stale_tmp_file_in_its_folder_with_a_log_line(tmp_path, caplog):
+    killed = str(tmp_path / "killed.ckpt")
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, killed],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert _wait_for(lambda: _tmp_files(tmp_path)), "the writer never started a tmp file"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    [left] = _tmp_files(tmp_path)
+    # A tmp file whose writer's pid this (newer) process took: written a day before it started.
+    reused = tmp_path / f".old.ckpt.{socket.gethostname()}.{os.getpid()}.abc123_x.tmp"
+    reused.write_bytes(b"partial")
+    os.utime(reused, (time.time() - 86400, time.time() - 86400))
+    caplog.set_level(logging.WARNING, logger="minispore")
+    save_checkpoint(_net(), str(tmp_path / "another_name.ckpt"))
+    assert _tmp_files(tmp_path) == []
+    removed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Removed ")]
+    assert sorted(removed) == sorted([
+        f"Removed {tmp_path / left}, the temporary file of a save of 'killed.ckpt' that was "
+        f"killed midway (its writer, pid {proc.pid} on this host, is gone).",
+        f"Removed {reused}, the temporary file of a save of 'old.ckpt' that was killed midway "
+        f"(its writer, pid {os.getpid()} on this host, is gone)."])
