@@ -165,7 +165,9 @@ def test_a_job_started_again_resumes_from_the_servers_checkpoint(tmp_path):
     saved = [sorted(int(m) for m in re.findall(rf"ps_server_{s}_step_(\d+)\.ckpt",
                                                " ".join(os.listdir(tmp_path / "recovery"))))
              for s in (0, 1)]
-    assert all(len(steps) == 2 for steps in saved), saved        # the last two are kept
+    # The last two are kept: each save prunes the older ones after it, so a server the job's
+    # teardown kills between its save and its prune may hold one more (seen: [4, 6, 8]).
+    assert all(2 <= len(steps) <= 3 for steps in saved), saved
     resumed_at = min(steps[-1] for steps in saved)
     assert resumed_at >= 6 and resumed_at % 2 == 0, saved
 
