@@ -174,12 +174,19 @@ def fatal_report(verdict, me, peers, waited, watch, settings):
             f"  this rank: has waited {waited:.1f} s" +
             (f", while handling {me.note}" if me.status == FAILING and me.note else ""),
             _members(me, peers, watch.groups)]
-    if me.status == FAILING and watch.exception is not None:
-        text.append("  the exception this rank was handling when it entered the call:")
-        text.append("".join(traceback.format_exception(watch.exception)).rstrip())
+    text += _exception_handled(me, watch)
     text.append("aborting the MPI job (MPI_Abort, error code 1) so that no rank waits "
                 "forever.")
     return "\n".join(text)
+
+
+def _exception_handled(me, watch):
+    """The report lines showing the exception this rank was handling when it entered the call
+    (none when it was not handling one)."""
+    if me.status != FAILING or watch.exception is None:
+        return []
+    return ["  the exception this rank was handling when it entered the call:",
+            "".join(traceback.format_exception(watch.exception)).rstrip()]
 
 
 def stall_warning(me, peers, waited, watch, settings):
@@ -214,9 +221,7 @@ def mismatch_report(me, peer, them, kind, arg, x, watch):
             f"  this rank: {mine}" + (f", while handling {me.note}"
                                       if me.status == FAILING and me.note else ""),
             f"  rank {peer}: {theirs}"]
-    if me.status == FAILING and watch.exception is not None:
-        text.append("  the exception this rank was handling when it entered the call:")
-        text.append("".join(traceback.format_exception(watch.exception)).rstrip())
+    text += _exception_handled(me, watch)
     text.append("aborting the MPI job (MPI_Abort, error code 1) so that no rank waits forever "
                 "or goes on with wrong values.")
     return "\n".join(text)

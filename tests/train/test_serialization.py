@@ -194,16 +194,23 @@ def test_save_checkpoint_killed_writer_leaves_old_file(tmp_path):
                                       net.params["fc.weight"].asnumpy())
 
 
-def test_next_save_removes_the_tmp_file_of_the_killed_writer(tmp_path):
-    path = str(tmp_path / "atomic.ckpt")
+def _kill_a_writer_midway(path, folder):
+    """SIGKILL a process saving a checkpoint to `path` once its .tmp file exists in `folder`;
+    its pid."""
     proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, path],
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        assert _wait_for(lambda: _tmp_files(tmp_path)), "the writer never started a tmp file"
+        assert _wait_for(lambda: _tmp_files(folder)), "the writer never started a tmp file"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+    return proc.pid
+
+
+def test_next_save_removes_the_tmp_file_of_the_killed_writer(tmp_path):
+    path = str(tmp_path / "atomic.ckpt")
+    _kill_a_writer_midway(path, tmp_path)
     assert _tmp_files(tmp_path)                # what the killed writer left
     save_checkpoint(_net(), path)
     assert _tmp_files(tmp_path) == []
@@ -403,14 +410,7 @@ def test_load_param_into_net_changes_nothing_when_a_later_parameter_is_wrong(tmp
 
 def test_a_save_removes_every_stale_tmp_file_in_its_folder_with_a_log_line(tmp_path, caplog):
     killed = str(tmp_path / "killed.ckpt")
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, killed],
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        assert _wait_for(lambda: _tmp_files(tmp_path)), "the writer never started a tmp file"
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    writer = _kill_a_writer_midway(killed, tmp_path)
     [left] = _tmp_files(tmp_path)
     # A tmp file whose writer's pid this (newer) process took: written a day before it started.
     reused = tmp_path / f".old.ckpt.{socket.gethostname()}.{os.getpid()}.abc123_x.tmp"
@@ -422,6 +422,6 @@ def test_a_save_removes_every_stale_tmp_file_in_its_folder_with_a_log_line(tmp_p
     removed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Removed ")]
     assert sorted(removed) == sorted([
         f"Removed {tmp_path / left}, the temporary file of a save of 'killed.ckpt' that was "
-        f"killed midway (its writer, pid {proc.pid} on this host, is gone).",
+        f"killed midway (its writer, pid {writer} on this host, is gone).",
         f"Removed {reused}, the temporary file of a save of 'old.ckpt' that was killed midway "
         f"(its writer, pid {os.getpid()} on this host, is gone)."])
