@@ -16,7 +16,14 @@ transport.py moves the bytes.
 A server runs the script like the workers until it compiles its first graph (or calls its
 optimizer); there it serves until every worker has finished, then exits with status 0: the
 training code after that point never runs on a server.
+
+After a restart with MS_ENABLE_RECOVERY=1 the servers send the step of the checkpoint they
+restored before their values; every worker logs it, Model.train skips the batches of the steps
+already done, and a hand-written loop starts at `resume_step()`.
 """
 from minispore.ps import runtime
+from minispore.ps.runtime import resume_step
+
+__all__ = ["resume_step"]
 
 runtime.install()

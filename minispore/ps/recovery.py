@@ -10,8 +10,9 @@ file and renamed: a kill never leaves half a file), keeping its last two.
 A job started again with the same settings restores: the servers agree on the newest step
 every one of them has saved (they are at most one step apart in synchronous mode, so keeping
 two files suffices) and load it; the workers receive those values before their first step
-(the servers always send their values first: worker.pull_initial). The workers' scripts run
-from their beginning; what resumes is the parameters and the optimizer state.
+(the servers always send their step and values first: worker.pull_initial). The workers'
+scripts run from their beginning and learn the restored step there: Model.train skips the
+batches of the steps done, a hand-written loop starts at minispore.ps.resume_step().
 """
 import os
 import re

@@ -12,11 +12,13 @@ from minispore.communication._comm import STATE
 from minispore.communication.roles import Role
 from minispore.ops.operations.optim_ops import _ApplyUpdate
 
-__all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile"]
+__all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile",
+           "resume_step"]
 
 _OPTIMIZERS = []       # weak references to the optimizers made while enable_ps is on
 _STARTED = [False]
 _PULLED = [False]      # this worker has taken the servers' initial values
+_RESUMED = [0]         # the step the servers resumed at (worker.pull_initial)
 
 
 def install():
@@ -77,7 +79,31 @@ def before_compile():
     if STATE.role is Role.SERVER:
         server.serve(optimizer)
     _PULLED[0] = True
-    worker.pull_initial(optimizer)
+    _RESUMED[0] = worker.pull_initial(optimizer)
+
+
+def resume_step():
+    """The step this job's training starts at: 0, or after a restart with MS_ENABLE_RECOVERY=1
+    the step of the checkpoint the servers restored (the count of updates it holds), so a
+    hand-written loop runs ``for step in range(resume_step(), total_steps)`` and feeds the
+    batches of those steps only. Model.train skips the consumed batches itself.
+
+    Call it after making the optimizer of the set_param_ps parameters: a worker then takes the
+    servers' step and values at once; a server starts serving there and never returns (as at
+    its first compile). 0 in a process without parameter-server training.
+
+    Raises:
+        RuntimeError: in a parameter-server job before an optimizer holds set_param_ps
+            parameters.
+    """
+    if not _STARTED[0]:
+        return 0
+    before_compile()
+    if not _PULLED[0]:
+        raise RuntimeError("For 'resume_step', no optimizer holds set_param_ps parameters yet: "
+                           "call it after making the optimizer of the parameters the servers "
+                           "hold, which is where the servers' step and values are taken.")
+    return _RESUMED[0]
 
 
 def finish():

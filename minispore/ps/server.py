@@ -16,7 +16,6 @@ worker and logs the counts at the end).
 The update is the optimizer's own call, run eagerly on this server's copies with a zero
 gradient for the parameters it does not own (their values here are never sent anywhere).
 """
-import logging
 import os
 import sys
 import time
@@ -30,27 +29,17 @@ from minispore.common.tensor import Tensor
 from minispore.communication._comm import STATE, mpi
 from minispore.communication.cluster_worker import LOST_RANKS
 from minispore.ps import placement, transport
+from minispore.ps.log import logger, start_logging
 from minispore.ps.recovery import ServerCheckpoints, recovery_settings
 
 __all__ = ["serve", "serving"]
 
-logger = logging.getLogger("minispore.ps")
 POLL_S = 0.0002      # the asynchronous server's wait between polls for a message
 _SERVING = [False]
 
 
 def serving():
     return _SERVING[0]
-
-
-def _start_logging(server):
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(f"[MS_PSERVER {server}] %(asctime)s "
-                                               f"%(levelname)s %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
 
 
 class _Keys:
@@ -107,7 +96,7 @@ def serve(optimizer):
     process with status 0 (never returns)."""
     workers = STATE.worker_num
     server = STATE.job.Get_rank() - workers
-    _start_logging(server)
+    start_logging("MS_PSERVER", server)
     _SERVING[0] = True
     ms_context.set_context(mode=ms_context.PYNATIVE_MODE)
     reset_auto_parallel_context()
@@ -129,9 +118,13 @@ def serve(optimizer):
         step = checkpoints.restore()
         if step:
             logger.info("Restored from step %d (MS_RECOVERY_PATH=%s).", step, recovery.path)
-    # Every worker starts from the servers' values (worker.pull_initial): restored ones, or
-    # the initial ones this process drew from the global seed.
+    # Every worker starts from the servers' step and values (worker.pull_initial): the
+    # restored ones, or step 0 and the initial values this process drew from the global seed.
+    # The workers skip the batches of the steps already applied, so that a restarted job ends
+    # at the same step with the same values as one never interrupted.
     for worker in range(workers):
+        transport.job().Send([np.array([step], np.int64), mpi().BYTE], dest=worker,
+                             tag=transport.TAG_STEP)
         keys.send(worker)
     updater = _Updater(optimizer, keys)
     if sync:

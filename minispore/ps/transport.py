@@ -7,11 +7,12 @@ import numpy as np
 
 from minispore.communication._comm import STATE, mpi
 
-__all__ = ["CHUNK_BYTES", "TAG_DONE", "data_tag", "job", "isend", "recv_into",
+__all__ = ["CHUNK_BYTES", "TAG_DONE", "TAG_STEP", "data_tag", "job", "isend", "recv_into",
            "wait_for_message", "discard", "send_done"]
 
 CHUNK_BYTES = 1 << 30
 TAG_DONE = 1            # a worker has finished its script
+TAG_STEP = 2            # server -> worker, before the initial values: the step training resumes at
 _TAG_DATA = 16          # + key: a gradient (worker -> server) or a value (server -> worker)
 
 

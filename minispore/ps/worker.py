@@ -14,6 +14,7 @@ from minispore import device
 from minispore.communication._comm import STATE
 from minispore.ops.operations.optim_ops import _ApplyUpdate
 from minispore.ps import placement, transport
+from minispore.ps.log import logger, start_logging
 
 __all__ = ["PSPush", "PSPull", "UpdateBatch", "pull_initial", "redirect", "finish", "STATS"]
 
@@ -122,8 +123,10 @@ class UpdateBatch:
 
 
 def pull_initial(optimizer):
-    """Before this worker's first step: take every PS parameter's value from its server (the
-    servers send theirs first, restored from a checkpoint or drawn from the global seed)."""
+    """Before this worker's first step: take the step training resumes at and every PS
+    parameter's value from the servers (they send theirs first: step 0 and values drawn from
+    the global seed, or those of the checkpoint they restored); that step, logged when not 0."""
+    step = _resume_step_of_servers()
     batch = UpdateBatch(optimizer)
     for param in placement.ps_parameters(optimizer):
         key, server = batch.where[id(param)]
@@ -131,6 +134,26 @@ def pull_initial(optimizer):
         PSPull(key, server, param)._check_whole(data)
         transport.recv_into(data, server, transport.data_tag(key))
         STATS.initial_bytes += data.nbytes
+    if step:
+        start_logging("MS_WORKER", STATE.job.Get_rank())
+        logger.info("Resuming at step %d (0-based; the parameter servers restored their "
+                    "checkpoint of step %d from MS_RECOVERY_PATH): steps 0 to %d are done, so "
+                    "Model.train skips their %d batches, and a hand-written loop starts at "
+                    "minispore.ps.resume_step() = %d.", step, step, step - 1, step, step)
+    return step
+
+
+def _resume_step_of_servers():
+    """The step every server sent (they restore the same one); RuntimeError when they differ."""
+    steps = []
+    for server in range(STATE.worker_num, STATE.worker_num + STATE.server_num):
+        step = np.empty(1, np.int64)
+        transport.recv_into(step, server, transport.TAG_STEP)
+        steps.append(int(step[0]))
+    if len(set(steps)) != 1:
+        raise RuntimeError(f"The parameter servers resume at different steps ({steps}, server "
+                           f"0 first); they must restore the same checkpoint step.")
+    return steps[0]
 
 
 def redirect(param, grad):
