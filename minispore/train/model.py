@@ -286,7 +286,26 @@ class Model:
             return epoch_num in frequency
         return epoch_num % frequency == 0
 
+    def _steps_done_by_servers(self, initial_epoch, size):
+        """(epochs, batches) of this run already trained before a restart: with MS_ENABLE_RECOVERY
+        the parameter servers restore a step, counted from the first step of the job
+        (``initial_epoch`` epochs of ``size`` steps come before this call's first)."""
+        hook = nn.Optimizer.ps_hook
+        if hook is None or self._optimizer is None or \
+                not any(p.is_param_ps for p in self._optimizer.parameters):
+            return 0, 0
+        return divmod(max(hook.resume_step() - initial_epoch * size, 0), size)
+
     def _train(self, epoch, dataset, size, callbacks, initial_epoch, valid=None):
+        epochs_done, skip = self._steps_done_by_servers(initial_epoch, size)
+        if epochs_done or skip:
+            logger.info("Model.train: the parameter servers resumed at step %d; skipping the "
+                        "%d batch(es) already trained, from epoch %d.",
+                        (initial_epoch + epochs_done) * size + skip,
+                        epochs_done * size + skip, initial_epoch + epochs_done + 1)
+        initial_epoch += epochs_done
+        if initial_epoch >= epoch:
+            return
         with CallbackManager(callbacks) as list_callback:
             cb_params = self._base_cb_params(list_callback, "train", False)
             cb_params.train_network = self._train_network
@@ -307,8 +326,11 @@ class Model:
                     cb_params.cur_epoch_num = epoch_index + 1
                     list_callback.on_train_epoch_begin(run_context)
                     for element in iterator:
-                        element = [_as_tensor(x) for x in element]
                         cb_params.cur_step_num += 1
+                        if skip:          # trained before the restart (the servers hold it)
+                            skip -= 1
+                            continue
+                        element = [_as_tensor(x) for x in element]
                         cb_params.train_dataset_element = element
                         list_callback.on_train_step_begin(run_context)
                         cb_params.net_outputs = self._train_network(*element)
@@ -362,8 +384,11 @@ class Model:
                 iterator = dataset.create_tuple_iterator(num_epochs=1, do_copy=True)
                 try:
                     for element in iterator:
-                        element = [_as_tensor(x) for x in element]
                         cb_params.cur_step_num += 1
+                        if skip:          # trained before the restart (the servers hold it)
+                            skip -= 1
+                            continue
+                        element = [_as_tensor(x) for x in element]
                         list_callback.on_eval_step_begin(run_context)
                         outputs = self._eval_network(*element)
                         cb_params.net_outputs = outputs
