@@ -9,23 +9,24 @@ server: one process trains on the global batch); PS_JOB_PARAMS all | first (only
 trains on the workers by data parallel); PS_JOB_WORKERS (the reference's worker count);
 PS_JOB_STEPS; PS_JOB_STYLE jit | model (Model.train); PS_JOB_CHUNK (bytes per MPI message, to
 make the transfers chunked); PS_JOB_SLEEP (seconds per step, for the failure tests);
-PS_JOB_PRETRAIN (single mode: steps trained before the recorded ones). Worker w feeds rows
-[s*G + w*B, s*G + (w+1)*B) of data step s (G = W*B), so the global batch of step s is rows
-[s*G, (s+1)*G) in every run. Each worker writes OUT_DIR/rank_<rank>.npz: its losses and every
-parameter after training.
+Worker w feeds rows [s*G + w*B, s*G + (w+1)*B) of data step s (G = W*B), so the global batch
+of step s is rows [s*G, (s+1)*G) in every run. Started again after a crash with
+MS_ENABLE_RECOVERY=1, a worker trains steps resume_step() to PS_JOB_STEPS - 1 only (the
+hand-written loop asks minispore.ps.resume_step(); Model.train skips the batches itself). Each
+worker writes OUT_DIR/rank_<rank>.npz: the global step of each recorded loss ("steps"), the
+losses and every parameter after training.
 """
 import os
 import sys
+import time
 
 import numpy as np
-
-import time
 
 import mindspore as ms
 import mindspore.dataset as ds
 from mindspore import nn
 from mindspore.communication import get_group_size, get_rank, init
-from minispore.ps import transport
+from minispore.ps import resume_step, transport
 
 MODE = os.environ.get("PS_JOB_MODE", "sync")
 PARAMS = os.environ.get("PS_JOB_PARAMS", "all")
@@ -84,24 +85,34 @@ def my_rows(step):
     return slice(start, start + local_batch)
 
 
-for step in range(int(os.environ.get("PS_JOB_PRETRAIN", "0"))):
-    # The reference of a recovered job: the steps the servers' checkpoint holds.
-    train_step(ms.Tensor(features[my_rows(step)]), ms.Tensor(labels[my_rows(step)]))
+steps, losses = [], []
 
 
-losses = []
+def record(step, loss):
+    steps.append(step)
+    losses.append(float(loss.asnumpy()))
+    print(f"rank {rank} step {step} loss {losses[-1]:.9g}", flush=True)
+    time.sleep(SLEEP)
+
+
+class Record(ms.train.Callback):
+    def on_train_step_end(self, run_context):
+        params = run_context.original_args()
+        record(params.cur_step_num - 1, params.net_outputs)
+
+
 if STYLE == "model":
     mine = np.concatenate([np.arange(rows)[my_rows(step)] for step in range(STEPS)])
     data = ds.NumpySlicesDataset({"x": features[mine], "y": labels[mine]},
                                  shuffle=False).batch(local_batch)
-    ms.Model(net, loss_fn, optimizer).train(1, data, dataset_sink_mode=False)
+    ms.Model(net, loss_fn, optimizer).train(1, data, callbacks=[Record()],
+                                            dataset_sink_mode=False)
 else:
-    for step in range(STEPS):
-        x, y = ms.Tensor(features[my_rows(step)]), ms.Tensor(labels[my_rows(step)])
-        losses.append(float(train_step(x, y).asnumpy()))
-        print(f"rank {rank} step {step} loss {losses[-1]:.9g}", flush=True)
-        time.sleep(SLEEP)
+    for step in range(resume_step(), STEPS):
+        record(step, train_step(ms.Tensor(features[my_rows(step)]),
+                                ms.Tensor(labels[my_rows(step)])))
 
 out = sys.argv[1]
 params = {p.name: p.asnumpy() for p in net.trainable_params()}
-np.savez(os.path.join(out, f"rank_{rank}.npz"), losses=np.array(losses), **params)
+np.savez(os.path.join(out, f"rank_{rank}.npz"), steps=np.array(steps, np.int64),
+         losses=np.array(losses), **params)

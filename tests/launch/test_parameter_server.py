@@ -7,7 +7,8 @@ parameters the workers pulled at the end); the parameters are really on the serv
 server's log lists the ones it owns, the placement rule's, and one push per worker per step);
 parameters without set_param_ps train on the workers beside them; asynchronous mode applies
 every push exactly once and the loss falls; a worker or a server killed mid-training ends the
-whole job in seconds with a non-zero exit that names it.
+whole job in seconds with a non-zero exit that names it; a job started again after a crash
+with MS_ENABLE_RECOVERY=1 resumes at the servers' step and ends equal to an uninterrupted run.
 """
 import os
 import re
@@ -102,6 +103,7 @@ def test_synchronous_ps_equals_single_process_training(tmp_path, params, style, 
         assert len(re.findall(r"step \d+: 2 pushes in, update applied, 2 pulls out", log)) == 5
         assert "pushes applied per worker: worker 0: 5, worker 1: 5." in log
     assert "loss" not in logs["sched"]
+    assert not any("Resuming at step" in log for log in logs.values())     # a fresh start
     assert "Job finished: all 2 workers and 2 parameter servers finished" in logs["sched"]
 
 
@@ -149,12 +151,21 @@ def test_a_killed_process_ends_the_job_naming_it(tmp_path, victim, named):
         sched[-2000:]
 
 
-def test_a_job_started_again_resumes_from_the_servers_checkpoint(tmp_path):
+@pytest.mark.parametrize("style", ["jit", "model"])
+def test_a_job_started_again_resumes_at_the_servers_step_and_equals_an_uninterrupted_run(
+        tmp_path, style):
+    """A server killed mid-job; the same script with the same total steps started again: the
+    servers restore their newest common checkpoint, the workers learn its step from them and
+    feed only the batches after it (a hand-written loop from minispore.ps.resume_step(),
+    Model.train by skipping), so the job ends at the same step with the same parameters as a
+    run never interrupted."""
+    total = 16
     recovery = dict(MS_ENABLE_RECOVERY=1, MS_RECOVERY_PATH=tmp_path / "recovery",
-                    MS_RECOVERY_INTERVAL=2, PS_JOB_MODE="sync")
+                    MS_RECOVERY_INTERVAL=2, PS_JOB_MODE="sync", PS_JOB_STYLE=style,
+                    PS_JOB_STEPS=total)
     first = tmp_path / "first"
     first.mkdir()
-    procs, started = _start(first, 2, 2, PS_JOB_STEPS=60, PS_JOB_SLEEP=0.1, **recovery)
+    procs, started = _start(first, 2, 2, PS_JOB_SLEEP=0.1, **recovery)
     try:
         _wait_for(procs, "worker_0", r"step 6 loss", 120)
         os.kill(next(p for p in started if p.name == "server_1").pid, signal.SIGKILL)
@@ -169,17 +180,28 @@ def test_a_job_started_again_resumes_from_the_servers_checkpoint(tmp_path):
     # teardown kills between its save and its prune may hold one more (seen: [4, 6, 8]).
     assert all(2 <= len(steps) <= 3 for steps in saved), saved
     resumed_at = min(steps[-1] for steps in saved)
-    assert resumed_at >= 6 and resumed_at % 2 == 0, saved
+    assert 6 <= resumed_at < total and resumed_at % 2 == 0, saved
 
-    results, logs = _run_job(tmp_path, 2, 2, PS_JOB_STEPS=4, **recovery)
+    results, logs = _run_job(tmp_path, 2, 2, **recovery)
     for server in (0, 1):
         log = next(v for v in logs.values() if f"[MS_PSERVER {server}]" in v)
         assert f"Restored from step {resumed_at}" in log, log[-1500:]
-    want = _single(tmp_path, 2, PS_JOB_STEPS=4, PS_JOB_PRETRAIN=resumed_at)
-    np.testing.assert_allclose(np.mean([r["losses"] for r in results], axis=0), want["losses"],
-                               rtol=1e-5)
-    for name in ("0.weight", "0.bias", "2.weight", "2.bias"):
-        np.testing.assert_allclose(results[0][name], want[name], rtol=1e-5, atol=1e-7)
+        # Every server ends at the total: the restored steps plus one per batch fed now.
+        assert re.findall(r"step (\d+): 2 pushes in", log)[-1] == str(total), log[-1500:]
+    for rank in (0, 1):
+        assert f"[MS_WORKER {rank}]" in logs[f"worker_{rank}"] and \
+            f"Resuming at step {resumed_at} " in logs[f"worker_{rank}"], \
+            logs[f"worker_{rank}"][-1500:]
+        np.testing.assert_array_equal(results[rank]["steps"], np.arange(resumed_at, total))
+    want = _single(tmp_path, 2, PS_JOB_STEPS=total, PS_JOB_STYLE=style)
+    np.testing.assert_array_equal(want["steps"], np.arange(total))
+    if style == "jit":      # equal local batches: the mean of the workers' is the global loss
+        np.testing.assert_allclose(np.mean([r["losses"] for r in results], axis=0),
+                                   want["losses"][resumed_at:], rtol=1e-5)
+    for r in results:
+        for name in ("0.weight", "0.bias", "2.weight", "2.bias"):
+            np.testing.assert_allclose(r[name], want[name], rtol=1e-5, atol=1e-7,
+                                       err_msg=name)
 
 
 def test_asynchronous_training_goes_on_without_a_worker_that_died(tmp_path):

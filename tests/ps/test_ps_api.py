@@ -112,3 +112,10 @@ def test_recovery_settings_are_read_in_a_job_with_servers_only():
                                                   "recovery"):
         cluster_config_from_environment(dict(job, MS_ROLE="MS_WORKER", MS_SERVER_NUM="0",
                                              MS_ENABLE_RECOVERY="", MS_RECOVERY_PATH=""))
+
+
+def test_resume_step_is_0_in_a_process_without_parameter_server_training():
+    # A script written for recovery (`for step in range(resume_step(), total)`) runs whole
+    # when started alone; the restarted-job case is tested on real processes.
+    from minispore.ps import resume_step
+    assert resume_step() == 0
