@@ -384,11 +384,8 @@ class Model:
                 iterator = dataset.create_tuple_iterator(num_epochs=1, do_copy=True)
                 try:
                     for element in iterator:
-                        cb_params.cur_step_num += 1
-                        if skip:          # trained before the restart (the servers hold it)
-                            skip -= 1
-                            continue
                         element = [_as_tensor(x) for x in element]
+                        cb_params.cur_step_num += 1
                         list_callback.on_eval_step_begin(run_context)
                         outputs = self._eval_network(*element)
                         cb_params.net_outputs = outputs
