@@ -7,7 +7,8 @@ reference.
 Environment: PS_JOB_MODE sync | async (stand-alone workers, no all-reduce) | single (no parameter
 server: one process trains on the global batch); PS_JOB_PARAMS all | first (only the first layer on the servers; the second
 trains on the workers by data parallel); PS_JOB_WORKERS (the reference's worker count);
-PS_JOB_STEPS; PS_JOB_STYLE jit | model (Model.train); PS_JOB_CHUNK (bytes per MPI message, to
+PS_JOB_STEPS; PS_JOB_STYLE jit | model (Model.train: PS_JOB_EPOCHS epochs over the batches of
+the first PS_JOB_STEPS / PS_JOB_EPOCHS steps); PS_JOB_CHUNK (bytes per MPI message, to
 make the transfers chunked); PS_JOB_SLEEP (seconds per step, for the failure tests);
 Worker w feeds rows [s*G + w*B, s*G + (w+1)*B) of data step s (G = W*B), so the global batch
 of step s is rows [s*G, (s+1)*G) in every run. Started again after a crash with
@@ -102,10 +103,11 @@ class Record(ms.train.Callback):
 
 
 if STYLE == "model":
-    mine = np.concatenate([np.arange(rows)[my_rows(step)] for step in range(STEPS)])
+    epochs = int(os.environ.get("PS_JOB_EPOCHS", "1"))
+    mine = np.concatenate([np.arange(rows)[my_rows(step)] for step in range(STEPS // epochs)])
     data = ds.NumpySlicesDataset({"x": features[mine], "y": labels[mine]},
                                  shuffle=False).batch(local_batch)
-    ms.Model(net, loss_fn, optimizer).train(1, data, callbacks=[Record()],
+    ms.Model(net, loss_fn, optimizer).train(epochs, data, callbacks=[Record()],
                                             dataset_sink_mode=False)
 else:
     for step in range(resume_step(), STEPS):
