@@ -161,7 +161,7 @@ def step_parallel_begin(program, ctx):
         logger.info("Auto parallel (%s) plan of %s on %d devices:\n%s", settings.search_mode,
                     graph.name, settings.device_num, "\n".join(
                         f"  {n.scope} {n.prim.name}: {n.annotations['strategy']} "
-                        f"({n.annotations['strategy_from']})"
+                        f"({n.annotations['strategy_from']}){_why(n)}"
                         for n in graph.nodes if "strategy" in n.annotations))
     if settings.strategy_save_file and settings.rank == 0:
         save_strategies(settings.strategy_save_file, graph, plan.results, origins,
@@ -169,6 +169,12 @@ def step_parallel_begin(program, ctx):
                         settings.strategy_trainable_only)
     program.parallel_plan = plan
     return program
+
+
+def _why(node):
+    """', <why propagation chose it>' for a propagated node, else nothing."""
+    reason = node.annotations.get("strategy_reason")
+    return f", {reason}" if reason else ""
 
 
 class _Partitioner:

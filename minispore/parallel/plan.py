@@ -40,6 +40,7 @@ class OperatorPlan:
                                 # "data-parallel default"
     dev_matrix: tuple
     inputs: list                # per tensor input: (logical shape, block shape, {ranks: slices})
+    reason: str = ""            # why propagation chose the strategy (propagated only)
 
 
 @dataclass
@@ -88,6 +89,8 @@ class ShardingPlan:
         for op in self.operators:
             lines.append(f"  {op.scope} {op.name}: strategy {op.strategy} ({op.origin}), "
                          f"device matrix {op.dev_matrix}")
+            if op.reason:
+                lines.append(f"      chosen as the {op.reason}")
             for k, (shape, block, blocks) in enumerate(op.inputs):
                 where = "; ".join(f"r{_ranks(r)} {s}" for r, s in blocks.items())
                 lines.append(f"      input {k} {shape} -> blocks {block}: {where}")
@@ -163,7 +166,8 @@ def _operator_rows(graph, results, mesh):
         origin = node.annotations.get("strategy_from") or \
             ("user" if node.annotations.get("in_strategy") else "data-parallel default")
         rows.append(OperatorPlan(node.scope, node.prim.name, result.strategy, origin,
-                                 result.dev_matrix, inputs))
+                                 result.dev_matrix, inputs,
+                                 node.annotations.get("strategy_reason", "")))
     return rows
 
 

@@ -5,12 +5,24 @@ operator (mindspore_semantics.md §5.1).
 1. Every configured operator keeps its strategy (``Primitive.shard``, Layouts included).
 2. Breadth-first from them, along producer and consumer edges, each unconfigured operator
    takes the candidate strategy with the least redistribution against its already-fixed
-   neighbours: the bytes per device each edge then moves (the planner of redistribution.py
-   prices it). Ties go to the candidate whose own collectives (the AllReduce completing a
-   partial output) move fewer bytes, then to fewer cuts, then to the first enumerated, so
-   every rank picks the same plan. Candidates are every power-of-two cut of the operator's
-   dims whose product divides the devices.
+   neighbours, producers and consumers alike: the bytes per device each edge then moves (the
+   planner of redistribution.py prices it). Ties go to the candidate whose own collectives
+   (the AllReduce completing a partial output) move fewer bytes, then to the one that holds
+   the same blocks as more of its decided neighbours' split (non-replicated) layouts, then
+   to fewer cuts, then to the first enumerated, so every rank picks the same plan. Slicing a
+   replicated tensor moves no bytes, so without the agreement term a whole candidate ties
+   with the split a consumer wants, wins on fewer cuts, and every rank computes the whole
+   producer: a split given to one operator is then never carried back to what feeds it.
+   Agreement, not smaller blocks, breaks the tie: cutting an operator nobody decided wants
+   cut saves compute but can cost a redistribution further on that this greedy pass
+   cannot see yet (a split after a completed partial output met by a consumer wanting it
+   whole). Candidates are every power-of-two cut of the operator's dims whose product
+   divides the devices.
 3. Operators no configured one reaches keep MindSpore's data-parallel default.
+
+Each propagated node records why (``annotations["strategy_reason"]``: its price, the decided
+neighbours it was priced against and the runner-up), which the INFO plan and describe_plan
+print.
 
 A candidate costing more than nothing is chosen with a warning naming the operator (MindSpore
 warns too): the user's strategies then force a redistribution somewhere.
@@ -61,8 +73,10 @@ def propagate_strategies(graph, settings, arg_avals, tensor_positions, within=No
         for neighbour in _neighbours(node, consumers, by_id):
             if id(neighbour) in fixed or (within is not None and not within(neighbour)):
                 continue
-            fixed[id(neighbour)] = (_best(neighbour, fixed, consumers, input_layouts, settings,
-                                          arg_avals, tensor_positions), "propagated")
+            result, reason = _best(neighbour, fixed, consumers, input_layouts, settings,
+                                   arg_avals, tensor_positions)
+            neighbour.annotations["strategy_reason"] = reason
+            fixed[id(neighbour)] = (result, "propagated")
             queue.append(neighbour)
     for node in nodes:
         if id(node) not in fixed:
@@ -134,8 +148,9 @@ def candidate_strategies(prim, args, device_num):
 
 
 def _best(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_positions):
+    """(the least-priced candidate's RuleResult, a sentence saying why it was chosen)."""
     args = arg_avals(node)
-    best = None
+    priced = []
     for strategy in candidate_strategies(node.prim, args, settings.device_num):
         try:
             result = operator_layouts(node.prim, args, strategy, settings.device_num,
@@ -144,17 +159,34 @@ def _best(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_pos
             continue
         price = _price(node, result, fixed, consumers, input_layouts, settings,
                        tensor_positions)
-        if best is None or price < best[0]:
-            best = (price, result)
-    if best is None:
+        priced.append((price, result))
+    if not priced:
         raise StrategyError(f"For '{node.prim.name}' (in {node.scope}), sharding propagation "
                             f"found no valid strategy on {settings.device_num} devices.")
+    # stable: among equal prices the earlier enumerated (fewer cuts) wins
+    priced.sort(key=lambda item: item[0])
+    best = priced[0]
     if best[0][0] > 0:
         logger.warning("Sharding propagation: '%s' (in %s) takes strategy %s, which needs "
                        "%d bytes of redistribution per device against its neighbours' "
                        "strategies.", node.prim.name, node.scope, best[1].strategy,
                        best[0][0])
-    return best[1]
+    return best[1], _reason(node, priced, fixed, consumers)
+
+
+def _reason(node, priced, fixed, consumers):
+    (moved, own, agree), _ = priced[0]
+    against = [x.producer.scope for x in node.input_values()
+               if x.producer is not None and id(x.producer) in fixed]
+    against += [c.scope for v in node.outputs for c, _ in consumers.get(id(v), ())
+                if id(c) in fixed]
+    text = (f"least cost of {len(priced)} candidates against "
+            f"{', '.join(against) or 'the graph inputs'}: {moved} B redistributed, {own} B "
+            f"in its own collectives, the blocks of {-agree} split neighbours kept")
+    if len(priced) > 1:
+        (r_moved, r_own, r_agree), runner = priced[1]
+        text += f"; next {runner.strategy}: {r_moved} B, {r_own} B, {-r_agree} kept"
+    return text
 
 
 def _edge_bytes(src, dst, value, settings):
@@ -168,10 +200,21 @@ def _completed(layout):
     return TensorLayout(layout.dev_matrix, layout.tensor_map)
 
 
+def _agrees(have, want, shape):
+    """Whether `want` is a split (not replicated) layout whose blocks `have` holds on every
+    rank: the edge keeps a neighbour's cut rather than merely slicing a whole tensor."""
+    shape = tuple(shape)
+    if all(c == 1 for c in want.cuts()) or have.device_num != want.device_num:
+        return False
+    return all(have.local_slices(shape, r) == want.local_slices(shape, r)
+               for r in range(want.device_num))
+
+
 def _price(node, result, fixed, consumers, input_layouts, settings, tensor_positions):
     """(redistribution bytes per device against the fixed neighbours, bytes per device of
-    the node's own completing collectives)."""
-    total = own = 0
+    the node's own completing collectives, minus the decided split neighbours whose blocks
+    it keeps)."""
+    total = own = agree = 0
     for k, i in enumerate(tensor_positions(node)):
         x = node.inputs[i]
         if not isinstance(x, Value):
@@ -186,6 +229,7 @@ def _price(node, result, fixed, consumers, input_layouts, settings, tensor_posit
         else:
             continue        # a parameter: sliced to whatever its first consumer needs
         total += _edge_bytes(have, result.in_layouts[k], x, settings)
+        agree += _agrees(result.in_layouts[k], have, x.shape)
     for o, v in enumerate(node.outputs):
         out = result.out_layouts[o]
         if out.partial:
@@ -195,4 +239,5 @@ def _price(node, result, fixed, consumers, input_layouts, settings, tensor_posit
                 continue
             want = fixed[id(consumer)][0].in_layouts[tensor_positions(consumer).index(pos)]
             total += _edge_bytes(_completed(out), want, v, settings)
-    return total, own
+            agree += _agrees(_completed(out), want, v.shape)
+    return total, own, -agree
