@@ -11,25 +11,13 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.common.initializer import initializer
 from minispore.parallel.param_slicing import gather_parameter
 from minispore.parallel.plan import describe_plan
+from tests.parallel.test_sharding_propagation_mpi import Dense
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
 BATCH = 16
-
-
-class Dense(nn.Cell):
-    def __init__(self, cin, cout):
-        super().__init__()
-        self.weight = ms.Parameter(initializer("normal", [cin, cout], ms.float32))
-        self.bias = ms.Parameter(initializer("normal", [cout], ms.float32))
-        self.matmul = ops.MatMul()
-        self.add = ops.Add()
-
-    def construct(self, x):
-        return self.add(self.matmul(x, self.weight), self.bias)
 
 
 class MLP(nn.Cell):
