@@ -111,7 +111,7 @@ class Dataset:
         pipeline runs in this process), and ``pad_info`` (MindSpore 1.x's spelling of
         padded_batch's). Any other keyword raises TypeError naming it.
         """
-        from minispore.dataset.engine.operations import BatchDataset
+        from minispore.dataset.engine.batch import BatchDataset
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
@@ -120,7 +120,7 @@ class Dataset:
         column to (pad_shape, pad_value); a None shape (or dim) pads to the batch's largest, a
         None value pads with 0; a column not named is padded to the batch's largest with 0.
         pad_info=None pads nothing."""
-        from minispore.dataset.engine.operations import BatchDataset
+        from minispore.dataset.engine.batch import BatchDataset
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
                             pad_info=pad_info)
 
