@@ -13,29 +13,19 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from minispore.common import seed as global_seed  # noqa: E402
-from minispore.common.auto_parallel_context import reset_auto_parallel_context  # noqa: E402
+import minispore  # noqa: E402,F401  (declares every setting in the registry)
 from minispore.common.context import context  # noqa: E402
-from minispore.common.ps_context import reset_ps_context  # noqa: E402
-from minispore.dataset import config as dataset_config  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def isolated_context():
-    """Restore set_context settings, the parallel and parameter-server contexts, the global and
-    dataset seeds after each test, and drop tapes or cell scopes a failing test left open, so
-    one failure does not cascade into others."""
+    """Put every setting back after each test (set_context, the parallel and parameter-server
+    contexts, the seeds, the dataset config: one registry) and drop tapes or cell scopes a
+    failing test left open, so one failure does not cascade into others."""
     ctx = context()
-    saved = [(state, dict(state)) for state in (ctx._settings, global_seed._state,
-                                                 dataset_config._state)]
+    saved = ctx.snapshot()
     yield
-    for state, values in saved:
-        state.clear()
-        state.update(values)
-    reset_auto_parallel_context()
-    reset_ps_context()
-    ctx.tapes.clear()
-    ctx.scopes.clear()
+    ctx.restore(saved)
 
 
 _FAILED = pytest.StashKey[object]()

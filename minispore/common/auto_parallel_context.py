@@ -1,38 +1,15 @@
-"""Auto-parallel settings (parallel_mode, device_num …) as plain data; the parallel pass reads them."""
+"""set_auto_parallel_context's options (parallel_mode, device_num …), declared in the settings
+registry; the parallel passes read them from the PassContext's options."""
 import copy
 import logging
 
+from minispore.common.context import PYNATIVE_MODE
 from minispore.common.layout import check_strategy_tuples
+from minispore.common.registry import REGISTRY, Option
 
 logger = logging.getLogger("minispore")
 
 MAX_DEVICE_NUM = 4096         # MindSpore's upper bound on device_num
-
-_DEFAULTS = {
-    "parallel_mode": "stand_alone",
-    "device_num": 1,
-    "global_rank": 0,
-    "gradients_mean": False,
-    "gradient_fp32_sync": True,
-    "loss_repeated_mean": True,
-    "full_batch": False,
-    "dataset_strategy": "data_parallel",
-    "search_mode": "recursive_programming",
-    "enable_alltoall": False,
-    "enable_parallel_optimizer": False,
-    "parallel_optimizer_config": {},
-    "pipeline_stages": 1,
-    "pipeline_config": {},
-    "pipeline_result_broadcast": False,
-    "strategy_ckpt_config": {},
-    "strategy_ckpt_load_file": "",
-    "strategy_ckpt_save_file": "",
-    "all_reduce_fusion_config": [],
-    "comm_fusion": None,          # a fresh copy of _COMM_FUSION_DEFAULT on every reset
-    "parameter_broadcast": False,
-    "auto_parallel_search_mode": "recursive_programming",
-    "grad_accumulation_step": 1,
-}
 
 # MindSpore's _ParallelFusionConfig.CONFIG: what get_auto_parallel_context("comm_fusion") shows
 # after a reset; a set merges its keys into it (openstate True when not given).
@@ -40,10 +17,6 @@ _COMM_FUSION_DEFAULT = {"openstate": True,
                         "allreduce": {"mode": "auto", "config": None},
                         "allgather": {"mode": "auto", "config": None},
                         "reducescatter": {"mode": "auto", "config": None}}
-
-
-def _defaults():
-    return dict(_DEFAULTS, comm_fusion=copy.deepcopy(_COMM_FUSION_DEFAULT))
 
 
 class ParallelMode:
@@ -58,34 +31,11 @@ class ParallelMode:
 
 _PARALLEL_MODES = tuple(ParallelMode.MODE_LIST)
 
-_settings = _defaults()
-_user_set = set()       # keys the script set (ms.shard defaults full_batch only when unset)
-
 
 def set_auto_parallel_context(**kwargs):
     """Set parallel settings; unknown keys raise ValueError listing the valid ones."""
     for key, value in kwargs.items():
-        if key not in _DEFAULTS:
-            raise ValueError(f"For 'set_auto_parallel_context', the keyword argument {key!r} is "
-                             f"not recognized! The valid keys are: {sorted(_DEFAULTS)}.")
-        _check_type(key, value)
-        if key == "parallel_mode" and value not in _PARALLEL_MODES:
-            raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
-                             f"{list(_PARALLEL_MODES)}, but got {value!r}.")
-        if key == "parallel_mode" and value in (ParallelMode.SEMI_AUTO_PARALLEL,
-                                                ParallelMode.HYBRID_PARALLEL):
-            from minispore.common.context import PYNATIVE_MODE, context
-            if context().get("mode") == PYNATIVE_MODE:
-                raise ValueError(f"For 'set_auto_parallel_context', in PYNATIVE_MODE "
-                                 f"'parallel_mode' must be one of ['stand_alone', "
-                                 f"'data_parallel', 'auto_parallel'], but got {value!r}; call "
-                                 f"set_context(mode=GRAPH_MODE) first.")
-        if key == "device_num" and (not isinstance(value, int)
-                                    or not 1 <= value <= MAX_DEVICE_NUM):
-            raise ValueError(f"For 'set_auto_parallel_context', 'device_num' must be an int in "
-                             f"[1, {MAX_DEVICE_NUM}], but got {value!r}.")
-        if key in _CHECKS:
-            _CHECKS[key](value)
+        REGISTRY.validate("auto_parallel", key, value)
     _check_global_rank(kwargs)
     for key, value in kwargs.items():
         _refuse_unbuilt(key, value)
@@ -96,16 +46,14 @@ def set_auto_parallel_context(**kwargs):
     if "search_mode" in kwargs:
         kwargs = dict(kwargs, auto_parallel_search_mode=kwargs["search_mode"])
     if "comm_fusion" in kwargs:
-        merged = dict(_settings["comm_fusion"], openstate=True)
+        merged = dict(_get("comm_fusion"), openstate=True)
         merged.update(copy.deepcopy(kwargs["comm_fusion"]))
         kwargs = dict(kwargs, comm_fusion=merged)
-    kwargs = _one_batch_state(kwargs)
-    for key in kwargs:
-        if key in _NO_EFFECT:
-            logger.warning("For 'set_auto_parallel_context', the parameter '%s' has no effect "
-                           "in minispore: %s.", key, _NO_EFFECT[key])
-    _settings.update(kwargs)
-    _user_set.update(kwargs)
+    REGISTRY.store("auto_parallel", _one_batch_state(kwargs))
+
+
+def _get(key):
+    return REGISTRY.get("auto_parallel", key)
 
 
 def _one_batch_state(kwargs):
@@ -116,7 +64,7 @@ def _one_batch_state(kwargs):
     if isinstance(strategy, str):
         return dict(kwargs, full_batch=strategy == "full_batch")
     if "full_batch" in kwargs and "dataset_strategy" not in kwargs and \
-            isinstance(_settings["dataset_strategy"], str):
+            isinstance(_get("dataset_strategy"), str):
         return dict(kwargs, dataset_strategy="full_batch" if kwargs["full_batch"]
                     else "data_parallel")
     return kwargs
@@ -124,15 +72,7 @@ def _one_batch_state(kwargs):
 
 def user_set(key):
     """Whether the script set `key` since the last reset (MindSpore's shard reads this)."""
-    return key in _user_set
-
-
-# Keys MindSpore has that change nothing in minispore: accepted (and shown by
-# get_auto_parallel_context) with a warning saying why.
-_NO_EFFECT = {
-    "gradient_fp32_sync": "gradients are all-reduced in the dtype they have; no cast to "
-                          "float32 is inserted around the reduction",
-}
+    return REGISTRY.user_set("auto_parallel", key)
 
 
 # Settings minispore validates but does not implement yet: each raises NotImplementedError
@@ -156,13 +96,12 @@ def _refuse_unbuilt(key, value):
 def _refuse_unbuilt_search(kwargs):
     """auto_parallel is built for every search_mode in GRAPH_MODE, and for shard regions
     (sharding_propagation) in PYNATIVE_MODE."""
-    mode = kwargs.get("parallel_mode", _settings["parallel_mode"])
+    mode = kwargs.get("parallel_mode", _get("parallel_mode"))
     if mode != ParallelMode.AUTO_PARALLEL:
         return
     search = kwargs.get("search_mode", kwargs.get("auto_parallel_search_mode",
-                                                  _settings["search_mode"]))
-    from minispore.common.context import PYNATIVE_MODE, context
-    if context().get("mode") == PYNATIVE_MODE and search != "sharding_propagation":
+                                                  _get("search_mode")))
+    if REGISTRY.get("context", "mode") == PYNATIVE_MODE and search != "sharding_propagation":
         # In PYNATIVE only shard regions act, and they propagate (mindspore_semantics.md §6.2).
         raise NotImplementedError(
             f"For 'set_auto_parallel_context', parallel_mode='auto_parallel' in PYNATIVE_MODE "
@@ -178,29 +117,10 @@ def _check_global_rank(kwargs):
     if isinstance(rank, bool) or not isinstance(rank, int):
         raise TypeError(f"For 'set_auto_parallel_context', the argument 'global_rank' must be "
                         f"int, but got the type : {type(rank).__name__}.")
-    device_num = kwargs.get("device_num", _settings["device_num"])
+    device_num = kwargs.get("device_num", _get("device_num"))
     if not 0 <= rank < max(device_num, 1) or rank > 4095:
         raise ValueError(f"For 'set_auto_parallel_context', 'global_rank' must be in [0, "
                          f"device_num) = [0, {device_num}) and at most 4095, but got {rank}.")
-
-
-# The types MindSpore's set_auto_parallel_context checks with args_type_check (context.py)
-# before any value check; an int is refused where a bool is wanted (isinstance(1, bool) is
-# False there too).
-_TYPES = {
-    "device_num": int, "global_rank": int, "gradients_mean": bool, "gradient_fp32_sync": bool,
-    "loss_repeated_mean": bool, "parallel_mode": str, "auto_parallel_search_mode": str,
-    "search_mode": str, "parameter_broadcast": bool, "strategy_ckpt_load_file": str,
-    "strategy_ckpt_save_file": str, "full_batch": bool, "enable_parallel_optimizer": bool,
-    "enable_alltoall": bool, "pipeline_result_broadcast": bool, "grad_accumulation_step": int,
-}   # the list, dict and pipeline_stages keys check their types in their _CHECKS entry
-
-
-def _check_type(key, value):
-    want = _TYPES.get(key)
-    if want is not None and not isinstance(value, want):
-        raise TypeError(f"For 'set_auto_parallel_context', the argument '{key}' must be "
-                        f"{want.__name__}, but got the type : {type(value).__name__}.")
 
 
 def _check_fusion_indices(name, value):
@@ -269,8 +189,7 @@ def _check_dataset_strategy(value):
                              f"{value!r}.")
         return
     check_strategy_tuples("set_auto_parallel_context", "dataset_strategy", value)
-    from minispore.common.context import PYNATIVE_MODE, context
-    if context().get("mode") == PYNATIVE_MODE:
+    if REGISTRY.get("context", "mode") == PYNATIVE_MODE:
         raise ValueError("For 'set_auto_parallel_context', the tuple form of 'dataset_strategy' "
                          "is only supported in GRAPH_MODE (call set_context(mode=GRAPH_MODE) "
                          "first).")
@@ -356,8 +275,8 @@ def _check_parallel_optimizer_config(value):
 def optimizer_shard_settings():
     """(enabled, threshold in KB, optimizer_weight_shard_size, gradient_accumulation_shard)
     of optimizer parallel."""
-    config = _settings["parallel_optimizer_config"]
-    return (bool(_settings["enable_parallel_optimizer"]),
+    config = _get("parallel_optimizer_config")
+    return (bool(_get("enable_parallel_optimizer")),
             config.get("parallel_optimizer_threshold", 64),
             config.get("optimizer_weight_shard_size", -1),
             bool(config.get("gradient_accumulation_shard", False)))
@@ -369,9 +288,9 @@ _STRATEGY_CKPT_TYPES = {"load_file": str, "save_file": str, "only_trainable_para
 def strategy_ckpt_files():
     """(load_file, save_file, only_trainable_params): from strategy_ckpt_config, else the
     legacy strategy_ckpt_load_file / strategy_ckpt_save_file ('' when unset)."""
-    config = _settings["strategy_ckpt_config"]
-    return (config.get("load_file") or _settings["strategy_ckpt_load_file"],
-            config.get("save_file") or _settings["strategy_ckpt_save_file"],
+    config = _get("strategy_ckpt_config")
+    return (config.get("load_file") or _get("strategy_ckpt_load_file"),
+            config.get("save_file") or _get("strategy_ckpt_save_file"),
             config.get("only_trainable_params", True))
 
 
@@ -390,27 +309,72 @@ def _check_strategy_ckpt_config(value):
                             f"{type(item).__name__}.")
 
 
-_CHECKS = {
-    "search_mode": _check_search_mode("search_mode"),
-    "auto_parallel_search_mode": _check_search_mode("auto_parallel_search_mode"),
-    "pipeline_stages": _check_pipeline_stages,
-    "pipeline_config": _check_pipeline_config,
-    "parallel_optimizer_config": _check_parallel_optimizer_config,
-    "strategy_ckpt_config": _check_strategy_ckpt_config,
-    "dataset_strategy": _check_dataset_strategy,
-    "comm_fusion": _check_comm_fusion,
-    "all_reduce_fusion_config": lambda v: _check_fusion_indices("all_reduce_fusion_config", v),
-}
+def _check_parallel_mode(value):
+    if value not in _PARALLEL_MODES:
+        raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
+                         f"{list(_PARALLEL_MODES)}, but got {value!r}.")
+    if value in (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.HYBRID_PARALLEL) and \
+            REGISTRY.get("context", "mode") == PYNATIVE_MODE:
+        raise ValueError(f"For 'set_auto_parallel_context', in PYNATIVE_MODE 'parallel_mode' "
+                         f"must be one of ['stand_alone', 'data_parallel', 'auto_parallel'], "
+                         f"but got {value!r}; call set_context(mode=GRAPH_MODE) first.")
+
+
+def _check_device_num(value):
+    if not 1 <= value <= MAX_DEVICE_NUM:
+        raise ValueError(f"For 'set_auto_parallel_context', 'device_num' must be an int in "
+                         f"[1, {MAX_DEVICE_NUM}], but got {value!r}.")
+
+
+def _option(name, default, kind=None, check=None, keys_compile=True, no_effect=None):
+    """Nearly every parallel setting shapes the compiled program, so keys the cache."""
+    return Option("auto_parallel", name, default=default, kind=kind, check=check,
+                  keys_compile=keys_compile, no_effect=no_effect)
+
+
+# The types are those MindSpore's set_auto_parallel_context checks with args_type_check
+# (context.py) before any value check; the list, dict and pipeline_stages keys check their
+# types in their check.
+REGISTRY.declare(
+    _option("parallel_mode", "stand_alone", str, _check_parallel_mode),
+    _option("device_num", 1, int, _check_device_num),
+    # init() sets it; the rank a compile runs as comes from the world, not from here
+    _option("global_rank", 0, int, keys_compile=False),
+    _option("gradients_mean", False, bool),
+    _option("gradient_fp32_sync", True, bool, keys_compile=False,
+            no_effect="gradients are all-reduced in the dtype they have; no cast to float32 "
+                      "is inserted around the reduction"),
+    _option("loss_repeated_mean", True, bool),
+    _option("full_batch", False, bool),
+    _option("dataset_strategy", "data_parallel", check=_check_dataset_strategy),
+    _option("search_mode", "recursive_programming", str, _check_search_mode("search_mode")),
+    _option("enable_alltoall", False, bool),
+    _option("enable_parallel_optimizer", False, bool),
+    _option("parallel_optimizer_config", dict, check=_check_parallel_optimizer_config),
+    _option("pipeline_stages", 1, check=_check_pipeline_stages),
+    _option("pipeline_config", dict, check=_check_pipeline_config),
+    _option("pipeline_result_broadcast", False, bool),
+    _option("strategy_ckpt_config", dict, check=_check_strategy_ckpt_config),
+    _option("strategy_ckpt_load_file", "", str),
+    _option("strategy_ckpt_save_file", "", str),
+    _option("all_reduce_fusion_config", list,
+            check=lambda v: _check_fusion_indices("all_reduce_fusion_config", v)),
+    _option("comm_fusion", lambda: copy.deepcopy(_COMM_FUSION_DEFAULT),
+            check=_check_comm_fusion),
+    _option("parameter_broadcast", False, bool),
+    _option("auto_parallel_search_mode", "recursive_programming", str,
+            _check_search_mode("auto_parallel_search_mode")),
+    _option("grad_accumulation_step", 1, int),
+)
+_NAMES = frozenset(REGISTRY.names("auto_parallel"))
 
 
 def get_auto_parallel_context(key):
-    if key not in _DEFAULTS:
+    if key not in _NAMES:
         raise ValueError(f"For 'get_auto_parallel_context', the keyword argument {key!r} is not "
-                         f"recognized! The valid keys are: {sorted(_DEFAULTS)}.")
-    return _settings[key]
+                         f"recognized! The valid keys are: {sorted(_NAMES)}.")
+    return _get(key)
 
 
 def reset_auto_parallel_context():
-    _settings.clear()
-    _settings.update(_defaults())
-    _user_set.clear()
+    REGISTRY.reset("auto_parallel")

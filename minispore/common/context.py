@@ -9,6 +9,8 @@ import threading
 import time
 
 from minispore import device
+from minispore.common import environment  # noqa: F401  (declares the variables read below)
+from minispore.common.registry import REGISTRY, Option
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -47,13 +49,79 @@ _NO_EFFECT = {
 }
 
 
-def _env_save_graphs():
-    """MS_DEV_SAVE_GRAPHS (an int in [0, 3], as save_graphs takes) or 0."""
-    value = os.environ.get("MS_DEV_SAVE_GRAPHS", "0")
-    if value not in ("0", "1", "2", "3"):
-        raise ValueError(f"The environment variable MS_DEV_SAVE_GRAPHS must be 0, 1, 2 or 3, "
-                         f"but got {value!r}.")
-    return int(value)
+def _check_mode(value):
+    if value not in (GRAPH_MODE, PYNATIVE_MODE):
+        raise ValueError(f"For 'context.set_context', the argument 'mode' should be "
+                         f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), but got {value}.")
+
+
+def _check_device_target(value):
+    if value not in ("CPU", "GPU", "Ascend"):
+        raise ValueError(f"For 'context.set_context', the argument 'device_target' must be "
+                         f"one of ['CPU', 'GPU', 'Ascend'], but got {value!r}.")
+    if value == "Ascend":
+        raise ValueError("For 'context.set_context', device_target 'Ascend' is not available "
+                         "in minispore; use 'CPU' or 'GPU'.")
+
+
+def _print_file_path(value):
+    """The file ops.Print writes to, as MindSpore's set_print_file_path names it: the real
+    path, with ``.<seconds since the epoch>`` appended when that file already exists (so a
+    run never appends to an earlier run's prints)."""
+    if value == "":
+        return value    # the default: stdout again
+    path = os.path.realpath(value)
+    if os.path.isdir(path):
+        raise IOError(f"For 'context.set_context', the argument 'print_file_path' should be "
+                      f"file path, but got directory {value}.")
+    if os.path.exists(path):
+        path = f"{path}.{int(time.time())}"
+        if os.path.exists(path):
+            raise ValueError(f"For 'context.set_context', the argument 'print_file_path' "
+                             f"{path} already exists, please check it.")
+    return path
+
+
+def _check_max_call_depth(value):
+    if value <= 0:
+        raise ValueError(f"For 'context.set_context', the argument 'max_call_depth' must be "
+                         f"greater than 0, but got {value}.")
+
+
+def _check_save_graphs(value):
+    if not isinstance(value, (bool, int)) or not 0 <= int(value) <= 3:
+        raise ValueError(f"For 'context.set_context', the argument 'save_graphs' must be a "
+                         f"bool or an int in [0, 3], but got {value!r}.")
+
+
+def _option(name, default, kind=None, check=None, keys_compile=False):
+    return Option("context", name, default=default, kind=kind, check=check,
+                  keys_compile=keys_compile)
+
+
+REGISTRY.declare(
+    _option("mode", PYNATIVE_MODE, check=_check_mode),
+    # the device a graph's constants and kernels belong to, so both key the compile cache
+    _option("device_target", "CPU", check=_check_device_target, keys_compile=True),
+    _option("device_id", 0, keys_compile=True),
+    # read while compiling (graphs are dumped then), so they key the cache; their defaults are
+    # MindSpore's environment variables (a script need not change)
+    _option("save_graphs", lambda: REGISTRY.env("MS_DEV_SAVE_GRAPHS"),
+            check=_check_save_graphs, keys_compile=True),
+    _option("save_graphs_path", lambda: REGISTRY.env("MS_DEV_SAVE_GRAPHS_PATH"), kind=str,
+            keys_compile=True),
+    _option("runtime_num_threads", 0),
+    _option("print_file_path", "", kind=str),     # ops.Print writes here instead of stdout
+    # nested Cell calls while tracing a graph
+    _option("max_call_depth", 1000, kind=int, check=_check_max_call_depth, keys_compile=True),
+    _option("pynative_synchronize", False, kind=bool),  # synchronise after every eager op
+    *(Option("context", key, default=default, no_effect=why)
+      for key, (default, why) in _NO_EFFECT.items()),
+)
+
+# Values stored as something other than what was given.
+_NORMALIZE = {"print_file_path": _print_file_path,
+              "save_graphs": lambda v: (2 if v else 0) if isinstance(v, bool) else v}
 
 
 class _ThreadState(threading.local):
@@ -62,111 +130,47 @@ class _ThreadState(threading.local):
 
 
 class _Context:
+    """The execution context: the set_context view over the settings registry, and this
+    thread's interpreter state (tracer, tapes, cell scopes)."""
+
     def __init__(self):
-        self._settings = {
-            "mode": PYNATIVE_MODE,
-            "device_target": "CPU",
-            "device_id": 0,
-            # MindSpore's environment variables set the defaults (a script need not change)
-            "save_graphs": _env_save_graphs(),
-            "save_graphs_path": os.environ.get("MS_DEV_SAVE_GRAPHS_PATH", "."),
-            "runtime_num_threads": 0,
-            "print_file_path": "",         # ops.Print writes to this file instead of stdout
-            "max_call_depth": 1000,        # nested Cell calls while tracing a graph
-            "pynative_synchronize": False,  # synchronise the device after every eager op
-        }
-        self._settings.update({key: default for key, (default, _) in _NO_EFFECT.items()})
         self._local = _ThreadState()
 
     # -- settings ------------------------------------------------------------------------
     def set(self, **kwargs):
-        for key in kwargs:
-            if key not in self._settings:
-                raise ValueError(f"For 'context.set_context', the keyword argument {key} is not "
-                                 f"recognized! The valid keys are: {sorted(self._settings)}.")
         for key, value in kwargs.items():
-            getattr(self, "_check_" + key, lambda v: v)(value)
-            value = getattr(self, "_set_" + key, lambda v: v)(value)
-            if key == "save_graphs" and isinstance(value, bool):
-                value = 2 if value else 0
-            if key in _NO_EFFECT:
-                logger.warning("For 'context.set_context', the parameter '%s' has no effect "
-                               "in minispore: %s.", key, _NO_EFFECT[key][1])
-            self._settings[key] = value
-
-    def get(self, key):
-        if key not in self._settings:
-            raise ValueError(f"For 'context.get_context', the keyword argument {key} is not "
-                             f"recognized! The valid keys are: {sorted(self._settings)}.")
-        return self._settings[key]
-
-    @staticmethod
-    def _check_mode(value):
-        if value not in (GRAPH_MODE, PYNATIVE_MODE):
-            raise ValueError(f"For 'context.set_context', the argument 'mode' should be "
-                             f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), but got {value}.")
-
-    def _check_device_target(self, value):
-        if value not in ("CPU", "GPU", "Ascend"):
-            raise ValueError(f"For 'context.set_context', the argument 'device_target' must be "
-                             f"one of ['CPU', 'GPU', 'Ascend'], but got {value!r}.")
-        if value == "Ascend":
-            raise ValueError("For 'context.set_context', device_target 'Ascend' is not available "
-                             "in minispore; use 'CPU' or 'GPU'.")
-        if value == "GPU":
+            REGISTRY.validate("context", key, value)
+        if kwargs.get("device_target") == "GPU":
             # Fail here, at the clearest point, rather than at the first kernel launch.
             from minispore.device import cuda
-            cuda.require(self._settings["device_id"])
+            cuda.require(kwargs.get("device_id", REGISTRY.get("context", "device_id")))
+        REGISTRY.store("context", {key: _NORMALIZE.get(key, lambda v: v)(value)
+                                   for key, value in kwargs.items()})
 
-    @staticmethod
-    def _set_print_file_path(value):
-        """The file ops.Print writes to, as MindSpore's set_print_file_path names it: the real
-        path, with ``.<seconds since the epoch>`` appended when that file already exists (so a
-        run never appends to an earlier run's prints)."""
-        if not isinstance(value, str):
-            raise TypeError(f"For 'context.set_context', the argument 'print_file_path' must be "
-                            f"str, but got the type : {type(value).__name__}.")
-        if value == "":
-            return value    # the default: stdout again
-        path = os.path.realpath(value)
-        if os.path.isdir(path):
-            raise IOError(f"For 'context.set_context', the argument 'print_file_path' should be "
-                          f"file path, but got directory {value}.")
-        if os.path.exists(path):
-            path = f"{path}.{int(time.time())}"
-            if os.path.exists(path):
-                raise ValueError(f"For 'context.set_context', the argument 'print_file_path' "
-                                 f"{path} already exists, please check it.")
-        return path
+    def get(self, key):
+        if key not in _NAMES:
+            raise ValueError(f"For 'context.get_context', the keyword argument {key} is not "
+                             f"recognized! The valid keys are: {sorted(_NAMES)}.")
+        return REGISTRY.get("context", key)
 
-    @staticmethod
-    def _check_max_call_depth(value):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"For 'context.set_context', the argument 'max_call_depth' must be "
-                            f"int, but got the type : {type(value).__name__}.")
-        if value <= 0:
-            raise ValueError(f"For 'context.set_context', the argument 'max_call_depth' must be "
-                             f"greater than 0, but got {value}.")
+    def snapshot(self):
+        """The settings (every registry scope) as they are now, for `restore`."""
+        return REGISTRY.snapshot()
 
-    @staticmethod
-    def _check_pynative_synchronize(value):
-        if not isinstance(value, bool):
-            raise TypeError(f"For 'context.set_context', the argument 'pynative_synchronize' "
-                            f"must be bool, but got the type : {type(value).__name__}.")
-
-    @staticmethod
-    def _check_save_graphs(value):
-        if not isinstance(value, (bool, int)) or not 0 <= int(value) <= 3:
-            raise ValueError(f"For 'context.set_context', the argument 'save_graphs' must be a "
-                             f"bool or an int in [0, 3], but got {value!r}.")
+    def restore(self, snapshot):
+        """Put the settings back as `snapshot` took them and drop this thread's tapes and
+        cell scopes (what tests/conftest.py does after every test)."""
+        REGISTRY.restore(snapshot)
+        self.tapes.clear()
+        self.scopes.clear()
 
     @property
     def mode(self):
-        return self._settings["mode"]
+        return REGISTRY.get("context", "mode")
 
     @property
     def device(self):
-        return "cuda" if self._settings["device_target"] == "GPU" else "cpu"
+        return "cuda" if REGISTRY.get("context", "device_target") == "GPU" else "cpu"
 
     # -- per-thread interpreter state ----------------------------------------------------
     @property
@@ -218,7 +222,8 @@ class _Context:
 
 
 _CONTEXT = _Context()
-device.set_target_source(lambda: _CONTEXT._settings["device_target"])
+device.set_target_source(lambda: REGISTRY.get("context", "device_target"))
+_NAMES = frozenset(REGISTRY.names("context"))
 
 
 def context():

@@ -7,16 +7,9 @@ the mean of every worker's gradient once per step, False applies each worker's p
 arrives (asynchronous SGD). MindSpore's other keys are accepted at their defaults and refused
 otherwise, each naming the mechanism minispore does not have.
 """
-import os
-
 from minispore.common.context import PYNATIVE_MODE, context
+from minispore.common.registry import REGISTRY, Option
 
-_DEFAULTS = {"enable_ps": False, "sync_mode": True, "config_file_path": "",
-             "scheduler_manage_port": 11202, "enable_ssl": False, "client_password": "",
-             "server_password": ""}
-_TYPES = {"enable_ps": bool, "sync_mode": bool, "config_file_path": str,
-          "scheduler_manage_port": int, "enable_ssl": bool, "client_password": str,
-          "server_password": str}
 # What a non-default value of these keys would ask for.
 _UNBUILT = {
     "config_file_path": "parameter-server disaster recovery from a configuration file",
@@ -25,9 +18,37 @@ _UNBUILT = {
     "client_password": "SSL between the processes of the job",
     "server_password": "SSL between the processes of the job",
 }
-_settings = dict(_DEFAULTS)
 
 __all__ = ["set_ps_context", "get_ps_context", "reset_ps_context", "check_set_param_ps"]
+
+
+def _refuse_unbuilt(key, default):
+    def check(value):
+        if value != default:
+            raise NotImplementedError(
+                f"For 'set_ps_context', {key}={value!r} asks for {_UNBUILT[key]}, which "
+                f"minispore's parameter server does not have; leave {key} at its default "
+                f"{default!r}.")
+    return check
+
+
+def _option(name, default, kind, keys_compile=False):
+    check = _refuse_unbuilt(name, default) if name in _UNBUILT else None
+    return Option("ps", name, default=default, kind=kind, check=check,
+                  keys_compile=keys_compile)
+
+
+REGISTRY.declare(
+    # the compiled step pulls the served parameters and pushes their gradients
+    _option("enable_ps", False, bool, keys_compile=True),
+    _option("sync_mode", True, bool),       # read by the servers as they start
+    _option("config_file_path", "", str),
+    _option("scheduler_manage_port", 11202, int),
+    _option("enable_ssl", False, bool),
+    _option("client_password", "", str),
+    _option("server_password", "", str),
+)
+_NAMES = frozenset(REGISTRY.names("ps"))
 
 
 def set_ps_context(**kwargs):
@@ -38,32 +59,18 @@ def set_ps_context(**kwargs):
         TypeError: a value of the wrong type.
         NotImplementedError: a non-default value of a key minispore does not implement.
     """
-    for key, value in kwargs.items():
-        if key not in _DEFAULTS:
-            raise ValueError(f"For 'set_ps_context', the keyword argument {key!r} is not "
-                             f"recognized! The valid keys are: {sorted(_DEFAULTS)}.")
-        kind = _TYPES[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise TypeError(f"For 'set_ps_context', '{key}' must be {kind.__name__}, but got "
-                            f"the type : {type(value).__name__}.")
-        if key in _UNBUILT and value != _DEFAULTS[key]:
-            raise NotImplementedError(
-                f"For 'set_ps_context', {key}={value!r} asks for {_UNBUILT[key]}, which "
-                f"minispore's parameter server does not have; leave {key} at its default "
-                f"{_DEFAULTS[key]!r}.")
-    _settings.update(kwargs)
+    REGISTRY.set("ps", **kwargs)
 
 
 def get_ps_context(key):
-    if key not in _DEFAULTS:
+    if key not in _NAMES:
         raise ValueError(f"For 'get_ps_context', the keyword argument {key!r} is not "
-                         f"recognized! The valid keys are: {sorted(_DEFAULTS)}.")
-    return _settings[key]
+                         f"recognized! The valid keys are: {sorted(_NAMES)}.")
+    return REGISTRY.get("ps", key)
 
 
 def reset_ps_context():
-    _settings.clear()
-    _settings.update(_DEFAULTS)
+    REGISTRY.reset("ps")
 
 
 # The checks of Parameter.set_param_ps (MindSpore's): parameter-server training must be on,
@@ -75,7 +82,7 @@ _ROLES = ("MS_WORKER", "MS_PSERVER", "MS_SERVER", "MS_SCHED")
 def is_role_sched():
     """Whether this process is the cluster's scheduler (MS_ROLE=MS_SCHED), which only routes
     the workers' rendezvous and builds no graph (MindSpore's _is_role_sched)."""
-    return os.environ.get("MS_ROLE") == "MS_SCHED"
+    return REGISTRY.env("MS_ROLE") == "MS_SCHED"
 
 
 def check_set_param_ps(param, init_in_server):
@@ -83,7 +90,7 @@ def check_set_param_ps(param, init_in_server):
     if not isinstance(init_in_server, bool):
         raise TypeError(f"{where}, 'init_in_server' must be bool, but got "
                         f"{type(init_in_server).__name__}.")
-    role = os.environ.get("MS_ROLE", "")
+    role = REGISTRY.env("MS_ROLE")
     if not get_ps_context("enable_ps") or role not in _ROLES:
         raise RuntimeError(
             f"{where}, parameter-server training must be on: call "

@@ -1,9 +1,12 @@
 """Global dataset settings (`ds.config`): seed, parallel workers, prefetch size."""
 from minispore.common import seed as _global_seed
+from minispore.common.registry import REGISTRY, Option
 
 # std::mt19937::default_seed: MindSpore's dataset seed before anyone sets one.
 _DEFAULT_SEED = 5489
-_state = {"seed": None, "num_parallel_workers": 8, "prefetch_size": 16}
+REGISTRY.declare(Option("dataset", "seed", default=None),
+                 Option("dataset", "num_parallel_workers", default=8),
+                 Option("dataset", "prefetch_size", default=16))
 
 
 def _check_int(name, value, low):
@@ -17,7 +20,7 @@ def set_seed(seed):
     _check_int("set_seed", seed, 0)
     if seed > 0xFFFFFFFF:
         raise ValueError(f"For 'config.set_seed', the seed must be in [0, 2**32 - 1], got {seed}.")
-    _state["seed"] = seed
+    REGISTRY.store("dataset", {"seed": seed})
 
 
 def get_seed():
@@ -27,26 +30,26 @@ def get_seed():
 
 def seed_if_set():
     """The seed a user chose (ds.config first, then ms.set_seed), or None."""
-    if _state["seed"] is not None:
-        return _state["seed"]
+    if REGISTRY.get("dataset", "seed") is not None:
+        return REGISTRY.get("dataset", "seed")
     return _global_seed.get_seed()
 
 
 def set_num_parallel_workers(num):
     """Accepted for compatibility; the pipeline runs on one background thread per iterator."""
     _check_int("set_num_parallel_workers", num, 1)
-    _state["num_parallel_workers"] = num
+    REGISTRY.store("dataset", {"num_parallel_workers": num})
 
 
 def get_num_parallel_workers():
-    return _state["num_parallel_workers"]
+    return REGISTRY.get("dataset", "num_parallel_workers")
 
 
 def set_prefetch_size(size):
     """How many rows the background thread may prepare ahead of the consumer."""
     _check_int("set_prefetch_size", size, 1)
-    _state["prefetch_size"] = size
+    REGISTRY.store("dataset", {"prefetch_size": size})
 
 
 def get_prefetch_size():
-    return _state["prefetch_size"]
+    return REGISTRY.get("dataset", "prefetch_size")

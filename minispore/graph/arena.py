@@ -27,7 +27,6 @@ binding, the last one kept. ``MINISPORE_MEMORY_PLAN=0`` in the environment turns
 off when a graph is compiled (for A/B measurements).
 """
 import math
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,11 +34,7 @@ import numpy as np
 from minispore import device
 from minispore.graph.memory import plan_memory
 
-__all__ = ["MemoryPlan", "plan_buffers", "planning_enabled", "describe_memory"]
-
-
-def planning_enabled():
-    return os.environ.get("MINISPORE_MEMORY_PLAN", "1") != "0"
+__all__ = ["MemoryPlan", "plan_buffers", "describe_memory"]
 
 
 @dataclass
@@ -76,10 +71,10 @@ class MemoryPlan:
         return [device.empty(_bound(shape, bindings), dtype) for shape, dtype in self.slots]
 
 
-def plan_buffers(graph):
-    """The MemoryPlan of `graph`'s schedule (empty when planning is off)."""
+def plan_buffers(graph, enabled=True):
+    """The MemoryPlan of `graph`'s schedule (empty when planning is not `enabled`)."""
     plan = MemoryPlan()
-    if not planning_enabled():
+    if not enabled:
         return plan
     eligible = {k for k, node in enumerate(graph.nodes) if _plannable(node)}
     outputs = graph.output_values()

@@ -7,6 +7,7 @@ never imports parallel. `GRAPH_PASSES` is the list without the parallel passes.
 """
 import time
 
+from minispore import device
 from minispore.graph import dump, fusion
 from minispore.graph.autodiff import differentiate
 from minispore.graph.executor import Executable
@@ -41,8 +42,11 @@ def apply_optimizer_update(program, ctx):
 
 
 def fuse_elementwise(program, ctx):
-    """Fuse chains of elementwise nodes into generated Numba kernels (graph/fusion.py)."""
-    program.graph = fusion.fuse_elementwise(program.graph)
+    """Fuse chains of elementwise nodes into generated Numba kernels (graph/fusion.py), unless
+    MINISPORE_FUSION=0 turns it off (for A/B measurements). The generated kernels are CPU
+    (njit) kernels: on the GPU the unfused CUDA kernels run."""
+    if ctx.option("env.MINISPORE_FUSION") and ctx.device == "cpu":
+        program.graph = fusion.fuse_elementwise(program.graph)
     return program
 
 
@@ -112,7 +116,8 @@ def compile_program(program, ctx=None, passes=None, dump_dir=None):
         program = graph_pass(program, ctx)
         if dump_dir is not None:
             dump.write_ir(dump_dir, seq, graph_pass.__name__, program.graph)
-    executable = Executable(program.graph)
+    executable = Executable(program.graph, device.GPU if ctx.device == "cuda" else device.CPU,
+                            plan_memory=ctx.option("env.MINISPORE_MEMORY_PLAN"))
     if dump_dir is not None:
         dump.write_final(dump_dir, len(passes) + 1, program.graph, executable.source)
     return executable, time.perf_counter() - start

@@ -16,7 +16,7 @@ import threading
 
 from minispore.common import profiling
 from minispore.common.tensor import Tensor
-from minispore.device import active_device, device_of, scalar_array, to_device
+from minispore.device import CPU, active_device, device_of, scalar_array, to_device
 from minispore.device import empty as device_empty
 from minispore.graph.arena import describe_memory, plan_buffers
 from minispore.graph.ir import Value, flatten
@@ -38,14 +38,15 @@ class Executable:
     returns the graph's output structure with Tensors where Values were. ``source`` is the
     generated code (printed by save_graphs as ``*_schedule.py``)."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, device=CPU, plan_memory=True):
         self.graph = graph
         self.n_nodes = len(graph.nodes)
         # Constants, parameters and (CPU-only) fused kernels are bound for this device.
-        self.device = active_device()
+        self.device = device
         _parameters_to(graph, self.device)
-        self.plan = plan_buffers(graph)
-        self.source, self._run, self.needs_bindings = _build(graph, self.plan, accounted=False)
+        self.plan = plan_buffers(graph, plan_memory)
+        self.source, self._run, self.needs_bindings = _build(graph, self.plan, self.device,
+                                                                 accounted=False)
         self._accounted = None
         self._profiled = None
         # Held while a run uses the plan's buffers: a run in another thread (a dataset worker)
@@ -71,7 +72,7 @@ class Executable:
         run = self._run
         if profiling.active() is not None:
             if self._profiled is None:
-                self._profiled = _build(self.graph, self.plan, accounted=False,
+                self._profiled = _build(self.graph, self.plan, self.device, accounted=False,
                                         profiled=True)[1]
             run = self._profiled
         if self.needs_bindings:
@@ -85,7 +86,7 @@ class Executable:
 
     def _run_accounted(self, slots, arrays, bindings, tracker):
         if self._accounted is None:
-            self._accounted = _build(self.graph, self.plan, accounted=True)[1]
+            self._accounted = _build(self.graph, self.plan, self.device, accounted=True)[1]
         accountant = Accountant(self.graph.name, reused=slots)
         lead = (slots, accountant, bindings) if self.needs_bindings else (slots, accountant)
         out = self._accounted(*lead, *arrays)
@@ -104,9 +105,9 @@ def _parameters_to(graph, target):
             v.param._data = to_device(data, target)
 
 
-def _build(graph, plan, accounted, profiled=False):
+def _build(graph, plan, device, accounted, profiled=False):
     """(source, the generated _run, whether it takes symbol bindings)."""
-    source, env = _generate(graph, plan, accounted, profiled)
+    source, env = _generate(graph, plan, device, accounted, profiled)
     exec(compile(source, f"<graph {graph.name}>", "exec"), env)
     return source, env["_run"], env["_NEEDS_BINDINGS"]
 
@@ -126,14 +127,13 @@ class _Namer:
         return name
 
 
-def _generate(graph, plan, accounted=False, profiled=False):
+def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
     """The schedule's source and its environment. `plan`: the MemoryPlan whose slots (the
     first argument, ``_o``) planned nodes write into. `accounted`: every output is named and
     reported to the Accountant ``_acct`` (the next argument), as is every free. `profiled`:
     every call records its span (profiling.timed)."""
     nm = _Namer()
     symbolic = _symbolic()
-    device_of_graph = active_device()
     needs_bindings = False
     args = []
     for i, v in enumerate(graph.inputs):

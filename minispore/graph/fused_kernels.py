@@ -17,6 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from minispore.common.registry import REGISTRY
 from minispore.kernels import scalar
 
 # Scalar bodies of kernels/scalar.py are called as ``_s_<name>(...)`` in templates; a generated
@@ -170,11 +171,11 @@ def generate(spec):
 
 def kernel_dir():
     """Where generated kernel modules are written (see the module docstring)."""
-    path = os.environ.get("MINISPORE_FUSED_DIR")
+    path = REGISTRY.env("MINISPORE_FUSED_DIR")
     if not path:
         # The folder holding the minispore package (this file is minispore/graph/…).
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(root, ".numba_cache")
+        base = REGISTRY.env("NUMBA_CACHE_DIR") or os.path.join(root, ".numba_cache")
         path = os.path.join(base, "minispore_fused")
     # Absolute, so a later chdir (or a relative NUMBA_CACHE_DIR) cannot split the cache.
     path = os.path.abspath(path)

@@ -10,11 +10,9 @@ computed once before the loop. Kernels are written as real modules by `fused_ker
 Numba on-disk cache serves them to later processes.
 
 Fusion runs after `differentiate` and the optimizer update, so backward chains fuse too.
-``MINISPORE_FUSION=0`` in the environment turns the pass off (for A/B measurements).
+``MINISPORE_FUSION=0`` in the environment turns the pass off (for A/B measurements; the pass
+in graph/compile.py reads it from the PassContext).
 """
-import os
-
-from minispore import device
 from minispore.common.tensor import Tensor
 from minispore.graph import fused_kernels
 from minispore.graph.ir import Node, Value
@@ -60,11 +58,6 @@ _LAYOUT_ONLY = (A.Reshape, A.BroadcastTo, A.DynamicBroadcastTo, A.ExpandDims, A.
 _DTYPES = {"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
 
 
-def enabled():
-    # The generated kernels are CPU (njit) kernels: on GPU the unfused CUDA kernels run.
-    return os.environ.get("MINISPORE_FUSION", "1") != "0" and not device.on_gpu()
-
-
 class FusedElementwise(Primitive):
     """A chain of elementwise primitives run as one generated Numba kernel. ``fused`` holds the
     original primitives in order (attribute ``ops`` names them); ``kernel`` names the generated
@@ -89,8 +82,6 @@ def fuse_elementwise(graph):
     """Replace each maximal group of >= 2 fusable nodes, whose inner values are read only
     inside the group (or are uniform, see `_grow`), by one FusedElementwise node at the group
     root's position. Uniform nodes copied into groups stay until dead-code elimination."""
-    if not enabled():
-        return graph
     consumers = _consumers(graph)
     index = {id(n): k for k, n in enumerate(graph.nodes)}
     grouped = set()

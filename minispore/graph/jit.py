@@ -6,11 +6,11 @@ registers them with `use_compiler` when minispore.parallel is imported), so grap
 imports parallel.
 """
 import functools
-import os
 import time
 
 from minispore.common.context import context
 from minispore.common.parameter import Parameter
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
@@ -29,7 +29,7 @@ COMPILE_HOOKS = []
 class _Compiler:
     """The registered pass list and the function building this compile's PassContext."""
     passes = GRAPH_PASSES
-    pass_context = staticmethod(lambda: PassContext(device=_CTX.device))
+    pass_context = PassContext
 
 
 def use_compiler(passes, pass_context):
@@ -46,7 +46,7 @@ def current_pass_context():
 
 def jit_enabled():
     """False when the environment sets MS_JIT=0: every compiled call then runs eagerly."""
-    return os.environ.get("MS_JIT", "1") != "0"
+    return REGISTRY.env("MS_JIT")
 
 
 def tracing():
@@ -137,6 +137,7 @@ class CompileCache:
     def _compile(self, fn, args, avals, prepare, ctx):
         for hook in COMPILE_HOOKS:
             hook()
+        REGISTRY.note_compile()
         start = time.perf_counter()
         graph, tracer = trace(fn, args, self.name, avals)
         program = to_program(graph, tracer)

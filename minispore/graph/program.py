@@ -8,6 +8,8 @@ trace onto the gradients) is a typed field of the Program.
 """
 from dataclasses import dataclass, field
 
+from minispore.common.registry import REGISTRY, CompileOptions
+
 __all__ = ["GradRequest", "TracedGradient", "Program", "PassContext"]
 
 
@@ -78,30 +80,48 @@ class Program:
 
 @dataclass(frozen=True)
 class PassContext:
-    """Everything a pass may read. Hashable: it is part of the compile cache key, so a change
-    of device, mode or mesh compiles anew.
+    """Everything a pass may read. Hashable: it is the compile cache's key besides the input
+    signature, so a change of any compile-keyed setting, of the device or of the mesh
+    compiles anew.
 
-    ``device``: "cpu" or "cuda"; ``rank``: this process's world rank; ``role``: its role in
-    the job (a minispore.communication Role name, "MS_WORKER" for every process today);
-    ``mesh``: the DeviceMesh the program runs on (None for one device); ``parallel``: the
-    operator-parallel settings (minispore/parallel/settings.py) or None when operators are
-    not sharded. Graph passes treat ``parallel`` as opaque; only parallel passes read it.
-    ``workers``: the job's worker count (None before communication.init());
-    ``parallel_mode``: set_auto_parallel_context's; ``enable_ps``: set_ps_context's;
-    ``pipeline``: this rank's place in the pipeline (a minispore.parallel.pipeline
-    PipelineSpec) when pipeline_stages > 1, else None; ``comm_reuse_limit``: the reuse limit
-    of communication subgraphs (MS_COMM_COMPILER_OPT), None when off.
+    ``options``: the compile-keyed settings of the registry (minispore/common/registry.py
+    CompileOptions), read with `option`; ``rank``: this process's world rank; ``role``: its
+    role in the job (a minispore.communication Role name); ``mesh``: the DeviceMesh the
+    program runs on (None for one device); ``parallel``: the operator-parallel settings
+    (minispore/parallel/settings.py) or None when operators are not sharded. Graph passes
+    treat ``parallel`` as opaque; only parallel passes read it. ``workers``: the job's worker
+    count (None before communication.init()); ``pipeline``: this rank's place in the pipeline
+    (a minispore.parallel.pipeline PipelineSpec) when pipeline_stages > 1, else None.
     """
-    device: str = "cpu"
+    options: CompileOptions = field(default_factory=REGISTRY.compile_options)
     rank: int = 0
     role: str = "MS_WORKER"
     mesh: object = None
     parallel: object = None
     workers: int = None
-    parallel_mode: str = "stand_alone"
-    enable_ps: bool = False
     pipeline: object = None
-    comm_reuse_limit: int = None
+
+    def option(self, qualname):
+        """A compile-keyed setting by qualified name ("auto_parallel.comm_fusion")."""
+        return self.options[qualname]
+
+    @property
+    def device(self):
+        """"cpu" or "cuda": where the graph's constants and kernels live."""
+        return "cuda" if self.options["context.device_target"] == "GPU" else "cpu"
+
+    @property
+    def parallel_mode(self):
+        return self.options["auto_parallel.parallel_mode"]
+
+    @property
+    def enable_ps(self):
+        return self.options["ps.enable_ps"]
+
+    @property
+    def comm_reuse_limit(self):
+        """The reuse limit of communication subgraphs (MS_COMM_COMPILER_OPT), None when off."""
+        return self.options["env.MS_COMM_COMPILER_OPT"]
 
     def logical_shape(self, index, local_shape):
         """The logical shape of graph input `index` whose block this rank feeds."""

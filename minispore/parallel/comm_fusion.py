@@ -20,7 +20,6 @@ re-emitted in the backward (``duplicated``) are not fused.
 import numpy as np
 
 from minispore import device
-from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.communication import collectives as _coll
 from minispore.graph.ir import Node
 from minispore.ops.operations.comm_ops import AllGather, AllReduce, ReduceScatter
@@ -45,14 +44,11 @@ def fusion_id(node):
     return 0
 
 
-def _fusion_on():
-    return get_auto_parallel_context("comm_fusion")["openstate"] is not False
-
-
-def _cap(kind):
-    """Bytes per fused collective of `kind` (comm_fusion's size, else MindSpore's 64 MB)."""
+def _cap(config, kind):
+    """Bytes per fused collective of `kind` (comm_fusion `config`'s size, else MindSpore's
+    64 MB)."""
     key = _CONFIG_KEYS[kind]
-    entry = get_auto_parallel_context("comm_fusion")[key]
+    entry = config[key]
     if entry["mode"] == "index":
         raise NotImplementedError(
             f"comm_fusion['{key}'] mode 'index' is not implemented for compiled operator-"
@@ -71,7 +67,8 @@ def _nbytes(value):
 
 def fuse_communication(program, ctx):
     """Fuse the collectives of `program` that share a fusion id (module docstring)."""
-    if not _fusion_on():
+    config = ctx.option("auto_parallel.comm_fusion")
+    if config["openstate"] is False:
         return program
     graph = program.graph
     position = {id(n): k for k, n in enumerate(graph.nodes)}
@@ -92,7 +89,7 @@ def fuse_communication(program, ctx):
             groups.setdefault(key, []).append(node)
     inserted, removed = {}, set()
     for (kind, *_), members in groups.items():
-        for run, at in _runs(members, position, first_use, writes, _cap(kind)):
+        for run, at in _runs(members, position, first_use, writes, _cap(config, kind)):
             if len(run) > 1:
                 inserted.setdefault(at, []).append(_fused_node(kind, run))
                 removed.update(id(n) for n in run)

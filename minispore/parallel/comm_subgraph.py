@@ -22,32 +22,9 @@ import logging
 from minispore.graph.ir import Graph, Node
 from minispore.ops.primitive import Primitive
 
-__all__ = ["comm_reuse_limit", "reuse_communication_subgraphs", "CommSubgraph",
-           "CommSubgraphCall", "DEFAULT_LIMIT"]
+__all__ = ["reuse_communication_subgraphs", "CommSubgraph", "CommSubgraphCall"]
 
 logger = logging.getLogger("minispore")
-
-DEFAULT_LIMIT = 1000
-_ENV = "MS_COMM_COMPILER_OPT"
-
-
-def comm_reuse_limit(environ):
-    """The reuse limit `environ` (a mapping like os.environ) sets, or None when it is off."""
-    raw = environ.get(_ENV)
-    if raw is None:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value == -1:
-        return DEFAULT_LIMIT
-    if value > 0:
-        return value
-    logger.warning("%s=%r turns communication subgraph reuse off: use -1 (reuse limit %d) or a "
-                   "positive reuse limit.", _ENV, raw, DEFAULT_LIMIT)
-    return None
-
 
 class CommSubgraph:
     """One extracted collective: ``graph`` (inputs, the one node, its outputs) and the

@@ -1,14 +1,11 @@
 """The full pass list (graph's passes and the parallel ones, in DESIGN.md's order) and the
 PassContext of a compile; registered with minispore.graph.jit when this package is imported.
 """
-import os
 import threading
 from contextlib import contextmanager
 
-from minispore.common.auto_parallel_context import get_auto_parallel_context
-from minispore.common.context import context
 from minispore.common.mesh import DeviceMesh
-from minispore.common.ps_context import get_ps_context
+from minispore.common.registry import REGISTRY
 from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
@@ -16,7 +13,7 @@ from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
 from minispore.parallel.comm_fusion import fuse_communication
 from minispore.parallel.comm_overlap import overlap_communication
-from minispore.parallel.comm_subgraph import comm_reuse_limit, reuse_communication_subgraphs
+from minispore.parallel.comm_subgraph import reuse_communication_subgraphs
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
                                          pipeline_spec, split_pipeline_stage)
@@ -26,8 +23,7 @@ from minispore.parallel.settings import operator_parallel_settings
 
 __all__ = ["PASSES", "pass_context", "on_mesh", "local_program"]
 
-_CTX = context()
-_SCOPED = threading.local()
+_SCOPED = threading.local()     # on_mesh / local_program, and the last PassContext built
 
 
 def step_parallel_end(program, ctx):
@@ -92,14 +88,29 @@ def local_program():
 
 
 def pass_context():
-    """The PassContext of a compile started now: device, this process's rank and role, the
-    mesh, and the operator-parallel settings."""
+    """The PassContext of a compile started now: the compile-keyed settings, this process's
+    rank and role, the mesh, and the operator-parallel settings."""
     from minispore.communication._comm import STATE
-    if getattr(_SCOPED, "local", False):
-        rank = STATE.world.rank if STATE.inited else 0
-        return PassContext(device=_CTX.device, rank=rank,
-                           workers=STATE.world.size if STATE.inited else None)
+    options = REGISTRY.compile_options()
+    world = STATE.world if STATE.inited else None
+    local = getattr(_SCOPED, "local", False)
     scoped_mesh = getattr(_SCOPED, "mesh", None)
+    # The registry hands out one CompileOptions object until a setting changes (compared by
+    # identity: which options the script set explicitly also shapes the settings).
+    key = (world, local, scoped_mesh)
+    cached = getattr(_SCOPED, "cached", None)
+    if cached is not None and cached[0] is options and cached[1] == key:
+        return cached[2]
+    ctx = _build_pass_context(options, STATE, local, scoped_mesh)
+    _SCOPED.cached = (options, key, ctx)
+    return ctx
+
+
+def _build_pass_context(options, state, local, scoped_mesh):
+    rank = state.world.rank if state.inited else 0
+    workers = state.world.size if state.inited else None
+    if local:
+        return PassContext(options, rank=rank, workers=workers)
     pipeline = pipeline_spec()
     if pipeline is not None:
         if scoped_mesh is not None:
@@ -108,16 +119,10 @@ def pass_context():
         scoped_mesh = pipeline.stage_mesh()
     settings = operator_parallel_settings(scoped_mesh, stages=pipeline.stages if pipeline
                                           else 1)
-    rank = STATE.world.rank if STATE.inited else 0
-    role = getattr(STATE, "role", None)
-    return PassContext(device=_CTX.device, rank=rank,
-                       role=getattr(role, "value", role) or "MS_WORKER",
+    role = getattr(state, "role", None)
+    return PassContext(options, rank=rank, role=getattr(role, "value", role) or "MS_WORKER",
                        mesh=settings.mesh if settings is not None else None,
-                       parallel=settings,
-                       workers=STATE.world.size if STATE.inited else None,
-                       parallel_mode=get_auto_parallel_context("parallel_mode"),
-                       enable_ps=get_ps_context("enable_ps"), pipeline=pipeline,
-                       comm_reuse_limit=comm_reuse_limit(os.environ))
+                       parallel=settings, workers=workers, pipeline=pipeline)
 
 
 use_compiler(PASSES, pass_context)

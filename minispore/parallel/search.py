@@ -62,7 +62,6 @@ Dynamic shapes are refused (NotImplementedError), as under sharding propagation.
 """
 import logging
 import math
-import os
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -99,7 +98,7 @@ def search_strategies(graph, settings, arg_avals, tensor_positions, pinned=()):
                          f"but got {mode!r}.")
     refuse_dynamic(graph, mode)
     model = CostModel(graph, settings, arg_avals, tensor_positions)
-    kept = _kept_nodes(model.nodes, mode, pinned)
+    kept = _kept_nodes(model.nodes, mode, pinned, settings.interfered_sapp)
     fixed = {i: _user_result(model, i) for i in kept}
     if mode == "dynamic_programming":
         chosen = _dynamic_programming(model, fixed)
@@ -115,10 +114,10 @@ def search_strategies(graph, settings, arg_avals, tensor_positions, pinned=()):
             for i, node in enumerate(model.nodes)}
 
 
-def _kept_nodes(nodes, mode, pinned):
+def _kept_nodes(nodes, mode, pinned, interfered):
     """Indices of the nodes whose strategy stays as given (see the module docstring)."""
     annotated = [i for i, n in enumerate(nodes) if n.annotations.get("in_strategy") is not None]
-    keep_user = mode == "dynamic_programming" or os.environ.get("MS_INTERFERED_SAPP") == "1"
+    keep_user = mode == "dynamic_programming" or interfered
     if keep_user:
         return annotated
     ignored = [nodes[i] for i in annotated if id(nodes[i]) not in pinned]

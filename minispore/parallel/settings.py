@@ -15,6 +15,7 @@ from minispore.common.auto_parallel_context import (ParallelMode, get_auto_paral
                                                     strategy_ckpt_files, user_set)
 from minispore.common.layout import TensorLayout
 from minispore.common.mesh import DeviceMesh
+from minispore.common.registry import REGISTRY
 
 __all__ = ["ParallelSettings", "get_device_num", "layout_of_cuts", "operator_parallel_settings"]
 
@@ -47,6 +48,8 @@ class ParallelSettings:
     # gradients_mean it sums the ranks' gradients of their own batch's mean loss: device_num
     # times the logical batch's, so the gradient's seed is scaled by this.
     gradient_seed_scale: int = 1
+    # MS_INTERFERED_SAPP=1: recursive_programming keeps the user's strategies (search.py)
+    interfered_sapp: bool = False
 
     def world_group(self, positions):
         """The world ranks of a group given as mesh positions."""
@@ -193,4 +196,5 @@ def operator_parallel_settings(mesh=None, stages=1):
                             bool(get_auto_parallel_context("loss_repeated_mean")), mesh,
                             search, *strategy_ckpt_files(), *optimizer_shard_settings(),
                             gradient_seed_scale=device_num if data_parallel and not
-                            get_auto_parallel_context("gradients_mean") else 1)
+                            get_auto_parallel_context("gradients_mean") else 1,
+                            interfered_sapp=REGISTRY.env("MS_INTERFERED_SAPP"))

@@ -1,7 +1,7 @@
 """No setting is accepted silently (issue 28): every set_context and set_auto_parallel_context
 keyword either acts -- the table names where its behaviour is tested -- or logs a warning that
 names it and says it has no effect in minispore (or, for what is not built, raises). A new key
-in the registry fails here until it is put in one of those groups."""
+in the settings registry fails here until it is put in one of those groups."""
 import logging
 
 import numpy as np
@@ -9,8 +9,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, device, nn, ops
-from minispore.common import auto_parallel_context as apc
-from minispore.common import context as ctx_module
+from minispore.common.registry import REGISTRY
 
 # set_context keys whose behaviour minispore has, and where it is tested
 ACTING_CONTEXT = {
@@ -63,19 +62,21 @@ def _warned(caplog, key, setter, value):
 
 
 def test_every_set_context_key_acts_or_warns(caplog):
-    for key in ctx_module.context()._settings:
-        if key in ctx_module._NO_EFFECT:
-            value = ctx_module._NO_EFFECT[key][0]
-            assert _warned(caplog, key, ms.set_context, value), key
-            assert ms.get_context(key) == value
+    for option in REGISTRY.options("context"):
+        if option.no_effect is not None:
+            value = option.fresh_default()
+            assert _warned(caplog, option.name, ms.set_context, value), option.name
+            assert ms.get_context(option.name) == value
         else:
-            assert key in ACTING_CONTEXT, f"set_context key {key!r} neither acts nor warns"
-    assert not set(ACTING_CONTEXT) & set(ctx_module._NO_EFFECT)
+            assert option.name in ACTING_CONTEXT, \
+                f"set_context key {option.name!r} neither acts nor warns"
+    assert set(ACTING_CONTEXT) <= set(REGISTRY.names("context"))
 
 
 def test_every_set_auto_parallel_context_key_acts_warns_or_refuses(caplog):
-    for key in apc._DEFAULTS:
-        if key in apc._NO_EFFECT:
+    for option in REGISTRY.options("auto_parallel"):
+        key = option.name
+        if option.no_effect is not None:
             assert _warned(caplog, key, ms.set_auto_parallel_context, False), key
             assert ms.get_auto_parallel_context(key) is False
         elif key in REFUSED_PARALLEL:

@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 
-from minispore.common import seed as global_seed
-from minispore.dataset import config
+from minispore.common.registry import REGISTRY
 from minispore.dataset.mnist_idx import write_idx
 
 
@@ -24,10 +23,7 @@ def mnist10(tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def _reset_seeds():
-    # (a test elsewhere may have left a dataset seed: each dataset test starts without one)
-    config._state["seed"] = None
-    saved = dict(global_seed._state)
-    yield
-    config._state["seed"] = None
-    global_seed._state.update(saved)
+def _no_dataset_seed():
+    # (a module fixture may have left a dataset seed: each dataset test starts without one;
+    # tests/conftest.py puts every setting back afterwards)
+    REGISTRY.reset("dataset")

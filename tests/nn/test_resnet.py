@@ -107,14 +107,14 @@ def cifar_epochs(tmp_path_factory):
     on the very same numbers."""
     directory = ds.synth_cifar10(str(tmp_path_factory.mktemp("cifar")), num_train=32,
                                  num_test=0, seed=0, num_batches=1)
-    from minispore.dataset import config
-    saved = config._state["seed"]
+    from minispore.common.registry import REGISTRY
+    saved = REGISTRY.get("dataset", "seed")
     ds.config.set_seed(0)
     try:
         data = cifar_batches(directory)
         return [list(data.create_tuple_iterator(output_numpy=True)) for _ in range(4)]
     finally:
-        config._state["seed"] = saved       # the dataset seed is this fixture's alone
+        REGISTRY.store("dataset", {"seed": saved})   # the dataset seed is this fixture's alone
 
 
 def test_resnet_trains_with_falling_loss_in_pynative_and_graph(cifar_epochs):

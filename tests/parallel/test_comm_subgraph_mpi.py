@@ -12,7 +12,8 @@ import pytest
 import minispore as ms
 from minispore import Tensor, nn
 from minispore.communication import get_group_size
-from minispore.parallel.comm_subgraph import DEFAULT_LIMIT, comm_reuse_limit
+from minispore.common.environment import COMM_REUSE_DEFAULT_LIMIT as DEFAULT_LIMIT
+from minispore.common.registry import REGISTRY
 
 WIDTH, LAYERS, BATCH = 16, 4, 8
 
@@ -86,8 +87,11 @@ def test_twin_collectives_call_shared_subgraphs_with_unchanged_numerics(
 
 @pytest.mark.parametrize("raw, limit", [(None, None), ("-1", DEFAULT_LIMIT), ("7", 7),
                                         ("0", None), ("-2", None), ("on", None)])
-def test_the_setting_is_parsed_as_mindspore_does(raw, limit, caplog):
-    environ = {} if raw is None else {"MS_COMM_COMPILER_OPT": raw}
-    assert comm_reuse_limit(environ) == limit
+def test_the_setting_is_parsed_as_mindspore_does(raw, limit, caplog, monkeypatch):
+    if raw is None:
+        monkeypatch.delenv("MS_COMM_COMPILER_OPT", raising=False)
+    else:
+        monkeypatch.setenv("MS_COMM_COMPILER_OPT", raw)
+    assert REGISTRY.env("MS_COMM_COMPILER_OPT") == limit
     if raw is not None and limit is None:
         assert "turns communication subgraph reuse off" in caplog.text

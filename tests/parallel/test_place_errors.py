@@ -74,7 +74,7 @@ def test_place_with_another_parallel_mode_raises_runtime_error(parallel_mode):
 def test_place_with_the_parameter_server_raises_runtime_error(monkeypatch):
     # enable_ps=True itself is refused until the parameter server is built; place refuses it
     # whatever the order of the calls.
-    monkeypatch.setitem(ps_context._settings, "enable_ps", True)
+    ps_context.set_ps_context(enable_ps=True)
     for target in (ops.ReLU(), nn.Dense(2, 2)):
         with pytest.raises(RuntimeError, match="parameter server"):
             target.place("MS_WORKER", 0)
@@ -92,7 +92,7 @@ def test_a_parallel_mode_set_after_place_is_refused_at_compile(parallel_mode):
 
 def test_the_parameter_server_enabled_after_place_is_refused_at_compile(monkeypatch):
     net = _net()
-    monkeypatch.setitem(ps_context._settings, "enable_ps", True)
+    ps_context.set_ps_context(enable_ps=True)
     with pytest.raises(RuntimeError, match="parameter server"):
         net(_x())
 

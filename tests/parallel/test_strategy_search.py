@@ -3,6 +3,7 @@ deterministic and the same on every rank, strategies the rules accept, never cos
 its model than the data-parallel default, dynamic programming equal to brute force, user
 strategies kept or ignored as MindSpore does, dynamic shapes refused. Training under the
 searched plans is checked against a single device in test_strategy_search_mpi.py."""
+import dataclasses
 import itertools
 import logging
 
@@ -11,6 +12,7 @@ import pytest
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
+from minispore.common.registry import REGISTRY
 from minispore.graph import dynamic
 from minispore.graph.ir import FORWARD
 from minispore.graph.tracer import trace
@@ -189,7 +191,9 @@ def test_recursive_programming_ignores_user_strategies_with_a_warning(caplog, mo
            "TutorialNet.matmul1) ((2, 1), (1, 1))" in caplog.text
     assert "MS_INTERFERED_SAPP=1" in caplog.text
     monkeypatch.setenv("MS_INTERFERED_SAPP", "1")
-    kept = _searched(graph, _settings(2, "recursive_programming"))
+    assert REGISTRY.env("MS_INTERFERED_SAPP") is True     # what the PassContext's settings carry
+    kept = _searched(graph, dataclasses.replace(_settings(2, "recursive_programming"),
+                                                interfered_sapp=True))
     assert kept[1] == (((2, 1), (1, 1)), "user")
 
 

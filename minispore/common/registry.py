@@ -1,0 +1,250 @@
+"""The settings registry (DESIGN.md "The execution context and the interpreter stack").
+
+Every option minispore honours is declared here once, as an `Option`: the keywords of
+`set_context`, `set_auto_parallel_context`, `set_ps_context`, the dataset config, the global
+seed, and every environment variable the project reads. An option carries MindSpore's name
+and default, the type MindSpore's argument check wants, its own value check, whether it keys
+the compile cache, and -- for keys MindSpore has that mean nothing here -- why it has no
+effect. The public ``set_*``/``get_*`` functions are views over the one `REGISTRY`; the
+compile key and the options a pass may read (`CompileOptions`, carried by the PassContext)
+are derived from the options declared ``keys_compile``, never assembled by hand.
+
+Environment options are read from ``os.environ`` here and nowhere else, at each read (a test
+or a script may change the environment between compiles; the compile key sees it).
+
+MindSpore keeps a graph it compiled whatever settings change afterwards (its phase key is the
+cell and the argument signature only: ``_CellGraphExecutor.compile``). minispore compiles
+again instead, so a graph always runs with the settings in force, and says so: changing a
+compile-keyed option after a compile logs a warning naming it.
+"""
+import copy
+import logging
+import os
+from dataclasses import dataclass
+
+logger = logging.getLogger("minispore")
+
+__all__ = ["Option", "CompileOptions", "REGISTRY", "SETTER_NAMES"]
+
+# What error messages call the function that sets each scope's options (MindSpore's names).
+SETTER_NAMES = {
+    "context": "context.set_context",
+    "auto_parallel": "set_auto_parallel_context",
+    "ps": "set_ps_context",
+    "dataset": "config",
+    "seed": "set_seed",
+    "env": "the environment",
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting. ``default``: its value after a reset, or a zero-argument callable giving a
+    fresh one (a dict default must not be shared). ``kind``: the type(s) a value must have (a
+    bool is refused where an int is wanted, as MindSpore's args_type_check does); ``check``:
+    further validation, raising. ``keys_compile``: part of the compile-cache key (passes may
+    read it). ``no_effect``: why setting it changes nothing in minispore (accepted, warns).
+    Environment options (scope "env") name their variable in ``env`` and turn its text into a
+    value with ``parse`` (raising a ValueError naming the variable)."""
+    scope: str
+    name: str
+    default: object = None
+    kind: object = None
+    check: object = None
+    keys_compile: bool = False
+    no_effect: str = None
+    env: str = None
+    parse: object = None
+
+    @property
+    def qualname(self):
+        return f"{self.scope}.{self.name}"
+
+    def fresh_default(self):
+        return self.default() if callable(self.default) else self.default
+
+
+def _freeze(value):
+    """A hashable stand-in for an option's value (dicts and lists become sorted tuples)."""
+    if isinstance(value, dict):
+        return ("dict",) + tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(_freeze(v) for v in value)
+    if isinstance(value, set):
+        return ("set",) + tuple(sorted(_freeze(v) for v in value))
+    return value
+
+
+class CompileOptions:
+    """The compile-keyed options at one moment, by qualified name ("auto_parallel.comm_fusion"):
+    what a PassContext carries for passes to read. Hashable and compared by value, so it keys
+    the compile cache; its values are private copies."""
+    __slots__ = ("_values", "_key")
+
+    def __init__(self, values):
+        self._values = values
+        self._key = tuple(sorted((name, _freeze(v)) for name, v in values.items()))
+
+    def __getitem__(self, qualname):
+        try:
+            return self._values[qualname]
+        except KeyError:
+            raise KeyError(f"{qualname!r} is not a compile-keyed option; passes may read only "
+                           f"{sorted(self._values)}") from None
+
+    def names(self):
+        return sorted(self._values)
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __eq__(self, other):
+        return isinstance(other, CompileOptions) and self._key == other._key
+
+    def __repr__(self):
+        return f"CompileOptions({dict(self._values)!r})"
+
+
+class Registry:
+    """The declared options and their current values (see the module docstring)."""
+
+    def __init__(self, environ=os.environ):
+        self._options = {}          # qualname -> Option
+        self._values = {}           # qualname -> value (settable scopes only)
+        self._user_set = set()      # qualnames the script set since their scope's reset
+        self._environ = environ
+        self._version = 0           # bumped by every change of a settable value
+        self._compiled = False      # a graph has been compiled in this process
+        self._keyed_cache = None    # (version, raw environment text, CompileOptions)
+
+    # -- declaring -----------------------------------------------------------------------
+    def declare(self, *options):
+        for option in options:
+            if option.qualname in self._options:
+                raise ValueError(f"the option {option.qualname!r} is declared twice")
+            self._options[option.qualname] = option
+            if option.scope != "env":
+                self._values[option.qualname] = option.fresh_default()
+        self._version += 1
+
+    def options(self, scope=None):
+        """The declared options (of one scope), in declaration order."""
+        return [o for o in self._options.values() if scope is None or o.scope == scope]
+
+    def option(self, scope, name):
+        return self._options[f"{scope}.{name}"]
+
+    def names(self, scope):
+        return [o.name for o in self.options(scope)]
+
+    # -- reading -------------------------------------------------------------------------
+    def get(self, scope, name):
+        qualname = f"{scope}.{name}"
+        if scope == "env":
+            return self._read_env(self._options[qualname])
+        return self._values[qualname]
+
+    def env(self, name):
+        """The value of environment option `name` (its variable parsed, else its default)."""
+        return self._read_env(self._options[f"env.{name}"])
+
+    def environ(self):
+        """The process environment, for the launchers that pass it on to the processes they
+        start (the one place outside `env` that sees it)."""
+        return self._environ
+
+    def _read_env(self, option):
+        text = self._environ.get(option.env)
+        if text is None or text == "":
+            return option.fresh_default()
+        return option.parse(text) if option.parse is not None else text
+
+    def user_set(self, scope, name):
+        """Whether the script set the option since its scope was last reset."""
+        return f"{scope}.{name}" in self._user_set
+
+    # -- writing -------------------------------------------------------------------------
+    def validate(self, scope, name, value):
+        """Type and value checks of one option (raises as MindSpore does; nothing stored)."""
+        option = self._options.get(f"{scope}.{name}")
+        if option is None or scope == "env":
+            shown = name if scope == "context" else repr(name)    # as MindSpore prints each
+            raise ValueError(f"For '{SETTER_NAMES[scope]}', the keyword argument {shown} is "
+                             f"not recognized! The valid keys are: {sorted(self.names(scope))}.")
+        kind = option.kind
+        if kind is not None and (not isinstance(value, kind) or (
+                isinstance(value, bool) and bool not in _as_tuple(kind))):
+            want = " or ".join(k.__name__ for k in _as_tuple(kind))
+            raise TypeError(f"For '{SETTER_NAMES[scope]}', the argument '{name}' must be "
+                            f"{want}, but got the type : {type(value).__name__}.")
+        if option.check is not None:
+            option.check(value)
+
+    def store(self, scope, values):
+        """Store already validated `values` {name: value} of one scope at once; warn for
+        each that has no effect, and for each compile-keyed one that changed after a
+        compile."""
+        for name, value in values.items():
+            option = self._options[f"{scope}.{name}"]
+            if option.no_effect is not None:
+                logger.warning("For '%s', the parameter '%s' has no effect in minispore: %s.",
+                               SETTER_NAMES[scope], name, option.no_effect)
+            old = self._values[option.qualname]
+            if option.keys_compile and self._compiled and _freeze(old) != _freeze(value):
+                logger.warning("For '%s', '%s' changed from %r to %r after a graph was "
+                               "compiled: compiled graphs compile again with the new value at "
+                               "their next call (MindSpore keeps the graphs it compiled before "
+                               "the change).", SETTER_NAMES[scope], name, old, value)
+            self._values[option.qualname] = value
+            self._user_set.add(option.qualname)
+        self._version += 1
+
+    def set(self, scope, **values):
+        """Validate every value, then store them all (none is stored when one is refused)."""
+        for name, value in values.items():
+            self.validate(scope, name, value)
+        self.store(scope, values)
+
+    def reset(self, scope):
+        for option in self.options(scope):
+            self._values[option.qualname] = option.fresh_default()
+            self._user_set.discard(option.qualname)
+        self._version += 1
+
+    # -- compiling -----------------------------------------------------------------------
+    def note_compile(self):
+        """Called by the compile cache at each compile (see `store`'s warning)."""
+        self._compiled = True
+
+    def compile_options(self):
+        """The compile-keyed options now (cached until a setting or a keyed variable
+        changes: the compile cache asks at every call)."""
+        keyed_env = [o for o in self._options.values() if o.keys_compile and o.scope == "env"]
+        raw = tuple(self._environ.get(o.env) for o in keyed_env)
+        cached = self._keyed_cache
+        if cached is not None and cached[0] == self._version and cached[1] == raw:
+            return cached[2]
+        values = {o.qualname: copy.deepcopy(self.get(o.scope, o.name))
+                  for o in self._options.values() if o.keys_compile}
+        options = CompileOptions(values)
+        self._keyed_cache = (self._version, raw, options)
+        return options
+
+    # -- tests ---------------------------------------------------------------------------
+    def snapshot(self):
+        """Everything `restore` puts back: the values and which the script set."""
+        return dict(self._values), set(self._user_set)
+
+    def restore(self, snapshot):
+        values, user_set = snapshot
+        self._values.clear()
+        self._values.update(values)
+        self._user_set = set(user_set)
+        self._version += 1
+
+
+def _as_tuple(kind):
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+REGISTRY = Registry()
