@@ -24,9 +24,13 @@ class Parameter(Tensor):
     Under operator parallelism the buffer holds this rank's block: ``layout`` (a
     TensorLayout) and ``global_shape`` say of what (minispore/parallel/param_slicing.py);
     ``derived`` lists optimizer state cloned from it, which is sliced alongside.
+    Under pipeline parallel, ``pipeline_owner`` is ``(stage, PipelineSpec of this rank)``
+    when one stage holds and updates it (minispore/parallel/pipeline.py): only that stage's
+    ranks save it.
     """
     layout = None
     global_shape = None
+    pipeline_owner = None
     _comm_fusion = 1
     is_param_ps = False     # set_param_ps: this parameter lives on the parameter servers
 

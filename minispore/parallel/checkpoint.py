@@ -4,10 +4,15 @@ block, and assembling whole values from per-rank blocks.
 
 A checkpoint file stores, for each parameter the parallel pass sliced, this rank's block and a
 layout record ``{dev_matrix, tensor_map, global_shape, rank, slices}`` (a tensor_map entry is an
-axis, -1, or a list of axes for a dim cut over several, outermost first); parameters never sliced
-are stored whole by every rank. The file format and the file-level API (save_checkpoint,
-merge_sharded_checkpoints, load_distributed_checkpoint) live in minispore/train/serialization.py
-and sharded_checkpoints.py; this module works on values only, so it sits in the parallel layer under train.
+axis, -1, or a list of axes for a dim cut over several, outermost first); parameters never
+sliced are stored whole by every rank. Under pipeline parallel a rank saves only the parameters
+(and optimizer state) of its own stage, and the index's ``pipeline`` record ``{stages, stage,
+stage_size, rank}`` says which stage (and world rank) wrote the file; merging and loading take
+each parameter from the files of the stage that holds it (the layout records' ``rank`` is then
+the position inside the stage's devices). The file format and the file-level API
+(save_checkpoint, merge_sharded_checkpoints, load_distributed_checkpoint) live in
+minispore/train/serialization.py and sharded_checkpoints.py; this module works on values only,
+so it sits in the parallel layer under train.
 
 >>> merge_sliced_parameter([Parameter(np.ones(2), "t"), Parameter(np.zeros(2), "t")]).shape
 (4,)
@@ -24,7 +29,8 @@ from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 
 __all__ = ["merge_sliced_parameter", "holder_rank", "layout_record", "apply_layout_record",
-           "record_blocks", "block_for", "merge_values", "run_record"]
+           "record_blocks", "block_for", "merge_values", "run_record", "pipeline_selection",
+           "group_by_stage", "check_stage_copies"]
 
 # The run id of a process that never calls init(): its files are one run of their own.
 _PROCESS_RUN_ID = uuid.uuid4().hex
@@ -77,6 +83,106 @@ def run_record(layout_records):
     digest = hashlib.sha256(json.dumps(strategy, sort_keys=True).encode()).hexdigest()
     return {"id": _comm.STATE.run_id if _comm.STATE.inited else _PROCESS_RUN_ID,
             "strategy": digest if strategy else None}
+
+
+def pipeline_selection(pairs):
+    """The ``(name, value)`` `pairs` this rank saves, and the index's ``pipeline`` record.
+
+    Under pipeline parallel every rank's net holds all parameters, but only its stage's are
+    trained here (the others keep their initial values): the parameters the pipeline pass
+    marked as another stage's (``param.pipeline_owner``) are left out. The record is
+    ``{"stages", "stage", "stage_size", "rank"}`` of this rank (rank: its world rank), None
+    when no value was placed by a pipeline.
+
+    Raises:
+        ValueError: the values were placed by pipelines of different shapes (parameters of
+            several pipelined compiles saved together).
+    """
+    kept, specs = [], {}
+    for name, value in pairs:
+        mark = value.pipeline_owner if isinstance(value, Parameter) else None
+        if mark is not None:
+            stage, spec = mark
+            specs.setdefault((spec.stages, spec.stage, spec.stage_size, spec.position), name)
+            if stage != spec.stage:
+                continue
+        kept.append((name, value))
+    if not specs:
+        return kept, None
+    if len(specs) > 1:
+        seen = "; ".join(f"{name!r} by (stages, stage, stage_size, position) {key}"
+                         for key, name in specs.items())
+        raise ValueError(f"For 'save_checkpoint', the parameters were placed by different "
+                         f"pipelines ({seen}); save the parameters of one pipelined network "
+                         f"per file.")
+    stages, stage, size, position = next(iter(specs))
+    return kept, {"stages": stages, "stage": stage, "stage_size": size,
+                  "rank": stage * size + position}
+
+
+def group_by_stage(records, what):
+    """Group checkpoint sources by the pipeline stage that wrote them.
+
+    `records`: ``[(source, the index's pipeline record or None)]``, `source` naming the file
+    in errors; `what` opens error messages ("Cannot merge:"). Returns ``(groups, missing)``:
+    ``groups`` maps each stage (None for files saved without pipeline) to the positions of its
+    sources in `records`, stages ascending; ``missing`` maps each stage of the run that no
+    source comes from to its world ranks.
+
+    Raises:
+        ValueError: some sources come from a pipeline and others not, or the records
+            disagree on the number of stages or their size.
+    """
+    groups, shape = {}, {}
+    for i, (source, record) in enumerate(records):
+        if record is not None:
+            shape.setdefault((record["stages"], record["stage_size"]), source)
+        groups.setdefault(None if record is None else record["stage"], []).append(i)
+    if None in groups and len(groups) > 1:
+        plain = records[groups[None][0]][0]
+        staged = next(src for src, r in records if r is not None)
+        raise ValueError(f"{what} {plain!r} was saved without pipeline parallel but "
+                         f"{staged!r} by a pipeline stage; give the files of one run only.")
+    if len(shape) > 1:
+        listing = "; ".join(f"{src!r} by a pipeline of {s} stages of {n} device(s)"
+                            for (s, n), src in shape.items())
+        raise ValueError(f"{what} the files were saved by different pipelines ({listing}); "
+                         f"give the files of one run only.")
+    missing = {}
+    if shape:
+        stages, size = next(iter(shape))
+        missing = {k: list(range(k * size, (k + 1) * size)) for k in range(stages)
+                   if k not in groups}
+    return dict(sorted(groups.items(), key=lambda kv: -1 if kv[0] is None else kv[0])), missing
+
+
+def describe_missing_stages(missing):
+    """'stage(s) 1 (rank(s) [1])' for `missing` as group_by_stage returns it."""
+    return ", ".join(f"stage {k} (rank(s) {ranks})" for k, ranks in missing.items())
+
+
+def check_stage_copies(name, copies, what, rtol=1e-6, atol=1e-7):
+    """`copies`: ``[(label, value)]``, the value of `name` in the files of several pipeline
+    stages (a value every stage keeps in step, like the optimizer's step counter); `label`
+    names the files (with their ranks). They must agree within rtol/atol (exactly for
+    integers, bools and str).
+
+    Raises:
+        ValueError: two copies disagree, naming both.
+    """
+    first_label, first = copies[0]
+    for label, value in copies[1:]:
+        if isinstance(first, str) or isinstance(value, str):
+            same, diff = first == value, f"{first!r:.40} vs {value!r:.40}"
+        else:
+            comparable = first.shape == value.shape and first.dtype == value.dtype
+            same = comparable and _agree(first, value, rtol, atol)
+            diff = _max_diff(first, value) if comparable else \
+                f"{first.dtype}{list(first.shape)} vs {value.dtype}{list(value.shape)}"
+        if not same:
+            raise ValueError(f"{what} {name!r} is held by several pipeline stages, which "
+                             f"disagree: {first_label} and {label} ({diff}); each parameter "
+                             f"must come from the stage that trains it.")
 
 
 def apply_layout_record(param, record):
@@ -199,9 +305,10 @@ def _holds(key, value):
     return f"blocks of global shape {list(key[1])} under {key[0]}"
 
 
-def _merge_one(name, pieces, rtol, atol):
+def _merge_one(name, pieces, rtol, atol, world=int):
     """The whole value of `name` from `pieces`: [(source, value)] where value is a Parameter
-    (possibly a block with layout, global_shape and layout_rank) or a str."""
+    (possibly a block with layout, global_shape and layout_rank) or a str; `world(r)` is the
+    world rank of the device at position r of the blocks' layout."""
     first_src, first = pieces[0]
     if any(isinstance(v, str) for _, v in pieces):
         if not all(isinstance(v, str) for _, v in pieces):
@@ -226,10 +333,10 @@ def _merge_one(name, pieces, rtol, atol):
                                  f"rank but {src!r} disagrees with {first_src!r} "
                                  f"({_max_diff(whole, value.asnumpy())}).")
         return whole
-    return _assemble(name, key, pieces, rtol, atol)
+    return _assemble(name, key, pieces, rtol, atol, world)
 
 
-def _assemble(name, key, pieces, rtol, atol):
+def _assemble(name, key, pieces, rtol, atol, world):
     layout, global_shape = key
     out = np.empty(global_shape, dtype=pieces[0][1].asnumpy().dtype)
     placed = {}                               # block index -> (source, block)
@@ -249,29 +356,69 @@ def _assemble(name, key, pieces, rtol, atol):
     wanted = set(itertools.product(*(range(c) for c in layout.cuts())))
     missing = sorted(wanted - set(placed))
     if missing:
-        holders = sorted(r for r in range(layout.device_num)
+        holders = sorted(world(r) for r in range(layout.device_num)
                          if layout.block_index(r) in set(missing))
         raise ValueError(f"Cannot merge parameter {name!r} of global shape "
                          f"{list(global_shape)} under {layout}: no file holds its block(s) "
                          f"{missing}; they live on rank(s) {holders}, whose checkpoint files "
                          f"are missing (got ranks "
-                         f"{sorted(holder_rank(v) for _, v in pieces)}).")
+                         f"{sorted(world(holder_rank(v)) for _, v in pieces)}).")
     return out
 
 
-def merge_values(sources, rtol=1e-6, atol=1e-7):
+def merge_values(sources, rtol=1e-6, atol=1e-7, pipeline=None):
     """``{name: numpy array or str}`` of whole values from ``[(source, {name: Parameter |
     str})]``, one mapping per rank (as load_checkpoint returns them; `source` names it in
     errors), in the first mapping's order.
 
     Blocks go where their layout puts them; blocks held by several ranks and values saved whole
-    by every rank must agree within rtol/atol (exactly for integers and bools).
+    by every rank must agree within rtol/atol (exactly for integers and bools). `pipeline`
+    maps a source to its index's pipeline record (None or missing: saved without pipeline):
+    the sources of each stage are merged together, every stage must be there, and a value
+    several stages hold (one every stage keeps in step) must agree between them.
 
     Raises:
-        ValueError: a name is missing from some mapping, mappings disagree on a value's layout,
-            global shape or dtype, replicas disagree, two mappings hold the same rank's blocks
-            (or one holds several ranks'), or no mapping holds some block (naming its ranks).
+        ValueError: a name is missing from some mapping of a stage, mappings disagree on a
+            value's layout, global shape or dtype, replicas disagree, two mappings hold the
+            same rank's blocks (or one holds several ranks'), no mapping holds some block
+            (naming its ranks), a pipeline stage has no mapping (naming its ranks), or two
+            stages hold disagreeing values of a name (naming both).
     """
+    records = [(pipeline or {}).get(src) for src, _ in sources]
+    groups, missing = group_by_stage([(src, r) for (src, _), r in zip(sources, records)],
+                                     "Cannot merge:")
+    if missing:
+        raise ValueError(f"Cannot merge: the files come from a pipeline of "
+                         f"{len(groups) + len(missing)} stages, but none from "
+                         f"{describe_missing_stages(missing)}; each rank saves only its "
+                         f"stage's parameters, so give a file of every stage.")
+    merged, holder = {}, {}
+    for stage, group in groups.items():
+        record = records[group[0]]
+        size = record["stage_size"] if record else 0
+
+        def world(r, stage=stage, size=size):
+            return r if stage is None else stage * size + r
+
+        part = _merge_stage([sources[i] for i in group], rtol, atol, stage, world)
+        label = _label(sources[group[0]][0], record)
+        for name, value in part.items():
+            if name not in merged:
+                merged[name], holder[name] = value, label
+                continue
+            check_stage_copies(name, [(holder[name], merged[name]), (label, value)],
+                               "Cannot merge:", rtol, atol)
+    first = list(sources[0][1])
+    return {name: merged[name] for name in first + [n for n in merged if n not in set(first)]}
+
+
+def _label(source, record):
+    return repr(source) if record is None else \
+        f"{source!r} (rank {record['rank']}, stage {record['stage']})"
+
+
+def _merge_stage(sources, rtol, atol, stage, world):
+    """merge_values over the sources of one pipeline stage (`stage` None: no pipeline)."""
     names = list(sources[0][1])
     for _, values in sources[1:]:
         names.extend(n for n in values if n not in names)
@@ -281,19 +428,24 @@ def merge_values(sources, rtol=1e-6, atol=1e-7):
             holder = next(s for s, v in sources if missing[0] in v)
             raise ValueError(f"Cannot merge: the checkpoint file {src!r} lacks parameter(s) "
                              f"{missing} that {holder!r} holds; the files do not come from the "
-                             f"same network.")
+                             f"same network{'' if stage is None else f' and stage {stage}'}.")
     owner = {}
+    whose = "rank {}'s" if stage is None else \
+        f"device {{}} of pipeline stage {stage} (world rank {{}})'s"
     for src, values in sources:
         held = {holder_rank(v) for v in values.values() if _layout_of(v) is not None}
         if len(held) > 1:
             raise ValueError(f"Cannot merge: {src!r} holds blocks of several ranks "
-                             f"{sorted(held)}; each rank's file must hold its own blocks.")
+                             f"{sorted(world(r) for r in held)}; each rank's file must hold "
+                             f"its own blocks.")
         for rank in held:
             if rank in owner:
-                raise ValueError(f"Cannot merge: {src!r} and {owner[rank]!r} both hold rank "
-                                 f"{rank}'s blocks; give each rank's file once.")
+                raise ValueError(f"Cannot merge: {src!r} and {owner[rank]!r} both hold "
+                                 f"{whose.format(rank, world(rank))} blocks; give each rank's "
+                                 f"file once.")
             owner[rank] = src
-    return {name: _merge_one(name, [(src, values[name]) for src, values in sources], rtol, atol)
+    return {name: _merge_one(name, [(src, values[name]) for src, values in sources], rtol,
+                             atol, world)
             for name in names}
 
 

@@ -23,7 +23,12 @@ Three passes (DESIGN.md "Graph mode", parallel passes then scheduling):
 3. `finish_pipeline_stage` (after the update): outputs another stage computes come back as
    zeros placeholders -- or, with ``pipeline_result_broadcast=True``, the last stage's
    results are sent to every stage -- and nodes that read another stage's values (the
-   gather of another stage's gradient for the returned grads) are dropped.
+   gather of another stage's gradient for the returned grads) are dropped. It also marks
+   every parameter one stage holds -- read by that stage's forward nodes, or optimizer state
+   updated only by it -- with ``param.pipeline_owner = (stage, this rank's PipelineSpec)``:
+   a rank saves in its checkpoint only the parameters of its own stage
+   (minispore/parallel/checkpoint.py), the others being never trained here. Values every
+   stage keeps in step (the optimizer's step counter) stay unmarked.
 
 The schedule (1F1B or GPipe over the micro-batches of `nn.PipelineCell`) is
 minispore/parallel/pipeline_schedule.py.
@@ -112,6 +117,9 @@ class StageSplit:
     nodes: list                     # the labelled nodes, kept alive so their ids stay theirs
     next_tag: int = 0
     micro_size: int = 1
+    # {id(param): (param, {stages of the nodes reading it})}: the forward's readers, then the
+    # optimizer update's (place_update.local_update)
+    readers: dict = None
 
 
 # -- 1. stages on the logical graph -------------------------------------------------------------
@@ -266,12 +274,13 @@ def split_pipeline_stage(program, ctx):
     split = StageSplit(spec, labels, graph_nodes, next_tag=len(edges))
     split.micro_size = 1 + max((n.micro_batch for n in kept if n.micro_batch is not None),
                                default=0)
+    split.readers = _parameter_readers(graph_nodes, labels)
     program.pipeline = split
     if request is not None:
-        program.grad, wrt_owners = _local_request(request, graph_nodes, labels, mine)
+        program.grad, wrt_owners = _local_request(request, labels, split.readers, mine)
         if program.update is not None:
             program.update = local_update(program.update, wrt_owners, mine, tracer,
-                                          where="pipeline stage")
+                                          where="pipeline stage", state_owners=split.readers)
     tracer.drop_unread_parameters()
     return program
 
@@ -328,18 +337,25 @@ def _receive(edge, spec, producer):
     return node
 
 
-def _local_request(request, nodes, labels, mine):
-    """The gradient request of this stage: the loss where this stage makes it (else the
-    cotangents arrive through the StageReceive bprops), and this stage's parameters; with
-    the stage of every wrt entry, for the update. A parameter no node reads is stage 0's."""
-    head = request.head
-    if head is not None and (head.producer is None or labels.get(id(head.producer)) != mine):
-        head = None
-    param_stage = {}
+def _parameter_readers(nodes, labels):
+    """{id(param): (param, {the stage of every node reading it})}."""
+    readers = {}
     for node in nodes:
         for v in node.input_values():
             if v.param is not None:
-                param_stage.setdefault(id(v.param), labels[id(node)])
+                readers.setdefault(id(v.param), (v.param, set()))[1].add(labels[id(node)])
+    return readers
+
+
+def _local_request(request, labels, readers, mine):
+    """The gradient request of this stage: the loss where this stage makes it (else the
+    cotangents arrive through the StageReceive bprops), and this stage's parameters; with
+    the stage of every wrt entry, for the update. A parameter no node reads is stage 0's.
+    (`readers`: _parameter_readers of the forward, where each parameter has one stage.)"""
+    head = request.head
+    if head is not None and (head.producer is None or labels.get(id(head.producer)) != mine):
+        head = None
+    param_stage = {key: min(stages) for key, (_, stages) in readers.items()}
     owners = []
     for w in request.wrt:
         if w.param is None:
@@ -359,6 +375,7 @@ def finish_pipeline_stage(program, ctx):
     split = program.pipeline
     if split is None:
         return program
+    _mark_owners(split)
     graph = program.graph
     defined = {id(v) for v in graph.inputs} | {id(v) for v in graph.parameters}
     kept = []
@@ -379,6 +396,15 @@ def finish_pipeline_stage(program, ctx):
 
     graph.outputs = map_values(graph.outputs, output)
     return program
+
+
+def _mark_owners(split):
+    """``param.pipeline_owner = (stage, this rank's spec)`` for every parameter that only the
+    nodes of one stage read (forward and update); None for those read on several stages or by
+    update nodes of no stage (kept in step on every stage)."""
+    for param, stages in split.readers.values():
+        owner = next(iter(stages)) if len(stages) == 1 else None
+        param.pipeline_owner = None if owner is None else (owner, split.spec)
 
 
 class _ResultBroadcast:

@@ -6,7 +6,8 @@ from minispore.ops import functional as F
 __all__ = ["local_update"]
 
 
-def local_update(update, wrt_owners, worker, tracer, where="worker"):
+def local_update(update, wrt_owners, worker, tracer, where="worker",
+                 state_owners=None):
     """The program's ``update(grads)`` (one gradient per wrt entry) as the update of this
     worker's gradients, traced by `tracer` (the segment's).
 
@@ -16,7 +17,10 @@ def local_update(update, wrt_owners, worker, tracer, where="worker"):
     parameters), then every node it made that depends on another worker's parameter or
     stand-in is dropped, so those parameters and their state are not even read here. Nodes
     that depend on no parameter (the step counter, a learning-rate schedule) stay on every
-    worker, each keeping its own copy in step.
+    worker, each keeping its own copy in step. `state_owners` (a dict), when given, receives
+    ``{id(param): (param, {workers of the update nodes reading it})}`` for every parameter the
+    update reads (None standing for a node of no worker), so checkpoints know where the
+    optimizer state (momenta, moments) lives and which values every worker keeps.
 
     Raises:
         NotImplementedError: an update node combines parameters of different workers (a
@@ -55,6 +59,10 @@ def local_update(update, wrt_owners, worker, tracer, where="worker"):
             owner = owners.pop() if owners else None
             for v in node.outputs:
                 owner_of[id(v)] = owner
+            if state_owners is not None:
+                for v in node.input_values():
+                    if v.param is not None:
+                        state_owners.setdefault(id(v.param), (v.param, set()))[1].add(owner)
             if owner in (None, worker):
                 kept.append(node)
         graph.nodes[start:] = kept

@@ -2,10 +2,11 @@
 so that a crafted index fails with a CheckpointError naming the file, the entry and what is
 wrong, never with a RecursionError, a KeyError or a numpy message.
 
-The index is ``{"entries": [...], "data_len": N, "run": {...}}`` (the layout of the whole file is
-in minispore/train/serialization.py). A tensor entry names a byte range of the data block; every
-range is checked against ``data_len`` and against its dtype and shape with exact integer
-arithmetic (a shape whose element count overflows int64 cannot pass as a small one).
+The index is ``{"entries": [...], "data_len": N, "run": {...}}``, plus ``"pipeline": {...}`` in
+a pipeline stage's file (the layout of the whole file is in minispore/train/serialization.py). A
+tensor entry names a byte range of the data block; every range is checked against ``data_len``
+and against its dtype and shape with exact integer arithmetic (a shape whose element count
+overflows int64 cannot pass as a small one).
 """
 import json
 import math
@@ -15,6 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.auto_parallel_context import MAX_DEVICE_NUM
 
 # The dtypes minispore saves, by the little-endian numpy string the index stores.
 _DTYPES = {np.dtype(t.np_dtype).newbyteorder("<").str: t for t in
@@ -26,7 +28,7 @@ _KINDS = ("tensor", "str")
 
 TensorEntry = namedtuple("TensorEntry", "name dtype shape offset nbytes layout sha256")
 StrEntry = namedtuple("StrEntry", "name value")
-Index = namedtuple("Index", "entries data_len run")
+Index = namedtuple("Index", "entries data_len run pipeline")
 
 
 class CheckpointError(ValueError):
@@ -66,14 +68,16 @@ def parse_index(raw, path):
 
 
 def checked_index(index, path):
-    """The Index of the parsed `index` of `path`, every entry and the run record checked."""
+    """The Index of the parsed `index` of `path`, every entry, the run and the pipeline record
+    checked."""
     entries = index.get("entries")
     if not isinstance(entries, list):
         raise file_error(path, f"the index's 'entries' is {_kind_of(entries)}; it must be a "
                                f"list of entries")
     data_len = index["data_len"]
     return Index(_checked_entries(entries, data_len, path), data_len,
-                 _checked_run(index.get("run"), path))
+                 _checked_run(index.get("run"), path),
+                 _checked_pipeline(index.get("pipeline"), path))
 
 
 def _kind_of(value):
@@ -173,3 +177,24 @@ def _checked_run(run, path):
         raise file_error(path, f"the index's 'run' record {run!r:.100} is not "
                                f"{{'id': str, 'strategy': str or null}}")
     return {"id": run["id"], "strategy": run["strategy"]}
+
+
+def _checked_pipeline(record, path):
+    """The index's ``pipeline`` record ({"stages", "stage", "stage_size", "rank"}: the
+    pipeline stage, and the world rank in it, that saved the file), None in files saved
+    without pipeline parallel."""
+    if record is None:
+        return None
+    keys = ("stages", "stage", "stage_size", "rank")
+    valid = isinstance(record, dict) and set(record) == set(keys) and \
+        all(_is_int(record[k]) for k in keys)
+    if valid:
+        stages, stage, size, rank = (record[k] for k in keys)
+        valid = 1 <= stages and 1 <= size and stages * size <= MAX_DEVICE_NUM and \
+            0 <= stage < stages and stage * size <= rank < (stage + 1) * size
+    if not valid:
+        raise file_error(path, f"the index's 'pipeline' record {record!r:.120} is not "
+                               f"{{'stages': int, 'stage': int, 'stage_size': int, 'rank': "
+                               f"int}} of a rank in that stage, of at most {MAX_DEVICE_NUM} "
+                               f"devices")
+    return {k: record[k] for k in keys}

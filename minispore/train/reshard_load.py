@@ -11,6 +11,11 @@ and copies the overlaps into place. Entries saved whole are read from one file. 
 the files do not cover is an error naming the parameter, the slices this rank needs and the
 source blocks (with the ranks that saved them) missing from the files.
 
+The files of a pipeline run hold each only their stage's parameters (the index's pipeline
+record): a parameter is assembled from the files of each stage holding it -- one stage, but
+for values every stage keeps in step, whose copies must agree -- and when the files of some
+stage are not given, a parameter of the net that no file holds is an error naming it.
+
 Reading entry by entry cannot check the whole-file digest, so each entry's own SHA-256 (in
 the index since this loader exists) is checked instead; files written before carry none and
 are read unverified (``load_checkpoint`` still verifies them whole).
@@ -20,7 +25,8 @@ import os
 
 import numpy as np
 
-from minispore.parallel.checkpoint import holder_rank, record_blocks
+from minispore.parallel.checkpoint import (check_stage_copies, describe_missing_stages,
+                                          group_by_stage, holder_rank, record_blocks)
 from minispore.train.checkpoint_index import TensorEntry, entry_error
 
 __all__ = ["read_regions", "last_load_stats"]
@@ -42,6 +48,13 @@ class _File:
         index, self.data_start = read_index(path)
         self.entries = {e.name: e for e in index.entries if isinstance(e, TensorEntry)}
         self.data_len = index.data_len
+        self.pipeline = index.pipeline
+
+    def label(self):
+        """The file, with its rank and stage when a pipeline stage saved it."""
+        p = self.pipeline
+        return repr(self.path) if p is None else \
+            f"{self.path!r} (rank {p['rank']}, stage {p['stage']})"
 
     def read(self, entry):
         """The entry's array (its digest checked when the index has one)."""
@@ -132,11 +145,36 @@ def read_regions(network, paths, read_index):
     """Yield ``(name, param, value)`` for each parameter of `network`: `value` is this rank's
     region of it read from the per-rank files `paths` (a numpy array in the files' dtype), or
     None when the files do not hold the parameter. ``read_index(path)`` gives (checked
-    Index, data start)."""
+    Index, data start).
+
+    Raises:
+        ValueError: the files mix pipeline stages of different pipelines (or with files
+            saved without pipeline), some pipeline stage's files are missing while the files
+            lack parameters of `network` (naming them), or two stages disagree on a value.
+    """
+    what = "For 'load_distributed_checkpoint',"
     _last.update(bytes_read=0, entries_read=0, bytes_in_files=0)
     files = [_File(os.path.abspath(p), read_index) for p in paths]
     _last["bytes_in_files"] = sum(f.data_len for f in files)
-    for key, param in network.parameters_and_names():
-        name = getattr(param, "name", None) or key
-        pieces = [(f, f.entries[name]) for f in files if name in f.entries]
-        yield name, param, _assemble(param, name, pieces) if pieces else None
+    groups, missing = group_by_stage([(f.path, f.pipeline) for f in files], what)
+    params = [(getattr(param, "name", None) or key, param)
+              for key, param in network.parameters_and_names()]
+    if missing:
+        absent = [name for name, _ in params if not any(name in f.entries for f in files)]
+        if absent:
+            raise ValueError(f"{what} the files come from a pipeline of "
+                             f"{len(groups) + len(missing)} stages, each rank saving only its "
+                             f"stage's parameters, but none from "
+                             f"{describe_missing_stages(missing)}; the net's parameter(s) "
+                             f"{absent} are in none of the given files. Give the files of "
+                             f"every stage.")
+    for name, param in params:
+        values = []
+        for group in groups.values():
+            pieces = [(files[i], files[i].entries[name]) for i in group
+                      if name in files[i].entries]
+            if pieces:
+                values.append((pieces[0][0].label(), _assemble(param, name, pieces)))
+        if len(values) > 1:
+            check_stage_copies(name, values, what)
+        yield name, param, values[0][1] if values else None

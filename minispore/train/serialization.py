@@ -8,7 +8,8 @@ File layout (all integers little-endian)::
     index_len  u64       length of the JSON index in bytes
     index      JSON      {"entries": [{name, kind, dtype, ms_dtype, shape, offset, nbytes,
                                        layout, sha256}...], "data_len": N,
-                          "run": {id, strategy}}
+                          "run": {id, strategy},
+                          "pipeline": {stages, stage, stage_size, rank}}
     padding    to a 64-byte boundary
     data       N bytes   raw little-endian buffers, each starting on a 64-byte boundary
     digest     32 bytes  SHA-256 of everything above
@@ -19,8 +20,11 @@ tensor_map, global_shape, rank, slices}`` (TensorLayout's fields, the logical sh
 whose block this is and the ``[start, stop)`` of the block in every dim), so each rank's file
 says on its own where its blocks lie. ``run`` names the run that wrote the file (an id shared
 by all ranks of one init()) and the strategy its blocks were cut by (a hash, None when nothing
-is sliced). The API over a run's per-rank files (``merge_sharded_checkpoints``,
-``load_distributed_checkpoint``) is in minispore/train/sharded_checkpoints.py; ``load_param_into_net``
+is sliced). Under pipeline parallel a rank saves only its own stage's parameters and optimizer
+state (the others, never trained on it, are left out), and ``pipeline`` records that stage and
+the rank's world rank (absent without pipeline). The API over a run's per-rank files
+(``merge_sharded_checkpoints``, ``load_distributed_checkpoint``) is in
+minispore/train/sharded_checkpoints.py; ``load_param_into_net``
 cuts whole values to the blocks of a net whose parameters are sliced
 (minispore/parallel/checkpoint.py). String values of ``append_dict`` are stored in the index
 (kind "str"). Each tensor entry also carries the SHA-256 of its own buffer (``sha256``), so a
@@ -45,7 +49,7 @@ from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
-                                          run_record)
+                                          pipeline_selection, run_record)
 from minispore.train import save_tmp
 from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
                                               entry_error, parse_index)
@@ -89,8 +93,9 @@ def _as_array(value, name):
 
 
 def _collect(save_obj, append_dict):
-    """[(name, value, layout)] where value is a numpy array or a str and layout the index's
-    layout field."""
+    """([(name, value, layout)], pipeline) where value is a numpy array or a str, layout the
+    index's layout field and pipeline its pipeline record; under pipeline parallel, the
+    parameters of other stages are left out (minispore/parallel/checkpoint.py)."""
     items = []
     if hasattr(save_obj, "parameters_and_names"):
         for key, param in save_obj.parameters_and_names():
@@ -113,6 +118,7 @@ def _collect(save_obj, append_dict):
             raise TypeError(f"For 'save_checkpoint', the argument 'append_dict' must be a dict, "
                             f"but got {type(append_dict).__name__}.")
         items.extend(append_dict.items())
+    items, pipeline = pipeline_selection(items)
     out, seen = [], set()
     for name, value in items:
         if not isinstance(name, str):
@@ -124,10 +130,10 @@ def _collect(save_obj, append_dict):
         # Copy now: an async save must not see later in-place optimizer updates.
         out.append((name, value if isinstance(value, str) else
                     np.array(_as_array(value, name), copy=True), layout_record(value)))
-    return out
+    return out, pipeline
 
 
-def _build_index(items):
+def _build_index(items, pipeline=None):
     entries, offset = [], 0
     for name, value, layout in items:
         if isinstance(value, str):
@@ -143,11 +149,14 @@ def _build_index(items):
                             np.ascontiguousarray(value, arr_dtype).data).hexdigest()})
         offset += value.nbytes + _pad(value.nbytes)
     run = run_record({name: layout for name, _, layout in items})
-    return {"entries": entries, "data_len": offset, "run": run}
+    index = {"entries": entries, "data_len": offset, "run": run}
+    if pipeline is not None:
+        index["pipeline"] = pipeline
+    return index
 
 
-def _write(path, items):
-    _write_file(path, _build_index(items), items)
+def _write(path, items, pipeline=None):
+    _write_file(path, _build_index(items, pipeline), items)
 
 
 def _write_file(path, index, items):
@@ -253,7 +262,10 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     write fails, the next save_checkpoint or load_checkpoint call (or ModelCheckpoint at the end
     of training) raises RuntimeError naming the file, with the write's error as its cause, and
     a failure nothing reported makes the process exit with status 1. The temporary files of
-    writers of the same file that died mid-save (killed) are removed.
+    writers of the same file that died mid-save (killed) are removed. Under pipeline parallel
+    a rank saves only the parameters and optimizer state of its own stage (the other stages'
+    are never trained on it), and the file records that stage; merge_sharded_checkpoints and
+    load_distributed_checkpoint take each parameter from its stage's files.
 
     >>> save_checkpoint([{"name": "w", "data": Tensor(np.ones(2, np.float32))}], "/tmp/w.ckpt")
     """
@@ -265,17 +277,18 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if enc_key is not None:
         raise ValueError("For 'save_checkpoint', encryption (enc_key) is not supported by "
                          "minispore checkpoints.")
-    items = _collect(save_obj, append_dict)
+    items, pipeline = _collect(save_obj, append_dict)
     if choice_func is not None:
         items = [item for item in items if choice_func(item[0])]
     # All earlier async saves, not only this file's: their failures must reach this caller.
     _wait_async()
+    # The index (with the run id) is built now: init() may be released before a thread runs.
+    index = _build_index(items, pipeline)
     if not async_save:
-        _write(path, items)
+        _write_file(path, index, items)
         return
-    # The index (with the run id) is built now: init() may be released before the thread runs.
     thread = threading.Thread(target=_write_in_background,
-                              args=(path, _build_index(items), items), name=f"ckpt-save:{path}")
+                              args=(path, index, items), name=f"ckpt-save:{path}")
     with _async_lock:
         _async_writers[path] = thread
     thread.start()

@@ -6,7 +6,9 @@ single-file API are in minispore/train/serialization.py):
 - ``load_distributed_checkpoint`` loads them into a net under any plan or world size, each rank
   reading only the blocks it needs (minispore/train/reshard_load.py).
 
-Both refuse files written by different runs (the index's run record).
+Both refuse files written by different runs (the index's run record). Under pipeline parallel
+each rank's file holds only its stage's parameters (the index's pipeline record says which
+stage): both take each parameter from the files of the stage that holds it.
 """
 import logging
 import os
@@ -38,7 +40,8 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
 
     Args:
         ckpt_files (list[str]): one file per rank, any order; ranks whose blocks are replicas
-            of a given rank's may be left out.
+            of a given rank's may be left out. Under pipeline parallel, the files of every
+            stage (each holds only its stage's parameters).
         out_file (str): where to write the single-device checkpoint; None writes nothing.
         rtol, atol: how closely replicated copies (blocks held by several ranks, tensors saved
             whole by every rank) must agree; integer and bool tensors must be equal.
@@ -51,9 +54,10 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
         ValueError: a file is missing; CheckpointError (a ValueError) for a corrupt file or
             layout record; ValueError when the files come from different runs (their run ids
             differ; the message names each run's files), a parameter is missing from some
-            file, the files disagree on a layout, global shape or dtype, replicas disagree, a
-            rank's file is given twice, or no file holds some block (the message names the
-            ranks holding it).
+            file of a stage, the files disagree on a layout, global shape or dtype, replicas
+            disagree, a rank's file is given twice, no file holds some block (the message
+            names the ranks holding it), no file comes from some pipeline stage (naming its
+            ranks), or two stages hold disagreeing values of a name (naming both ranks).
 
     >>> merge_sharded_checkpoints([f"ckpt/rank_{r}/net.ckpt" for r in range(8)],
     ...                           "ckpt/merged.ckpt")                      # doctest: +SKIP
@@ -61,7 +65,8 @@ def merge_sharded_checkpoints(ckpt_files, out_file=None, rtol=1e-6, atol=1e-7):
     _check_files(ckpt_files, "merge_sharded_checkpoints")
     loaded = [(path, load_checkpoint(path)) for path in ckpt_files]
     _check_one_run(ckpt_files)
-    merged = merge_values(loaded, rtol, atol)
+    merged = merge_values(loaded, rtol, atol,
+                          pipeline={path: _read_index(path).pipeline for path in ckpt_files})
     result = {n: v if isinstance(v, str) else Parameter(v, name=n) for n, v in merged.items()}
     if out_file is not None:
         save_checkpoint(result, out_file)
@@ -104,7 +109,11 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     cast (logged) as in ``load_param_into_net``; a parameter the files do not hold keeps its
     value (logged) unless `strict_load`. Every block is read and verified, and every value
     checked, before any parameter changes, so a load that raises leaves `network` exactly as
-    it was.
+    it was. Files of a pipeline run hold each only their stage's parameters: a parameter
+    comes from the files of the stage that holds it, one that several stages hold (the
+    optimizer's step counter) must agree between them, and when some stage's files are not
+    given, a parameter of `network` in none of the files is an error (it would keep its
+    initial value).
 
     Args:
         network (Cell): the net to load into.
@@ -120,8 +129,10 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         ValueError: the list is empty, a file is missing, an unsupported argument is given,
             the files come from different runs, or they do not cover what this rank needs of
             a parameter (naming it, the slices needed and the missing source blocks with the
-            ranks that saved them); CheckpointError (a ValueError) for a corrupt file or
-            block.
+            ranks that saved them), or -- for the files of a pipeline run -- they come from
+            some stages only and lack parameters of `network` (naming them and the missing
+            stages' ranks), or two stages disagree on a parameter (naming both ranks);
+            CheckpointError (a ValueError) for a corrupt file or block.
         RuntimeError: a parameter's logical shape differs from the files', its dtype cannot
             be cast, or (strict_load) the files lack some of the net's parameters.
 

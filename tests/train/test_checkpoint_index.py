@@ -147,6 +147,40 @@ def test_malformed_run_record(tmp_path, run):
     assert "is not {'id': str, 'strategy': str or null}" in message
 
 
+@pytest.mark.parametrize("pipeline", [
+    [0], {"stages": 2, "stage": 0, "stage_size": 1}, {"stages": 2, "stage": 2, "stage_size": 1,
+                                                      "rank": 2},
+    {"stages": 2, "stage": 1, "stage_size": 2, "rank": 1},          # rank 1 is in stage 0
+    {"stages": 2, "stage": True, "stage_size": 1, "rank": 0},
+    {"stages": 4096, "stage": 0, "stage_size": 2, "rank": 0},        # more than 4096 devices
+    {"stages": 2, "stage": 0, "stage_size": 1, "rank": 0, "extra": 1}])
+def test_malformed_pipeline_record(tmp_path, pipeline):
+    message = load_error(tmp_path, dict(entries(GOOD), pipeline=pipeline))
+    assert "the index's 'pipeline' record" in message
+    assert "is not {'stages': int, 'stage': int, 'stage_size': int, 'rank': int} of a rank " \
+           "in that stage" in message
+
+
+def test_merge_refuses_stage_files_of_different_pipelines_or_with_plain_files(tmp_path):
+    def crafted(name, pipeline=None):
+        index = entries(dict(GOOD, name=name))
+        if pipeline is not None:
+            index["pipeline"] = dict(zip(("stages", "stage", "stage_size", "rank"), pipeline))
+        return write_crafted(tmp_path / f"{name}.ckpt", index)
+
+    first, second = crafted("a", (2, 0, 1, 0)), crafted("b", (2, 1, 1, 1))
+    assert set(merge_sharded_checkpoints([first, second])) == {"a", "b"}
+    with pytest.raises(ValueError, match=r"none from stage 1 \(rank\(s\) \[1\]\)"):
+        merge_sharded_checkpoints([first])
+    with pytest.raises(ValueError, match=r"saved by different pipelines \(.*a.ckpt' by a "
+                                         r"pipeline of 2 stages of 1 device\(s\); .*c.ckpt' by "
+                                         r"a pipeline of 4 stages of 1 device\(s\)\)"):
+        merge_sharded_checkpoints([first, crafted("c", (4, 1, 1, 1))])
+    with pytest.raises(ValueError, match=r"d.ckpt' was saved without pipeline parallel but "
+                                         r".*a.ckpt' by a pipeline stage"):
+        merge_sharded_checkpoints([first, second, crafted("d")])
+
+
 def test_unknown_kind_and_str_entry_without_value(tmp_path):
     assert "its kind is 'pickle'; valid kinds are ['tensor', 'str']" in \
         load_error(tmp_path, entries(dict(GOOD, kind="pickle")))
