@@ -11,6 +11,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.symbol import Symbol
+from minispore.common.tensor_repr import tensor_value_text
 
 
 def _default_dtype_for(data):
@@ -189,11 +190,15 @@ class Tensor:
     def __repr__(self):
         if self._data is None:
             return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=None)"
-        value = np.array2string(self.asnumpy(), separator=" ", threshold=1000)
         sep = "\n" if self.ndim > 1 else " "
-        return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value={sep}{value})"
+        return (f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, "
+                f"value={sep}{tensor_value_text(self.asnumpy())})")
 
-    __str__ = __repr__
+    def __str__(self):
+        # MindSpore prints a tensor as numpy prints its data: `print(t)` shows `[0 1 2 3]`.
+        if self._data is None:
+            return repr(self)
+        return str(self.asnumpy())
 
     def init_data(self):
         """MindSpore initialises lazily; our initializer materialises at once, so this is self."""
