@@ -26,11 +26,20 @@ def _default_dtype_for(data):
     if isinstance(data, numbers.Real):
         return mstype.float32
     if isinstance(data, (list, tuple)):
-        arr = np.asarray(data)
+        arr = _as_array(data)
         if arr.dtype == np.float64:
             return mstype.float32
         return mstype.to_type(arr.dtype)
     return None
+
+
+def _as_array(data):
+    try:
+        return np.asarray(data)
+    except ValueError:
+        # A ragged list: MindSpore 2.7.2 reports it as a TypeError, as any unsupported element.
+        raise TypeError(f"For Tensor, the input_data is {data!r} that contain unsupported "
+                        f"element.") from None
 
 
 class Tensor:
@@ -59,7 +68,10 @@ class Tensor:
             dtype = mstype.to_type(dtype)
         if input_data is None:
             if shape is None:
-                raise ValueError("For 'Tensor', either 'input_data' or 'shape' must be given.")
+                # MindSpore 2.7.2 reports Tensor(None) as a wrong input type.
+                raise TypeError("For 'Tensor', the type of 'input_data' should be one of "
+                                "'['Tensor', 'ndarray', 'list', 'tuple', 'float', 'int', "
+                                "'bool', 'complex']', but got type 'NoneType'.")
             if isinstance(shape, int):
                 shape = (shape,)
             dims = tuple(shape)
@@ -87,7 +99,7 @@ class Tensor:
         else:
             dtype = dtype or _default_dtype_for(input_data)
             data = input_data
-        arr = np.asarray(data)
+        arr = _as_array(data)
         if arr.dtype == object:
             raise TypeError(f"For 'Tensor', input_data must be a number, bool, list, tuple or "
                             f"numpy array of numbers, but got {type(input_data).__name__}.")
