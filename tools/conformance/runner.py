@@ -161,7 +161,9 @@ def run_case(case, probe):
         if result["kind"] != "error" or not probe:
             break
     record = {"id": case["id"], "code": code, "result": result, "stdout": stdout}
-    if probe and result["kind"] != "error":
+    if case.get("random"):
+        record["random"] = True
+    elif probe and result["kind"] != "error":
         again, _ = run_one(code)
         if json.dumps(again, sort_keys=True) != json.dumps(result, sort_keys=True):
             record["random"] = True
