@@ -26,7 +26,8 @@ MPI_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n $(1) -m pytest --w
 MPI_GPU_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n 2 -m pytest --with-mpi \
 	-p no:cacheprovider -m mpi tests/gpu
 
-.PHONY: install test warm bench bench-gpu cuda-signatures demo clean
+.PHONY: install test warm bench bench-gpu cuda-signatures demo clean conformance conformance-check \
+	conformance-accept
 
 install: $(STAMP)
 
@@ -67,6 +68,30 @@ cuda-signatures: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tools/bench.py
+
+# Differential testing against real MindSpore (CPU wheel from PyPI, about 2.7 GB, in its own venv):
+# record the corpus under MindSpore into tests/conformance/recorded/ (committed, so `make test`
+# replays it without MindSpore), replay it under minispore and write CONFORMANCE.md.
+# conformance-check re-writes the report from the recordings alone; conformance-accept also
+# rewrites tests/conformance/expected.json (the statuses the tests hold minispore to).
+MS_VENV := .venv-ms
+MS_VERSION := 2.7.2
+MS_PY := $(MS_VENV)/bin/python
+
+$(MS_VENV)/.installed:
+	test -x $(MS_PY) || $(PYTHON) -m venv $(MS_VENV)
+	$(MS_PY) -m pip install mindspore==$(MS_VERSION)
+	touch $@
+
+conformance: $(STAMP) $(MS_VENV)/.installed
+	$(PY) -m tools.conformance.make record --oracle $(MS_PY)
+	$(PY) -m tools.conformance.make check
+
+conformance-check: $(STAMP)
+	$(PY) -m tools.conformance.make check
+
+conformance-accept: $(STAMP)
+	$(PY) -m tools.conformance.make check --update-expected
 
 # Needs a CUDA GPU (says so and exits 0 without one): GEMM vs cuBLAS (CuPy/PyTorch), kernel vs
 # copy bandwidth, MLP/LeNet steps with device_target='GPU' vs PyTorch CUDA; writes the GPU

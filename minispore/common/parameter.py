@@ -119,7 +119,7 @@ class Parameter(Tensor):
                          requires_grad=self.requires_grad)
 
     def __repr__(self):
-        return (f"Parameter (name={self.name}, shape={list(self.shape)}, dtype={self._dtype}, "
+        return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self._dtype}, "
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__

@@ -11,6 +11,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.symbol import Symbol
+from minispore.common.tensor_repr import tensor_value_text
 
 
 def _default_dtype_for(data):
@@ -25,11 +26,20 @@ def _default_dtype_for(data):
     if isinstance(data, numbers.Real):
         return mstype.float32
     if isinstance(data, (list, tuple)):
-        arr = np.asarray(data)
+        arr = _as_array(data)
         if arr.dtype == np.float64:
             return mstype.float32
         return mstype.to_type(arr.dtype)
     return None
+
+
+def _as_array(data):
+    try:
+        return np.asarray(data)
+    except ValueError:
+        # A ragged list: MindSpore 2.7.2 reports it as a TypeError, as any unsupported element.
+        raise TypeError(f"For Tensor, the input_data is {data!r} that contain unsupported "
+                        f"element.") from None
 
 
 class Tensor:
@@ -58,7 +68,10 @@ class Tensor:
             dtype = mstype.to_type(dtype)
         if input_data is None:
             if shape is None:
-                raise ValueError("For 'Tensor', either 'input_data' or 'shape' must be given.")
+                # MindSpore 2.7.2 reports Tensor(None) as a wrong input type.
+                raise TypeError("For 'Tensor', the type of 'input_data' should be one of "
+                                "'['Tensor', 'ndarray', 'list', 'tuple', 'float', 'int', "
+                                "'bool', 'complex']', but got type 'NoneType'.")
             if isinstance(shape, int):
                 shape = (shape,)
             dims = tuple(shape)
@@ -86,7 +99,7 @@ class Tensor:
         else:
             dtype = dtype or _default_dtype_for(input_data)
             data = input_data
-        arr = np.asarray(data)
+        arr = _as_array(data)
         if arr.dtype == object:
             raise TypeError(f"For 'Tensor', input_data must be a number, bool, list, tuple or "
                             f"numpy array of numbers, but got {type(input_data).__name__}.")
@@ -189,11 +202,15 @@ class Tensor:
     def __repr__(self):
         if self._data is None:
             return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=None)"
-        value = np.array2string(self.asnumpy(), separator=" ", threshold=1000)
         sep = "\n" if self.ndim > 1 else " "
-        return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value={sep}{value})"
+        return (f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, "
+                f"value={sep}{tensor_value_text(self.asnumpy())})")
 
-    __str__ = __repr__
+    def __str__(self):
+        # MindSpore prints a tensor as numpy prints its data: `print(t)` shows `[0 1 2 3]`.
+        if self._data is None:
+            return repr(self)
+        return str(self.asnumpy())
 
     def init_data(self):
         """MindSpore initialises lazily; our initializer materialises at once, so this is self."""

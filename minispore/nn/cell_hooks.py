@@ -84,7 +84,7 @@ class CellHooks:
         >>> net = nn.ReLU()
         >>> handle = net.register_forward_pre_hook(lambda cell, inputs: (inputs[0] * 2,))
         >>> net(ms.Tensor(np.array([1.0, -1.0], np.float32)))
-        Tensor(shape=[2], dtype=Float32, value= [2. 0.])
+        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  0.00000000e+00])
         >>> handle.remove()
         """
         return self._register_hook("forward_pre_hook", hook_fn)

@@ -69,6 +69,14 @@ def _check_positions(grad_position, weights, nargs, fn_name):
     return tuple(p % nargs for p in positions)
 
 
+def _one_position(grad_position):
+    # MindSpore treats grad_position=(k,) as k: the gradient comes back as a Tensor, not a
+    # 1-tuple (ms.grad(f, (0,))(x) is a Tensor in 2.7.2).
+    if isinstance(grad_position, (tuple, list)) and len(grad_position) == 1:
+        return grad_position[0]
+    return grad_position
+
+
 def _weights_list(weights):
     if weights is None:
         return None
@@ -142,6 +150,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
     [2.0, 4.0]
     """
     weights = _weights_list(weights)
+    grad_position = _one_position(grad_position)
 
     def wrapper(*args):
         positions = _check_positions(grad_position, weights, len(args), _name(fn))
@@ -157,6 +166,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     With ``has_aux=True`` it returns ``(gradients, aux_outputs)``.
     """
     weights = _weights_list(weights)
+    grad_position = _one_position(grad_position)
 
     def wrapper(*args):
         positions = _check_positions(grad_position, weights, len(args), _name(fn))

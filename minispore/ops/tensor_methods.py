@@ -67,6 +67,8 @@ class _TensorMethods:
             shape = tuple(shape[0])
         return F.reshape(self, shape)
     def view(self, *shape): return self.reshape(*shape)
+    def split(self, split_size_or_sections, axis=0):
+        return F.split(self, split_size_or_sections, axis)
     def expand_dims(self, axis): return F.expand_dims(self, axis)
     def squeeze(self, axis=None): return F.squeeze(self, axis)
     def flatten(self): return F.reshape(self, (-1,))

@@ -164,7 +164,7 @@ def test_parameter_basics():
     assert isinstance(p, Tensor)
     assert p.name == "fc.weight" and p.requires_grad and p.shape == (2, 3)
     assert p.dtype == ms.float32 and p.data is p
-    assert repr(p) == ("Parameter (name=fc.weight, shape=[2, 3], dtype=Float32, "
+    assert repr(p) == ("Parameter (name=fc.weight, shape=(2, 3), dtype=Float32, "
                        "requires_grad=True)")
     q = Parameter(np.zeros(3, np.float64), requires_grad=False)
     assert q.name is None and not q.requires_grad and q.dtype == ms.float64

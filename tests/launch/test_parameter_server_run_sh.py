@@ -73,7 +73,6 @@ def test_run_sh_trains_with_eight_servers_and_eight_workers(tmp_path):
     assert owned == {"fc1.weight": 0, "fc1.bias": 1, "fc2.weight": 2, "fc2.bias": 3}
     for i in range(8):
         log = (work / "output" / f"worker_{i}.log").read_text()
-        losses = [float(v) for v in re.findall(r"loss is Tensor\(shape=\[\], "
-                                               r"dtype=Float32, value= ?([-\d.e+]+)\)", log)]
+        losses = [float(v) for v in re.findall(r"loss is ([-\d.e+]+)", log)]
         assert len(losses) == 10 and all(v == v for v in losses), log[-2000:]
         assert sum(losses[-3:]) < sum(losses[:3]), losses

@@ -197,22 +197,44 @@ def test_concat_bad_inputs():
                                             ((3,), 0, 1)])
 def test_split(shape, axis, num):
     x = rand(*shape, seed=12)
-    check_forward(lambda t: ops.split(t, axis, num), lambda a: tuple(np.split(a, num, axis)), [x])
+    check_forward(lambda t: ops.split_equal(t, axis, num), lambda a: tuple(np.split(a, num, axis)), [x])
     for k in range(num):
-        check_grad(lambda t: ops.split(t, axis, num), [x], out_index=k)
+        check_grad(lambda t: ops.split_equal(t, axis, num), [x], out_index=k)
 
 
 def test_split_grad_through_several_outputs():
     x = rand(4, 3, seed=13)
     def op(t):
-        a, b = ops.split(t, 0, 2)
+        a, b = ops.split_equal(t, 0, 2)
         return a * b
     check_grad(op, [x])
 
 
+@pytest.mark.parametrize("shape,size,axis,sizes", [((6, 2), 3, 0, [3, 3]), ((10,), 4, 0, [4, 4, 2]),
+                                                    ((6, 2), [1, 5], 0, [1, 5]),
+                                                    ((2, 3), 1, 1, [1, 1, 1]),
+                                                    ((2, 5), (2, 3), -1, [2, 3])])
+def test_split_takes_piece_sizes_as_mindspore_2(shape, size, axis, sizes):
+    # MindSpore 2.x: ops.split(x6x2, 3) gives two (3, 2) pieces (recorded from 2.7.2).
+    x = rand(*shape, seed=14)
+    bounds = np.cumsum(sizes)[:-1]
+    check_forward(lambda t: ops.split(t, size, axis=axis),
+                  lambda a: tuple(np.split(a, bounds, axis)), [x])
+    check_grad(lambda t: ops.split(t, size, axis)[-1], [x])
+    assert [p.shape for p in Tensor(x).split(size, axis)] == [
+        p.shape for p in np.split(x, bounds, axis)]
+
+
+def test_split_sizes_must_cover_the_axis():
+    with pytest.raises(ValueError, match="sum of 'split_size_or_sections'"):
+        ops.split(Tensor(rand(6, 2)), [2, 2])
+    with pytest.raises(ValueError, match="must be positive"):
+        ops.split(Tensor(rand(6, 2)), 0)
+
+
 def test_split_not_divisible():
     with pytest.raises(ValueError, match=r"For 'Split'.*x.shape\[1\] = 5.*divisible by.*2"):
-        ops.split(Tensor(rand(2, 5)), 1, 2)
+        ops.split_equal(Tensor(rand(2, 5)), 1, 2)
     with pytest.raises(ValueError, match=r"'output_num' must be a positive int"):
         ops.Split(0, 0)
 

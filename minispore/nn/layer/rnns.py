@@ -31,7 +31,7 @@ def _lstm_step(xw, h, c, w_hh, b_hh):
     """Gates in MindSpore's (and PyTorch's) row order i, f, g, o:
     c' = sigmoid(f) * c + sigmoid(i) * tanh(g), h' = sigmoid(o) * tanh(c')."""
     gates = F.add(xw, _hidden_part(h, w_hh, b_hh))
-    i, f, g, o = F.split(gates, 1, 4)
+    i, f, g, o = F.split_equal(gates, 1, 4)
     c = F.add(F.mul(F.sigmoid(f), c), F.mul(F.sigmoid(i), F.tanh(g)))
     return F.mul(F.sigmoid(o), F.tanh(c)), c
 
@@ -39,8 +39,8 @@ def _lstm_step(xw, h, c, w_hh, b_hh):
 def _gru_step(xw, h, c, w_hh, b_hh):
     """Gates in row order r, z, n: r, z = sigmoid(x-part + h-part), n = tanh(x_n + r * h_n),
     h' = (1 - z) * n + z * h = n + z * (h - n)."""
-    x_r, x_z, x_n = F.split(xw, 1, 3)
-    h_r, h_z, h_n = F.split(_hidden_part(h, w_hh, b_hh), 1, 3)
+    x_r, x_z, x_n = F.split_equal(xw, 1, 3)
+    h_r, h_z, h_n = F.split_equal(_hidden_part(h, w_hh, b_hh), 1, 3)
     r = F.sigmoid(F.add(x_r, h_r))
     z = F.sigmoid(F.add(x_z, h_z))
     n = F.tanh(F.add(x_n, F.mul(r, h_n)))
@@ -168,7 +168,7 @@ class _RNNBase(Cell):
         if b_ih is not None:
             xw = F.bias_add(F.reshape(xw, (-1, xw.shape[-1])), b_ih)
         xw = F.reshape(xw, (steps, -1, self._gates * self.hidden_size))
-        xw_t = F.split(xw, 0, steps) if steps > 1 else (xw,)
+        xw_t = F.split_equal(xw, 0, steps) if steps > 1 else (xw,)
         outs = [None] * steps
         order = range(steps - 1, -1, -1) if reverse else range(steps)
         for t in order:
@@ -198,15 +198,15 @@ class _RNNBase(Cell):
         else:
             h0, c0 = hx, None
         n_states = shape[0]
-        h0s = F.split(h0, 0, n_states) if n_states > 1 else (h0,)
-        c0s = (F.split(c0, 0, n_states) if n_states > 1 else (c0,)) if c0 is not None else None
+        h0s = F.split_equal(h0, 0, n_states) if n_states > 1 else (h0,)
+        c0s = (F.split_equal(c0, 0, n_states) if n_states > 1 else (c0,)) if c0 is not None else None
         masks = None
         if seq_length is not None:
             # masks[t][b, 0] is True while step t is inside sequence b.
             times = Tensor(np.arange(steps, dtype=np.int64).reshape(steps, 1, 1))
             lengths = F.reshape(F.cast(seq_length, mstype.int64), (1, batch, 1))
             valid = F.less(times, lengths)
-            masks = F.split(valid, 0, steps) if steps > 1 else (valid,)
+            masks = F.split_equal(valid, 0, steps) if steps > 1 else (valid,)
             masks = [F.reshape(m, (batch, 1)) for m in masks]
         h_n, c_n = [], []
         for layer, per_direction in enumerate(self._weights):

@@ -117,10 +117,10 @@ class MultiheadAttention(Cell):
 
     def _projections(self):
         if self._qkv_same_embed_dim:
-            w = F.split(self.in_proj_weight, 0, 3)
+            w = F.split_equal(self.in_proj_weight, 0, 3)
         else:
             w = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-        b = F.split(self.in_proj_bias, 0, 3) if self.has_bias else (None,) * 3
+        b = F.split_equal(self.in_proj_bias, 0, 3) if self.has_bias else (None,) * 3
         return w, b
 
     def _check(self, query, key, value):

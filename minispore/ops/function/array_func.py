@@ -11,6 +11,7 @@ from minispore.ops.operations import indexing_ops as I
 
 __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
            "transpose", "expand_dims", "squeeze", "flatten", "concat", "cat", "split",
+           "split_equal",
            "tile", "assign", "zeros", "ones", "strided_slice", "strided_slice_grad", "gather",
            "unsorted_segment_sum", "one_hot", "tensor_getitem", "scalar_to_tensor", "print_"]
 
@@ -121,9 +122,50 @@ cat = concat
 _split = {}
 
 
-def split(x, axis=0, output_num=1):
-    """`output_num` equal pieces of x along `axis` (a tuple)."""
+def split_equal(x, axis=0, output_num=1):
+    """`output_num` equal pieces of x along `axis` (a tuple): the Split primitive's form, which
+    minispore's layers use (the functional `split` takes piece sizes, as in MindSpore 2.x)."""
     return _cached(_split, C.Split, axis, output_num)(x)
+
+
+def split(tensor, split_size_or_sections, axis=0):
+    """MindSpore 2.x's ``ops.split``: a tuple of pieces of `tensor` along `axis`, each
+    `split_size_or_sections` long (an int; the last piece holds what is left) or of the listed
+    lengths (a list or tuple that sums to the axis' length).
+
+    >>> [p.shape for p in split(Tensor(np.zeros((5, 2), np.float32)), 2)]
+    [(2, 2), (2, 2), (1, 2)]
+    """
+    ndim = len(tensor.shape)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or \
+            not -ndim <= axis < ndim:
+        raise ValueError(f"For 'split', 'axis' must be an int in [{-ndim}, {ndim}), "
+                         f"but got {axis!r}.")
+    axis = int(axis) % ndim
+    n = tensor.shape[axis]
+    sections = split_size_or_sections
+    if isinstance(sections, (int, np.integer)) and not isinstance(sections, bool):
+        if sections <= 0:
+            raise ValueError(f"For 'split', 'split_size_or_sections' must be positive, "
+                             f"but got {sections}.")
+        sizes = [int(sections)] * (n // sections) + ([n % sections] if n % sections else [])
+    elif isinstance(sections, (list, tuple)):
+        sizes = [int(s) for s in sections]
+        if sum(sizes) != n:
+            raise ValueError(f"For 'split', the sum of 'split_size_or_sections' {list(sizes)} "
+                             f"must equal the length {n} of axis {axis}.")
+    else:
+        raise TypeError(f"For 'split', 'split_size_or_sections' must be an int, list or tuple, "
+                        f"but got {type(sections).__name__}.")
+    if len(set(sizes)) == 1:
+        return split_equal(tensor, axis, len(sizes))
+    pieces, start = [], 0
+    for size in sizes:
+        begin, end = [0] * ndim, list(tensor.shape)
+        begin[axis], end[axis] = start, start + size
+        pieces.append(strided_slice(tensor, begin, end, [1] * ndim))
+        start += size
+    return tuple(pieces)
 
 
 def tile(input, multiples):

@@ -74,9 +74,12 @@ class RealDiv(BinaryElementwise):
         return x, y
 
     def __call__(self, x, y):
-        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype == y.dtype and \
-                not x.dtype.is_float:
-            x, y = self.promote(x, y)
+        # True division: with no float on either side (int or bool tensors, int scalars:
+        # `t / 2`, `6 / t`) both go to float32 first, as MindSpore's int / int does.
+        if not (_floating(x) or _floating(y)):
+            F = _F()
+            x = F.cast(x, mstype.float32) if isinstance(x, Tensor) else _as_float(x)
+            y = F.cast(y, mstype.float32) if isinstance(y, Tensor) else _as_float(y)
         return super().__call__(x, y)
 
     def bprop(self, inputs, out, dout):
@@ -89,6 +92,18 @@ class RealDiv(BinaryElementwise):
 
 
 Div = RealDiv
+
+
+def _floating(v):
+    if isinstance(v, Tensor):
+        return v.dtype.is_float
+    return isinstance(v, (float, np.floating))
+
+
+def _as_float(v):
+    # A number becomes a float (then a float32 scalar); anything else is left for the
+    # operator's own type error.
+    return float(v) if isinstance(v, (numbers.Number, np.generic)) else v
 
 
 class Neg(UnaryElementwise):

@@ -134,7 +134,9 @@ class TopK(Primitive):
 
     values (x.shape[:-1] + (k,)) in descending order, indices (int32) their positions; of
     equal elements the earlier position comes first; NaN counts as the largest value.
-    ``sorted=False`` leaves the order unspecified (MindSpore); minispore returns it sorted.
+    ``sorted=False`` leaves the order unspecified (MindSpore); minispore returns it sorted,
+    except when k is the whole last dim, where it keeps the input order as MindSpore's CPU
+    kernel does.
     x: float32/float64 or integer, rank >= 1; k an int in [1, x.shape[-1]].
     Gradient: dout[0] scattered back to the positions `indices` (none for the indices).
 
@@ -172,6 +174,11 @@ class TopK(Primitive):
 
     def impl(self, x, k):
         self._check_k(x, k)     # a dynamic last dim is known only now
+        if not self.sorted and int(k) == x.shape[-1]:
+            # Every element is among the top k: MindSpore's CPU kernel then keeps the input
+            # order (values = x, indices = 0..n-1) rather than sorting.
+            idx = np.broadcast_to(np.arange(x.shape[-1], dtype=np.int32), x.shape)
+            return device.astype(x, x.dtype), device.like(x, np.ascontiguousarray(idx))
         view = _lines(x, x.ndim - 1)
         shape = (view.shape[0], int(k), 1)
         values = device.empty(shape, x.dtype)
