@@ -361,10 +361,11 @@ REGISTRY.declare(
             check=lambda v: _check_fusion_indices("all_reduce_fusion_config", v)),
     _option("comm_fusion", lambda: copy.deepcopy(_COMM_FUSION_DEFAULT),
             check=_check_comm_fusion),
-    _option("parameter_broadcast", False, bool),
+    # refused unless at their defaults (_refuse_unbuilt), so they cannot change a compile
+    _option("parameter_broadcast", False, bool, keys_compile=False),
     _option("auto_parallel_search_mode", "recursive_programming", str,
             _check_search_mode("auto_parallel_search_mode")),
-    _option("grad_accumulation_step", 1, int),
+    _option("grad_accumulation_step", 1, int, keys_compile=False),
 )
 _NAMES = frozenset(REGISTRY.names("auto_parallel"))
 

@@ -6,11 +6,15 @@ device run.
 Run: mpirun -n 2 python -m pytest --with-mpi -m mpi tests/parallel/test_comm_fusion_mpi.py
      mpirun -n 8 python -m pytest --with-mpi -m "mpi and mpi8" tests/parallel/test_comm_fusion_mpi.py
 """
+import logging
+
 import numpy as np
 import pytest
 
+import minispore as ms
 from minispore import nn
-from tests.parallel.semi_auto_net import batches, train_cell
+from minispore.parallel import comm_stats, reset_comm_stats
+from tests.parallel.semi_auto_net import _block, batches, setup_training, train_cell
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
@@ -95,3 +99,31 @@ def test_optimizer_parallel_gathers_fuse_by_id(world):
         assert fused[3][kind]["count"] == 1 and apart[3][kind]["count"] == len(sharded)
         assert fused[3][kind]["bytes"] == apart[3][kind]["bytes"]
     np.testing.assert_array_equal(fused[0], apart[0])
+
+
+@pytest.mark.parametrize("parallel_mode", ["data_parallel", "semi_auto_parallel"])
+def test_comm_fusion_set_after_a_compile_applies_to_the_same_step_cell(world, parallel_mode,
+                                                                         caplog):
+    """The setting keys the compile cache: the TrainOneStepCell compiled with the default
+    fusion compiles again under a 0 MB cap (it kept its one fused AllReduce on the previous
+    main), says so, and its numbers do not change."""
+    rank, n = world
+    xs, ys = batches(3, 8 * n, (24, 10, 10, 10))
+    net, loss_fn, _, opt = setup_training(Net, True, n, parallel_mode=parallel_mode)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+
+    def run(k):
+        x, y = (_block(a, i, rank, n, "data_parallel") for i, a in enumerate((xs[k], ys[k])))
+        reset_comm_stats()
+        loss = float(step(ms.Tensor(x), ms.Tensor(y)).asnumpy())
+        return loss, comm_stats()["AllReduce"]["count"]
+
+    fused = run(0)[1]
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size", "config": 0}})
+    assert "'comm_fusion' changed" in caplog.text
+    losses = [run(1)[0]]
+    unfused = run(2)[1]
+    assert unfused - fused == 14 - 1            # the 14 gradients, one AllReduce each
+    reference = train_cell(Net, xs, ys, True, rank, n, parallel_mode=parallel_mode)[0]
+    np.testing.assert_allclose(losses, reference[1:2], rtol=1e-6)

@@ -139,9 +139,20 @@ class DistributedGradReducer(Cell):
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else mean
         self.fusion_type = fusion_type
         self._parameters = tuple(parameters)
-        mode, config = fusion_settings()
+        self._mul = kernel("elementwise", "mul", device="cpu")
+        self._plan = None
+        self._plan_buckets()
+
+    def _plan_buckets(self):
+        """Buckets as the comm_fusion settings in force say, made again when they changed
+        since the last step (a GRAPH step compiles again then, as every compile-keyed setting
+        makes it; an eager step re-buckets between steps, never in the middle of one)."""
+        plan = fusion_settings()
+        if plan == self._plan or any(getattr(self, "_filled", ())):
+            return
+        self._plan = plan
         self._buckets = [_Bucket(m, self._parameters)
-                         for m in bucket_plan(self._parameters, mode, config)]
+                         for m in bucket_plan(self._parameters, *plan)]
         self._where = {}
         for bucket in self._buckets:
             for slot, i in zip(bucket.slots, bucket.members):
@@ -152,7 +163,6 @@ class DistributedGradReducer(Cell):
         # The mean's 1/degree is applied while packing, so no extra pass over the buffers
         # (exact for power-of-two degrees, within an ulp otherwise). The buckets are host
         # memory (MPI's buffers) whatever the device, so the host kernel scales them.
-        self._mul = kernel("elementwise", "mul", device="cpu")
         self._factor = {b.buffer.dtype: np.asarray(1.0 / self.degree, b.buffer.dtype)
                         for b in self._buckets} if self.mean and self.degree != 1 else None
 
@@ -166,6 +176,7 @@ class DistributedGradReducer(Cell):
         for one step (a step abandoned half-way, e.g. by an exception, is finished first)."""
         if any(self._filled):
             self.construct(tuple(None for _ in self._parameters))
+        self._plan_buckets()
         return self._hooks
 
     def _hook(self, index):
@@ -200,6 +211,7 @@ class DistributedGradReducer(Cell):
         if len(grads) != len(self._parameters):
             raise ValueError(f"For 'DistributedGradReducer', got {len(grads)} gradients for "
                              f"{len(self._parameters)} parameters.")
+        self._plan_buckets()
         if _CTX.tracer is not None:
             return self._traced(grads)
         for i, g in enumerate(grads):
