@@ -1,0 +1,130 @@
+"""No module-level mutable state outside the settings registry and the world object (issue 27,
+DESIGN.md "The execution context and the interpreter stack"), read from every module's AST: a
+function that rebinds a module global (``global x``), writes an item of a module-level
+container or calls a mutating method on one (``_cache[k] = v``, ``_hooks.append(f)``), or
+assigns an attribute of a module-level class (``_Compiler.passes = ...``) holds state behind
+the registry's back.
+
+What is left is listed in REMAINING with what it is; the list only shrinks. Memo caches of
+immutable values (compiled kernels, primitive instances) are listed too: the issue asks for one
+cache of primitive instances instead of several."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OWNERS = {"minispore/common/registry.py"}     # the registry holds the settings
+MUTATORS = {"append", "update", "clear", "add", "pop", "setdefault", "extend", "remove",
+            "discard", "insert", "popitem", "appendleft", "move_to_end"}
+CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter",
+              "WeakKeyDictionary", "WeakValueDictionary", "WeakSet"}
+
+# (module, name): what it is. Shrinks as the renovation moves each into the registry, the
+# world object, or removes it.
+REMAINING = {
+    # memo caches of immutable values (one cache of primitive instances is still to build)
+    ("kernels/cuda/launch.py", "_meta_cache"): "launch metadata per kernel signature",
+    ("minispore/ops/kernel_registry.py", "_cache"): "kernels resolved per device and name",
+    ("minispore/ops/operations/_base.py", "_instances"): "primitive instances",
+    ("minispore/ops/function/comm_func.py", "_ops"): "primitive instances",
+    ("minispore/ops/function/math_func.py", "_argmax"): "primitive instances",
+    ("minispore/ops/function/nn_func.py", "_ops"): "primitive instances",
+    ("minispore/communication/collectives.py", "_ops"): "primitive instances",
+    ("minispore/parallel/redistribution.py", "_prims"): "primitive instances",
+    ("minispore/parallel/shard.py", "_CACHE"): "compiled shard regions",
+    ("minispore/graph/dynamic.py", "_SPECS"): "symbol specs per placeholder",
+    # registration slots (upper layers plugging into lower ones)
+    ("minispore/device/__init__.py", "_target"): "device_target source (set by common)",
+    ("minispore/ops/grad.py", "_GRAPH_COMPILER"): "graph compiler slot (set by graph)",
+    ("minispore/ops/primitive.py", "_APPLY"): "interpreter slots",
+    ("minispore/graph/jit.py", "_Compiler"): "pass list and PassContext slot (set by parallel)",
+    ("minispore/device/strict_simulator.py", "_OBSERVERS"): "launch observers of the tests",
+    # run-time state that belongs to the world object or the profiler
+    ("minispore/common/profiling.py", "ACTIVE"): "the active profiler",
+    ("minispore/common/profiling.py", "_IN_COLLECTIVE"): "profiler: inside a collective",
+    ("minispore/parallel/comm_stats.py", "_stats"): "collective counters",
+    ("minispore/communication/cluster_worker.py", "LOST_RANKS"): "ranks the cluster lost",
+    ("minispore/communication/management.py", "GlobalComm"): "MindSpore's GlobalComm.INITED",
+    ("minispore/communication/collectives.py", "_listeners"): "collective listeners",
+    ("minispore/communication/exits.py", "_EXITS"): "exit handlers installed",
+    ("minispore/communication/stage_p2p.py", "_PENDING"): "pending point-to-point sends",
+    ("minispore/communication/watchdog.py", "_watchdog"): "the running watchdog",
+    ("minispore/ps/runtime.py", "_OPTIMIZERS"): "parameter-server optimizers",
+    ("minispore/ps/runtime.py", "_PULLED"): "parameter-server state",
+    ("minispore/ps/runtime.py", "_RESUMED"): "parameter-server state",
+    ("minispore/ps/runtime.py", "_STARTED"): "parameter-server state",
+    ("minispore/ps/server.py", "_SERVING"): "parameter-server state",
+    ("minispore/ps/worker.py", "_PENDING"): "parameter-server pending pushes",
+    ("minispore/ps/worker.py", "UpdateBatch"): "the update batch being traced",
+    ("minispore/train/serialization.py", "_async_failures"): "async checkpoint writers",
+    ("minispore/train/serialization.py", "_async_writers"): "async checkpoint writers",
+    ("minispore/train/reshard_load.py", "_last"): "the last resharded load",
+    ("minispore/ops/primitive.py", "_warned_shard"): "warn-once memory",
+}
+
+
+def _is_container(value):
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        name = getattr(value.func, "id", getattr(value.func, "attr", None))
+        return name in CONTAINERS
+    return False
+
+
+def _module_state_written_in_functions(path):
+    """{name: kind} of the module's globals that its functions write."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    containers, classes = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if _is_container(node.value):
+                containers.update(t.id for t in targets if isinstance(t, ast.Name))
+    written = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Global):
+                written.update((name, "rebound") for name in node.names)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name)
+                  and node.func.value.id in containers and node.func.attr in MUTATORS):
+                written[node.func.value.id] = "mutated"
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                targets = node.targets if not isinstance(node, ast.AugAssign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                            t.value.id in containers:
+                        written[t.value.id] = "item written"
+                    elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                            t.value.id in classes:
+                        written[t.value.id] = "class attribute written"
+    return written
+
+
+def _found():
+    found = {}
+    for folder in ("minispore", "kernels"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            module = str(path.relative_to(ROOT))
+            if module in OWNERS:
+                continue
+            for name, kind in _module_state_written_in_functions(path).items():
+                found[(module, name)] = kind
+    return found
+
+
+def test_no_module_state_written_in_functions_beyond_the_known_list():
+    found = _found()
+    new = {key: kind for key, kind in found.items() if key not in REMAINING}
+    assert not new, ("module globals written in functions (move them into the settings "
+                     "registry or the world object): " +
+                     "; ".join(f"{m}: {n} ({k})" for (m, n), k in sorted(new.items())))
+
+
+def test_the_known_list_only_shrinks():
+    gone = sorted(set(REMAINING) - set(_found()))
+    assert not gone, f"no longer module state, remove from REMAINING: {gone}"
