@@ -21,8 +21,10 @@ How a job ends (Hydra's rules, which communication/exits.py relies on, plus one 
   one (Hydra gives the bare signal number); else the highest of the ranks' exit statuses, and
   at least 1 for a rank that never started MPI in an MPI job. Ranks this launcher killed do not
   count;
-- SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the launcher go to every rank, and every rank
-  gets SIGKILL when the launcher dies however it dies (PR_SET_PDEATHSIG), so none is orphaned.
+- SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to the launcher go to every rank; after one of
+  the first three the job ends as its ranks choose (the rules above no longer apply), and the
+  status is the ranks' (128 + the signal for one it killed). Every rank gets SIGKILL when the
+  launcher dies however it dies (PR_SET_PDEATHSIG), so none is orphaned.
 
 Rank 0 reads the launcher's stdin, the others /dev/null; all write straight to the launcher's
 stdout and stderr (nothing forwards them). Each rank gets PMI_FD, PMI_RANK, PMI_SIZE,
@@ -41,6 +43,7 @@ import subprocess
 import sys
 
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
+STOPPING = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}   # once passed on, the job is ending
 # PMI-1 limits told to the ranks (Hydra's values); MPICH splits longer values itself.
 MAXES = "kvsname_max=256 keylen_max=64 vallen_max=1024"
 USAGE = "usage: forker.py -n N [--] command [args ...]"
@@ -67,7 +70,7 @@ class Job:
         self.size = ranks
         self.kvs = {}
         self.in_barrier = set()
-        self.forwarded = set()    # signals passed on to the ranks: deaths by them are no fault
+        self.forwarded = set()    # signals passed on to the ranks
         self.outcome = None       # (status, why) once the job must end
         self.selector = selectors.DefaultSelector()
         self.wakeup_r, self.wakeup_w = socket.socketpair()
@@ -123,13 +126,13 @@ class Job:
                 continue
             rank.status = rank.proc.returncode
             if rank.sock is not None:
-                self._close(rank)
-            if rank.killed or -rank.status in self.forwarded:
+                self._read(rank, last=True)     # what it said just before it went (an abort)
+            # A job told to stop ends as its ranks choose; ranks this launcher killed are no news.
+            if rank.killed or self.forwarded & STOPPING:
                 continue
             if rank.status < 0:
-                name = signal.Signals(-rank.status).name
                 self.end(128 - rank.status, f"{rank.describe()} was killed by signal "
-                                            f"{-rank.status} ({name})")
+                                            f"{-rank.status} ({_signal_name(-rank.status)})")
             elif rank.initialized and not rank.finalized:
                 self.end(rank.status, f"{rank.describe()} exited with status {rank.status} "
                                       f"without finalizing MPI")
@@ -164,19 +167,25 @@ class Job:
         return max(r.status if r.status >= 0 else 128 - r.status for r in self.ranks)
 
     # -- PMI -----------------------------------------------------------------------------------
-    def _read(self, rank):
-        try:
-            data = rank.sock.recv(65536)
-        except OSError:
-            data = b""
-        if not data:
-            self._close(rank)
-            return
-        rank.buffer += data
-        while b"\n" in rank.buffer:
-            line, rank.buffer = rank.buffer.split(b"\n", 1)
-            if line.strip():
-                self._serve(rank, line.decode("utf-8", "replace"))
+    def _read(self, rank, last=False):
+        """Serve what `rank` has sent; `last`: all it sent before it ended, then close."""
+        while rank.sock is not None:
+            try:
+                data = rank.sock.recv(65536, socket.MSG_DONTWAIT if last else 0)
+            except BlockingIOError:
+                data = b""
+            except OSError:
+                data = b""
+            if not data:
+                self._close(rank)
+                return
+            rank.buffer += data
+            while b"\n" in rank.buffer:
+                line, rank.buffer = rank.buffer.split(b"\n", 1)
+                if line.strip():
+                    self._serve(rank, line.decode("utf-8", "replace"))
+            if not last:
+                return
 
     def _close(self, rank):
         self.selector.unregister(rank.sock)
@@ -244,6 +253,13 @@ def _signal(proc, signum):
         proc.send_signal(signum)
     except ProcessLookupError:
         pass
+
+
+def _signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "a real-time signal"
 
 
 def _drain(sock):
