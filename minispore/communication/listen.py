@@ -98,7 +98,7 @@ def _addresses(name):
             for line in f:
                 fields = line.split()
                 if fields[-1] == name:
-                    found.add(ipaddress.ip_address(int(fields[0], 16)))
+                    found.add(ipaddress.IPv6Address(int(fields[0], 16)))
     except OSError:
         pass                    # no IPv6 on this host
     return found

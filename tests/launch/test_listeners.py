@@ -10,11 +10,13 @@ moment counts; each runs under a hard timeout and is killed when the test ends.
 import ipaddress
 import os
 import signal
+import socket
 import subprocess
 import time
 
 import pytest
 
+from minispore.communication import listen
 from tests.launch.harness import PYTHON, clean_env, cluster_env, free_port, needs_own_launch
 
 pytestmark = needs_own_launch
@@ -203,3 +205,32 @@ def test_a_parameter_server_job_listens_on_loopback_only(tmp_path, job):
     assert beyond_loopback(seen) == {}, seen
     assert (ipaddress.ip_address("127.0.0.1"), port) in seen, seen     # the scheduler's
     assert len(seen) >= 4, seen                         # and the server's and workers' netmods
+
+
+# Where the netmods are told to listen (listen.netmod_environment), without processes.
+
+def test_a_one_host_job_pins_the_netmods_to_loopback_unless_set():
+    assert listen.netmod_environment(None, {}) == listen.LOOPBACK_VARS
+    for host in ("127.0.0.1", "localhost", "::1"):
+        assert listen.netmod_environment(host, {}) == listen.LOOPBACK_VARS
+    assert listen.netmod_environment("127.0.0.1", {"UCX_NET_DEVICES": "eth9"}) == \
+        {"FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
+    assert listen.netmod_environment("192.0.2.1", dict.fromkeys(listen.NETMOD_IFACE_VARS,
+                                                                "eth9")) == {}
+
+
+def test_a_job_across_hosts_pins_the_netmods_to_the_interface_toward_the_scheduler():
+    own = [(name, address) for _, name in socket.if_nameindex()
+           for address in listen._addresses(name) if not address.is_loopback
+           and not address.is_link_local]
+    if not own:
+        pytest.skip("this host has no address outside loopback")
+    name, address = own[0]
+    assert listen.netmod_environment(str(address), {}) == \
+        dict.fromkeys(listen.NETMOD_IFACE_VARS, name)
+
+
+def test_an_interface_that_cannot_be_found_is_an_error_naming_the_address():
+    with pytest.raises(RuntimeError, match=r"cannot find the network interface toward "
+                                           r"'no-such-host.invalid' \(the scheduler's address"):
+        listen.netmod_environment("no-such-host.invalid", {})
