@@ -1,10 +1,10 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 # First, before anything else runs: a dynamic-cluster worker (MS_ROLE=MS_WORKER) started without
-# an MPI launcher is replaced here by `mpiexec -n 1` running the same command line
+# an MPI launcher is replaced here by a one-rank launcher running the same command line
 # (communication/relaunch.py says why).
-from minispore.communication.relaunch import relaunch_worker_under_mpiexec
+from minispore.communication.relaunch import relaunch_under_launcher
 
-relaunch_worker_under_mpiexec()
+relaunch_under_launcher()
 
 from minispore.common.log_level import apply_glog_v
 

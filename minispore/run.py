@@ -1,25 +1,21 @@
-"""`python -m minispore.run -n N script.py [args]`: an msrun-style launcher over mpirun.
+"""`python -m minispore.run -n N script.py [args]`: an mpirun-like launcher of N ranks on this host.
 
-It starts N ranks of ``python script.py args`` (or ``python -m module args``) with the MPI
-launcher of the project's environment (the `mpich` wheel's ``mpirun`` beside the running
-Python), gives every rank ``cores // ranks`` threads for Numba, OpenMP and BLAS (two thread
-pools per core collapse training speed; see shared/reference/numba_performance.md), and exits
-with mpirun's exit code, so a failure on any rank fails the launch.
+It starts N ranks of ``python script.py args`` (or ``python -m module args``) on this host with
+minispore's launcher (communication/forker.py; ``--mpirun PATH`` picks an MPI launcher instead,
+such as the `mpich` wheel's Hydra ``mpirun`` beside the running Python), gives every rank
+``cores // ranks`` threads for Numba, OpenMP and BLAS (two thread pools per core collapse
+training speed; see shared/reference/numba_performance.md), and exits with the launcher's exit
+code, so a failure on any rank fails the launch.
 
-SIGTERM and SIGINT sent to the launcher go to mpirun, which ends the ranks; mpirun is killed
-if it has not ended GRACE_S later, and it gets SIGTERM if the launcher itself dies (even by
-SIGKILL), so a launch never leaves mpirun or ranks behind. The ranks' network traffic stays on
-loopback (LOOPBACK_VARS): every rank runs on this host.
+SIGTERM and SIGINT sent to this process go to the launcher, which passes them to the ranks; the
+launcher is killed if it has not ended GRACE_S later, and it gets SIGTERM if this process dies
+(even by SIGKILL), so a launch never leaves a launcher or ranks behind.
 
-Ports a job opens (single host, MPICH wheel, UCX netmod, measured with ``ss -ltnp``):
-- mpirun (hydra) listens on one ephemeral TCP port on all interfaces, where its proxy connects
-  back: hydra binds it to INADDR_ANY and has no option to bind it elsewhere (``-iface``,
-  ``-localhost`` choose the address proxies connect to, not the bind), so it stays open to
-  the network for the job's lifetime;
-- each rank's UCX (or OFI) netmod listens on one ephemeral TCP port: on 127.0.0.1 only with
-  LOOPBACK_VARS (without them, on the host's address as well);
-- ranks talk to the proxy over inherited socket pairs (no port), and to each other over
-  shared memory on one host.
+Ports a job opens (MPICH wheel, UCX netmod, measured with ``ss -ltnp``): each rank's netmod
+listens on one ephemeral TCP port on 127.0.0.1 only (listen.LOOPBACK_VARS, unless set); the
+launcher listens nowhere (its ranks talk to it over inherited socket pairs, and to each other
+over shared memory). Under ``--mpirun`` with Hydra, mpirun also listens on one ephemeral port on
+every interface, which Hydra cannot bind elsewhere (forker.py says why), for the job's lifetime.
 
 >>> # python -m minispore.run -n 4 examples/data_parallel/train.py --epochs 1
 """
@@ -31,8 +27,7 @@ import sys
 import time
 
 from minispore.common.malloc_tuning import MALLOC_VARS
-from minispore.communication.relaunch import LOOPBACK_VARS
-from minispore.communication.relaunch import find_mpiexec as find_mpirun
+from minispore.communication.listen import LOOPBACK_VARS, launcher_command, netmod_environment
 from minispore.communication.threads import THREAD_VARS, host_cores
 
 # MALLOC_VARS (common/malloc_tuning.py): glibc serves allocations above its mmap threshold with
@@ -45,15 +40,17 @@ from minispore.communication.threads import THREAD_VARS, host_cores
 def rank_environment(ranks, environ=None, cores=None, single_host=False):
     """The environment for N ranks on this host: each thread pool sized cores // ranks (at
     least 1), glibc's malloc thresholds raised (MALLOC_VARS) and, for a job whose every rank
-    runs here (`single_host`), the netmods on loopback (LOOPBACK_VARS), unless the user set
-    that variable already. (msrun shares it for its node's workers, which may talk to other
-    nodes: no loopback there.)"""
+    runs here (`single_host`), the netmods on loopback (listen.netmod_environment), unless the
+    user set that variable already. (msrun shares it for its node's workers, whose netmods
+    relaunch.py places once it knows where the scheduler is.)"""
     env = dict(os.environ if environ is None else environ)
     threads = str(max(1, (cores or host_cores()) // ranks))
     for var in THREAD_VARS:
         env.setdefault(var, threads)
-    for var, value in {**MALLOC_VARS, **(LOOPBACK_VARS if single_host else {})}.items():
+    for var, value in MALLOC_VARS.items():
         env.setdefault(var, value)
+    if single_host:
+        env.update(netmod_environment(None, env))
     return env
 
 
@@ -66,9 +63,12 @@ def _is_open_mpi(mpirun):
     return "Open MPI" in out or "OpenRTE" in out
 
 
-def build_command(ranks, target, args, mpirun, open_mpi, cores):
-    """The mpirun argv. MPICH's Hydra oversubscribes without asking (and rejects
-    --oversubscribe); Open MPI refuses more ranks than cores unless told."""
+def build_command(ranks, target, args, mpirun=None, open_mpi=False, cores=1):
+    """The launch argv: minispore's launcher (listen.launcher_command), or `mpirun` when one is
+    named. MPICH's Hydra oversubscribes without asking (and rejects --oversubscribe); Open MPI
+    refuses more ranks than cores unless told."""
+    if mpirun is None:
+        return launcher_command(ranks) + [sys.executable] + target + list(args)
     cmd = [mpirun, "-n", str(ranks)]
     if open_mpi and ranks > cores:
         cmd.append("--oversubscribe")
@@ -126,12 +126,10 @@ def _ranks(text):
 
 def main(argv=None):
     ranks, mpirun, dry_run, target, args = parse_args(sys.argv[1:] if argv is None else argv)
-    mpirun, note = find_mpirun(mpirun)
-    if note:
-        print(note, file=sys.stderr)
     cores = host_cores()
     env = rank_environment(ranks, cores=cores, single_host=True)
-    cmd = build_command(ranks, target, args, mpirun, _is_open_mpi(mpirun), cores)
+    cmd = build_command(ranks, target, args, mpirun, mpirun is not None and _is_open_mpi(mpirun),
+                        cores)
     if dry_run:
         print(" ".join(f"{v}={env[v]}" for v in THREAD_VARS + tuple(LOOPBACK_VARS)),
               " ".join(cmd))
@@ -139,13 +137,13 @@ def main(argv=None):
     return run_forwarding_signals(cmd, env)
 
 
-GRACE_S = 10.0        # after a forwarded signal, how long mpirun may take to end the ranks
+GRACE_S = 10.0        # after a forwarded signal, how long the launcher may take to end the ranks
 FORWARDED = (signal.SIGTERM, signal.SIGINT)
 
 
 def _die_with_launcher():
-    """In mpirun, before exec: SIGTERM when the launcher dies, however it dies (Linux's
-    PR_SET_PDEATHSIG; elsewhere the launcher's handlers are the only guard)."""
+    """In the launcher, before exec: SIGTERM when this process dies, however it dies (Linux's
+    PR_SET_PDEATHSIG; elsewhere this process's handlers are the only guard)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -153,12 +151,12 @@ def _die_with_launcher():
 
 
 def run_forwarding_signals(cmd, env):
-    """Run mpirun and return its exit status; SIGTERM/SIGINT to this process are forwarded to
-    it (hydra passes them to every rank), and if it has not ended GRACE_S after one it is
-    killed (its proxies then end the ranks). Returns 128 + the signal when mpirun ended with
-    status 0 after a forwarded signal."""
-    # Its own session: a terminal's Ctrl-C reaches mpirun once, through the launcher, not
-    # twice (hydra treats a second SIGINT as "kill now").
+    """Run the launcher `cmd` and return its exit status; SIGTERM/SIGINT to this process are
+    forwarded to it (it passes them to every rank), and if it has not ended GRACE_S after one
+    it is killed (forker.py's ranks die with it; Hydra's proxies end theirs). Returns 128 + the
+    signal when the launcher ended with status 0 after a forwarded signal."""
+    # Its own session: a terminal's Ctrl-C reaches the launcher once, through this process,
+    # not twice (Hydra treats a second SIGINT as "kill now").
     proc = subprocess.Popen(cmd, env=env, start_new_session=True,
                             preexec_fn=_die_with_launcher)
     received = []     # (signal, time) of each forwarded signal
@@ -177,7 +175,7 @@ def run_forwarding_signals(cmd, env):
                 break
             except subprocess.TimeoutExpired:
                 if received and time.monotonic() - received[0][1] > GRACE_S:
-                    print(f"minispore.run: mpirun has not ended {GRACE_S:g} s after "
+                    print(f"minispore.run: the launcher has not ended {GRACE_S:g} s after "
                           f"{signal.Signals(received[0][0]).name}; killing it",
                           file=sys.stderr)
                     proc.kill()

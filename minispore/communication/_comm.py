@@ -215,7 +215,7 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     from minispore.communication import watchdog
     watchdog.announce_abort()   # the other ranks' watchdogs say where they are
     if STATE.cluster is not None:
-        # MPI_Abort ends only this worker's own mpiexec job; the scheduler ends the others.
+        # MPI_Abort ends only this worker's own one-rank job; the scheduler ends the others.
         STATE.cluster[1].report_failure(f"{exc_type.__name__}: {exc}")
     # The launcher forwards our stderr pipe asynchronously and stops forwarding once the job
     # is torn down; without a pause the traceback was sometimes lost (seen in CI).

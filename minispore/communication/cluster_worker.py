@@ -2,7 +2,7 @@
 assigns, connect to the other workers into one MPI communicator, and stay connected so that a
 failure anywhere ends the job.
 
-The MPI connection (the process runs under its own ``mpiexec -n 1``, relaunch.py): rank 0
+The MPI connection (the process runs as a one-rank job of its own launcher, relaunch.py): rank 0
 opens an MPI port and hands its name to the scheduler; each member of the growing
 communicator calls ``MPI_Comm_accept`` on it (collective, rank 0 holds the port) and merges
 the resulting inter-communicator, while the scheduler lets rank k connect only after rank k-1
@@ -13,7 +13,7 @@ The connection to the scheduler stays open for the whole job. A watcher thread r
 ``abort`` (another worker died, failed, or never arrived) or the scheduler's disappearance
 makes this process print why and exit with status 1 at once, whatever the main thread is
 blocked in (an MPI collective waiting for a dead peer would never return). It also exits when
-the process's launcher (the pid the user started, now mpiexec) is killed.
+the process's launcher (the pid the user started, now the launcher's) is killed.
 """
 import atexit
 import os
@@ -135,7 +135,7 @@ class SchedulerLink:
         while True:
             readable, _, _ = select.select(watched, [], [])
             if launcher_fd in readable:
-                self.exit_job(f"its launcher (pid {launcher}, mpiexec) was killed")
+                self.exit_job(f"its launcher (pid {launcher}) was killed")
             try:
                 data = self.sock.recv(4096)
             except OSError:
@@ -237,7 +237,7 @@ def join(config):
     0..MS_WORKER_NUM-1, then the parameter servers; the SchedulerLink).
 
     Raises:
-        RuntimeError: the process was not relaunched under mpiexec (interactive interpreter),
+        RuntimeError: the process was not relaunched under a launcher (interactive interpreter),
             the scheduler is unreachable within MS_TOPO_TIMEOUT, or it refused this worker.
     """
     if not started_by_mpi_launcher(os.environ):
@@ -245,7 +245,7 @@ def join(config):
                else "this process was not")
         raise RuntimeError(
             f"For 'init', a dynamic-cluster worker (MS_ROLE=MS_WORKER) must run under its own "
-            f"'mpiexec -n 1' (MPICH cannot connect singleton processes), which "
+            f"one-rank MPI launcher (MPICH cannot connect singleton processes), which "
             f"'import minispore' arranges for a script, but {why} relaunched: run the worker "
             f"as 'python script.py' (or -m module / -c code) with minispore imported at the top.")
     link = SchedulerLink(config)

@@ -1,72 +1,37 @@
-"""Puts a dynamic-cluster worker under ``mpiexec -n 1`` before it runs: the one step that lets
-processes no MPI launcher started join one MPI communicator.
+"""Puts a dynamic-cluster worker under a one-rank MPI launcher before it runs: the one step that
+lets processes no MPI launcher started join one MPI communicator.
 
 Why: MPICH gives every singleton process (one started without mpiexec) the same process-group
 identity, so two singletons cannot connect (MPI_Comm_connect/accept and MPI_Comm_join fail with
-"Local and remote groups ... must not contain the same processes"). A process started by
-``mpiexec -n 1`` has a job of its own, and such processes connect. So ``import minispore`` in a
-process with MS_ROLE=MS_WORKER and no MPI launcher replaces the process (``exec``, same pid) by
-``mpiexec -n 1 python <its own command line>``; the script then starts afresh under Hydra, which
-forwards its output, signals and exit status, and ``init()`` connects it to the other workers
-(cluster_worker.py). Doing it at import, before the script's first statement past
+"Local and remote groups ... must not contain the same processes"). A process started by a
+launcher (``mpiexec -n 1``) has a job of its own, and such processes connect. So ``import
+minispore`` in a process with MS_ROLE=MS_WORKER (or MS_PSERVER) and no MPI launcher replaces the
+process (``exec``, same pid) by minispore's one-host launcher (forker.py, ``-n 1``) running
+``python <its own command line>``; the script then starts afresh under it, which passes on its
+signals and exit status, and ``init()`` connects it to the other workers (cluster_worker.py).
+Hydra's ``mpiexec -n 1`` did the same but listened on a TCP port on every interface for as long
+as the worker ran; forker.py listens nowhere. Doing it at import, before the script's first statement past
 ``import minispore``, means nothing the script does runs twice.
 
-The worker's stdin is /dev/null: Hydra would otherwise read the terminal from a background
+The worker's stdin is /dev/null: a launcher would otherwise read the terminal from a background
 process (``python train.py &``), which stops it. MindSpore's workers run in the background.
 
 A job whose scheduler is on a loopback address runs on one host (no other host could reach
-it), so its workers' MPI netmods listen on loopback only (LOOPBACK_VARS, unless the user set
-them), as minispore.run's ranks do; otherwise UCX also listens on the host's address.
+it), so its workers' MPI netmods listen on loopback only, as minispore.run's ranks do; a job
+whose scheduler is elsewhere listens on this host's interface toward the scheduler
+(listen.netmod_environment; variables the user set win, and an interface that cannot be found
+is an error naming the address).
 """
-import ipaddress
 import os
-import shutil
-import socket
 import sys
 
+from minispore.communication.listen import launcher_command, netmod_environment
 from minispore.communication.roles import Role, cluster_config_from_environment
 
-# Every rank on this host: the MPI netmods need no interface but loopback. UCX (the `mpich`
-# wheel's default netmod) and libfabric's tcp and sockets providers (MPIR_CVAR_CH4_NETMOD=ofi)
-# otherwise listen on the host's address too; shared memory carries the traffic either way.
-LOOPBACK_VARS = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
-
-# The pid the user (or msrun) started, now mpiexec's: the worker exits when it dies, since Hydra
-# leaves its processes running when mpiexec is SIGKILLed.
+# The pid the user (or msrun) started, now the launcher's: the worker exits when it dies (the
+# launcher also arms PR_SET_PDEATHSIG; this covers systems without it).
 LAUNCHER_PID_VAR = "MINISPORE_CLUSTER_LAUNCHER_PID"
 MPI_LAUNCHED_VARS = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
-
-
-def find_mpiexec(explicit=None):
-    """(path, note): the MPI launcher of this environment (the `mpich` wheel's, beside the
-    running Python), else one on PATH with a note saying so.
-
-    Raises:
-        FileNotFoundError: neither beside the interpreter nor on PATH.
-    """
-    if explicit:
-        return explicit, None
-    here = os.path.dirname(sys.executable)
-    for name in ("mpirun", "mpiexec"):
-        candidate = os.path.join(here, name)
-        if os.access(candidate, os.X_OK):
-            return candidate, None
-    for name in ("mpirun", "mpiexec"):
-        found = shutil.which(name)
-        if found:
-            return found, (f"minispore: no mpirun beside {sys.executable}; using {found} "
-                           f"from PATH (it must be the MPI that mpi4py was built against)")
-    raise FileNotFoundError("minispore: no mpirun or mpiexec found beside the Python "
-                            "interpreter or on PATH; install the 'mpich' wheel "
-                            "(pip install mpich) or a system MPI.")
-
-
-def is_loopback(host):
-    """Whether `host` (a name or an address) resolves to a loopback address."""
-    try:
-        return ipaddress.ip_address(socket.gethostbyname(host)).is_loopback
-    except (OSError, ValueError):
-        return False
 
 
 def started_by_mpi_launcher(environ):
@@ -92,23 +57,24 @@ def needs_relaunch(environ):
     return config.role in (Role.WORKER, Role.SERVER) and runs_a_script()
 
 
-def relaunch_worker_under_mpiexec(environ=None):
-    """Replace this process by ``mpiexec -n 1 python <argv>`` when needs_relaunch(environ);
-    otherwise return."""
+def relaunch_under_launcher(environ=None):
+    """Replace this process by minispore's launcher running ``python <argv>`` as a one-rank job
+    when needs_relaunch(environ); otherwise return.
+
+    Raises:
+        RuntimeError: the netmods' interface toward MS_SCHED_HOST cannot be found
+            (listen.netmod_environment).
+    """
     environ = os.environ if environ is None else environ
     if not needs_relaunch(environ):
         return
-    mpiexec, note = find_mpiexec()
-    if note:
-        print(note, file=sys.stderr)
     env = dict(environ)
     env[LAUNCHER_PID_VAR] = str(os.getpid())
-    if is_loopback(cluster_config_from_environment(environ).sched_host):
-        for var, value in LOOPBACK_VARS.items():
-            env.setdefault(var, value)
+    env.update(netmod_environment(cluster_config_from_environment(environ).sched_host, env))
     sys.stdout.flush()
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    os.execve(mpiexec, [mpiexec, "-n", "1", sys.executable] + sys.orig_argv[1:], env)
+    argv = launcher_command(1) + [sys.executable] + sys.orig_argv[1:]
+    os.execve(argv[0], argv, env)

@@ -310,7 +310,7 @@ def abort_job(text):
     fault_report.write(text)
     announce_abort()
     if STATE.cluster is not None:
-        # MPI_Abort ends only this worker's own mpiexec job; the scheduler ends the others.
+        # MPI_Abort ends only this worker's own one-rank job; the scheduler ends the others.
         STATE.cluster[1].report_failure(text.splitlines()[0])
     time.sleep(ABORT_PAUSE_S)
     STATE.world.comm.Abort(1)

@@ -145,6 +145,8 @@ def test_only_a_valid_worker_outside_an_mpi_launcher_is_relaunched(monkeypatch):
     assert not relaunch.needs_relaunch(WORKER)
 
 
-def test_the_launcher_is_the_environments_mpiexec():
-    path, note = relaunch.find_mpiexec()
-    assert note is None and os.path.dirname(path) == os.path.dirname(sys.executable)
+def test_the_launcher_is_minispores_own_listening_nowhere():
+    argv = relaunch.launcher_command(1)
+    forker = os.path.join(os.path.dirname(relaunch.__file__), "forker.py")
+    assert argv[:3] == [sys.executable, "-I", forker]
+    assert argv[3:] == ["-n", "1", "--"]

@@ -2,7 +2,7 @@
 timeouts, and the results data_parallel_job.py writes.
 
 Every process a test starts is killed (by its pid) when the test ends or times out; a worker
-relaunched under mpiexec follows its launcher when that is killed (cluster_worker.py), so no
+relaunched under its launcher (forker.py) dies with it when that is killed, so no
 process outlives its test.
 """
 import os

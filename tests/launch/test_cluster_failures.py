@@ -119,7 +119,7 @@ def test_a_worker_failing_mid_training_ends_every_process(job, processes, failur
     if failure == "kill the worker":
         os.kill(worker_pid, signal.SIGKILL)          # as the OOM killer would
     elif failure == "kill its launcher":
-        procs[2].send_signal(signal.SIGKILL)         # the pid that was started: now mpiexec
+        procs[2].send_signal(signal.SIGKILL)         # the pid that was started: now its launcher
     exits = processes.wait(procs, timeout=60)
     elapsed = time.monotonic() - began
     assert elapsed < 15, f"the job took {elapsed:.1f} s to end"
@@ -137,7 +137,7 @@ def test_a_worker_failing_mid_training_ends_every_process(job, processes, failur
         log = processes.log(name)
         assert f"the job is aborting: {reason}" in log and "done" not in log, log
     if failure == "kill its launcher":
-        # The training process under the killed mpiexec does not linger as an orphan.
+        # The training process under the killed launcher does not linger as an orphan.
         wait_for(lambda: not _alive(worker_pid), 15, f"rank 1's process {worker_pid} exiting")
 
 

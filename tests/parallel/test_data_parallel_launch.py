@@ -1,5 +1,5 @@
 """Single process: the `python -m minispore.run` launcher (threads per rank, the command it
-builds, mpirun's exit code passed through)."""
+builds, the launcher's exit code passed through)."""
 import subprocess
 import sys
 
@@ -17,9 +17,10 @@ def test_threads_per_rank_split_the_cores():
         "OMP_NUM_THREADS"] == "3"
 
 
-def test_command_uses_the_environment_mpirun_and_oversubscribes_only_open_mpi():
-    mpirun, note = run.find_mpirun()
-    assert note is None and mpirun.startswith(sys.prefix)
+def test_command_uses_minispores_launcher_unless_mpirun_is_named():
+    cmd = run.build_command(8, ["-m", "pytest"], ["-x"])
+    assert cmd == run.launcher_command(8) + [sys.executable, "-m", "pytest", "-x"]
+    # --mpirun PATH: that launcher; Open MPI is told to oversubscribe, MPICH's Hydra is not.
     cmd = run.build_command(8, ["-m", "pytest"], ["-x"], "mpirun", False, 2)
     assert cmd == ["mpirun", "-n", "8", sys.executable, "-m", "pytest", "-x"]
     assert "--oversubscribe" in run.build_command(8, ["t.py"], [], "mpirun", True, 2)
