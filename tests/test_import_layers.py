@@ -16,9 +16,12 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
   installed by ops; Parameter gets graph's TraceError through a registration hook).
 - Only minispore/communication imports mpi4py; only kernels/cuda and minispore/device/cuda.py
   (with its strict_simulator.py) import numba.cuda.
-- The module-level import graph has no cycles between modules. Imports inside functions run after
-  every module is loaded and may close a loop within one layer (a bprop calls the functional
-  ops, which call primitives); across layers they are already refused above.
+- No import circle, between modules or inside a package. Every import counts, at module level or
+  inside a function: a lazy import only postpones the loop to the first call, and a package
+  whose modules reach each other in a circle has no order to read, test or split it in.
+  A package is a top-level subpackage of minispore with all its subpackages (minispore.ops is
+  one package: ops.operations and ops.function inside it); the modules directly in minispore/
+  (api) form one more. Imports between packages go one way by the layer rules above.
 """
 import ast
 import sys
@@ -180,6 +183,27 @@ def module_graph(modules=MODULES):
     return graph
 
 
+def package_of(module, modules=MODULES):
+    """The package whose circles are checked: minispore.<top> (with every subpackage of it;
+    minispore.kernels is one), or minispore for the modules directly in minispore/."""
+    parts = module.split(".")
+    if len(parts) > 2 or modules[module].name == "__init__.py":
+        return ".".join(parts[:2])
+    return "minispore"
+
+
+def package_graph(modules=MODULES):
+    """{module: {imported module of the same package: line}} for every import, at any depth."""
+    graph = {}
+    for module, path in modules.items():
+        edges = graph[module] = {}
+        for imp in imports_of(module, path, modules):
+            if (imp.target in modules and imp.target != module
+                    and package_of(imp.target, modules) == package_of(module, modules)):
+                edges.setdefault(imp.target, imp.lineno)
+    return graph
+
+
 def cycles(graph):
     """The strongly connected components with more than one module (Tarjan, iterative)."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
@@ -237,15 +261,26 @@ def test_allowed_violations_still_exist():
     assert ALLOWED <= present, f"stale allow-list entries: {sorted(ALLOWED - present)}"
 
 
+def describe(graph, found):
+    lines = []
+    for component in found:
+        lines.append(f"{len(component)} modules: " + " <-> ".join(component))
+        lines += [f"    {MODULES[a].relative_to(ROOT)}:{graph[a][b]}: imports {b}"
+                  for a in component for b in graph[a] if b in component]
+    return "\n".join(lines)
+
+
 def test_module_imports_have_no_cycles():
     graph = module_graph()
     found = cycles(graph)
-    lines = []
-    for component in found:
-        lines.append(" <-> ".join(component))
-        lines += [f"    {MODULES[a].relative_to(ROOT)}:{graph[a][b]}: imports {b}"
-                  for a in component for b in graph[a] if b in component]
-    assert not found, "import cycles:\n" + "\n".join(lines)
+    assert not found, "import cycles:\n" + describe(graph, found)
+
+
+def test_packages_have_no_import_circles():
+    """Within each package, imports inside functions included."""
+    graph = package_graph()
+    found = cycles(graph)
+    assert not found, "import circles inside packages:\n" + describe(graph, found)
 
 
 def test_checker_catches_violations(tmp_path):
@@ -298,3 +333,24 @@ def test_checker_finds_cycles_and_ignores_parent_packages(tmp_path):
     graph = module_graph(modules)
     assert graph["minispore.graph.d"] == {}
     assert cycles(graph) == [["minispore.graph.a", "minispore.graph.b", "minispore.graph.c"]]
+
+
+def test_checker_finds_package_circles(tmp_path):
+    """Imports inside functions and import_module calls close a circle inside a package (one
+    package with its subpackages); an import into another package never does."""
+    files = {
+        "minispore.graph.a": "from minispore.graph.sub import b\n",
+        "minispore.graph.sub.b": "def f():\n    from minispore.graph import a\n",
+        "minispore.graph.c": "import importlib\n"
+                             "def f():\n    importlib.import_module('minispore.graph.d')\n",
+        "minispore.graph.d": "from minispore.graph import c\nfrom minispore.nn import e\n",
+        "minispore.nn.e": "def f():\n    from minispore.graph import d\n",
+    }
+    modules = {}
+    for module, text in files.items():
+        modules[module] = tmp_path / f"{module}.py"
+        modules[module].write_text(text)
+    graph = package_graph(modules)
+    assert graph["minispore.nn.e"] == {} and "minispore.nn.e" not in graph["minispore.graph.d"]
+    assert sorted(cycles(graph)) == [["minispore.graph.a", "minispore.graph.sub.b"],
+                                     ["minispore.graph.c", "minispore.graph.d"]]

@@ -10,6 +10,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.init_array import init_array
 from minispore.common.symbol import Symbol
 from minispore.common.tensor_repr import tensor_value_text
 
@@ -80,9 +81,13 @@ class Tensor:
                     raise TypeError(f"For 'Tensor', each dim of 'shape' must be an int >= -1, "
                                     f"None or Symbol, but got {d!r} in {list(dims)}.")
             self._dtype = dtype or mstype.float32
-            if init is not None:
-                from minispore.common.initializer import initializer
-                self._data = initializer(init, dims, self._dtype)._data
+            if isinstance(init, Tensor):    # initializer()'s rule: the Tensor itself
+                if tuple(init.shape) != dims:
+                    raise ValueError(f"For 'initializer', the shape of the 'init' Tensor "
+                                     f"{tuple(init.shape)} is not equal to 'shape' {dims}.")
+                self._data = init._data
+            elif init is not None:
+                self._data = init_array(init, dims, self._dtype)
             elif any(d is None or isinstance(d, Symbol) or d == -1 for d in dims):
                 self._data = None
                 self._placeholder_dims = tuple(None if d == -1 else d for d in dims)

@@ -1,9 +1,9 @@
-"""The MPI world and its run id, its cached sub-communicators, the abort-on-exception hooks and the
-divergence check.
+"""Joining and leaving the MPI world (its run id, its cached sub-communicators), the
+abort-on-exception hooks and the divergence check. What it sets up lives in state.STATE
+(re-exported here with mpi() and Communicator for the modules outside communication).
 
-This is the only module (with its siblings in minispore/communication) that imports mpi4py, and
-it does so lazily: importing ``mpi4py.MPI`` initialises MPI, so single-process scripts that never
-call ``init()`` never start it.
+Only minispore/communication imports mpi4py, and lazily (state.mpi()): importing ``mpi4py.MPI``
+initialises MPI, so single-process scripts that never call ``init()`` never start it.
 
 The world is MPI_COMM_WORLD under mpirun, and in a dynamic cluster (MS_ROLE) the communicator
 the workers built through the scheduler (cluster_worker.py); the scheduler process never gets
@@ -18,8 +18,11 @@ import uuid
 
 import numpy as np
 
-from minispore.communication import cluster_worker, scheduler
+from minispore.communication import cluster_worker, exits, scheduler, watchdog
+from minispore.communication.arrivals import KINDS, describe_attribute
+from minispore.communication.fault_report import caller_site
 from minispore.communication.roles import Role, cluster_config_from_environment
+from minispore.communication.state import STATE, Communicator, mpi  # noqa: F401 - re-exported
 from minispore.communication.threads import limit_threads
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
@@ -28,52 +31,6 @@ MCCL_WORLD_COMM_GROUP = "mccl_world_group"
 WORLD_NAMES = (HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP)
 
 CHECK_ENV = "MINISPORE_CHECK_COLLECTIVES"
-
-
-def mpi():
-    """The mpi4py.MPI module (importing it initialises MPI; MPICH runs a singleton without mpirun)."""
-    from mpi4py import MPI
-    return MPI
-
-
-class Communicator:
-    """One MPI communicator and the world ranks of its members, in group-rank order."""
-
-    __slots__ = ("name", "comm", "world_ranks", "rank", "size", "_group_rank")
-
-    def __init__(self, name, comm, world_ranks, world_rank):
-        self.name = name
-        self.comm = comm                       # None on ranks that are not members
-        self.world_ranks = tuple(world_ranks)
-        self._group_rank = {w: g for g, w in enumerate(self.world_ranks)}
-        self.size = len(self.world_ranks)
-        self.rank = self._group_rank.get(world_rank, -1)
-
-    def group_rank(self, world_rank):
-        return self._group_rank.get(world_rank)
-
-
-class _State:
-    """Everything init() sets up; one per process (there is one MPI world)."""
-
-    def __init__(self):
-        self.inited = False
-        self.role = None              # this process's Role (roles.py): a worker, here
-        self.world = None             # Communicator of the workers (MPI.COMM_WORLD, or built)
-        self.cluster = None           # dynamic cluster: (the job's MPI comm, SchedulerLink), once
-        self.job = None               # the job's comm when it has parameter servers (minispore/ps)
-        self.worker_num = None        # ... and its first worker_num ranks are the workers'
-        self.server_num = 0
-        self.local_rank = 0
-        self.local_size = 1
-        self.groups = {}              # user group name -> Communicator
-        self.by_ranks = {}            # tuple of world ranks -> MPI communicator (created once)
-        self.check = False            # the collective divergence check
-        self.hooks = None             # the (sys, threading) excepthooks init() replaced
-        self.run_id = None            # shared by all ranks of this init(); checkpoints record it
-
-
-STATE = _State()
 
 
 def require_init(api):
@@ -139,8 +96,8 @@ def start(runtime_num_threads=0):
     STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
     STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
-    from minispore.communication import watchdog
-    watchdog.start()
+    if watchdog.start():    # the first start opened the arrival table the exits publish in
+        exits.install(watchdog.WATCH, STATE.watchdog.table, STATE.watchdog.settings)
     STATE.inited = True
 
 
@@ -178,14 +135,13 @@ def create(name, world_ranks):
     if me in ranks:
         comm = STATE.by_ranks.get(ranks)
         if comm is None:
-            from minispore.communication.watchdog import WATCH
             world = STATE.world.comm
             group = world.Get_group().Incl(list(ranks))
-            WATCH.enter_group_creation(ranks)
+            watchdog.WATCH.enter_group_creation(ranks)
             try:
                 comm = world.Create_group(group, tag=_tag_of(ranks))
             finally:
-                WATCH.leave()
+                watchdog.WATCH.leave()
             group.Free()
             STATE.by_ranks[ranks] = comm
     STATE.groups[name] = Communicator(name, comm, ranks, me)
@@ -212,7 +168,6 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     sys.stderr.write(f"[rank {rank}] aborting the MPI job (MPI_Abort, error code 1) so that "
                      f"the other ranks do not wait forever in a collective.\n")
     sys.stderr.flush()
-    from minispore.communication import watchdog
     watchdog.announce_abort()   # the other ranks' watchdogs say where they are
     if STATE.cluster is not None:
         # MPI_Abort ends only this worker's own one-rank job; the scheduler ends the others.
@@ -278,7 +233,6 @@ def check_same_call(comm, kind, arg, array):
     comm.comm.Allgather(sig, table)
     if (table == table[0]).all():
         return
-    from minispore.communication.fault_report import caller_site
     # Slow path, every rank takes it: the call sites travel pickled.
     sites = comm.comm.allgather(caller_site())
     lines = [f"rank {comm.world_ranks[g]}: {describe(row)} at {site}"
@@ -286,25 +240,6 @@ def check_same_call(comm, kind, arg, array):
     raise RuntimeError(f"Collective mismatch in group {comm.name!r}: the ranks called different "
                        f"collectives or passed different shapes/dtypes/attributes (MPI would "
                        f"hang or corrupt data):\n  " + "\n  ".join(lines))
-
-
-KINDS = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Reduce",
-         "Barrier")
-_OPS = ("sum", "max", "min", "prod")
-
-
-def describe_attribute(kind, arg):
-    """The attribute code `arg` of a KINDS[kind] call in words ('op=sum', 'root=1', ...)."""
-    name = KINDS[kind]
-    if name in ("AllReduce", "ReduceScatter"):
-        return f"op={_OPS[arg]}" if 0 <= arg < len(_OPS) else f"op={arg}"
-    if name == "AlltoAll":
-        return f"split_dim={arg // 64}, concat_dim={arg % 64}"
-    if name == "Broadcast":
-        return f"root={arg}"
-    if name == "Reduce":
-        return f"dest={arg // 4}, op={_OPS[arg % 4]}"
-    return ""
 
 
 def describe(row):

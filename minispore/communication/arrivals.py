@@ -30,7 +30,7 @@ import os
 import tempfile
 from collections import namedtuple
 
-from minispore.communication._comm import KINDS, mpi
+from minispore.communication.state import mpi
 
 # Word offsets in a record.
 PROGRESS = 0    # 2 * calls entered, + 1 while inside a call
@@ -57,8 +57,29 @@ RECORD_BYTES = 8 * WORDS + NOTE_BYTES
 
 RUNNING, FAILING, EXITED, ABORTING = 0, 1, 2, 3
 
-# Collective kinds share _comm.KINDS' indices (the full divergence check uses them too);
-# the point-to-point calls, the non-blocking all-reduce and group creation follow.
+# The collectives, numbered for the signatures of both mismatch checks: the rings below and the
+# full divergence check (_comm.check_same_call).
+KINDS = ("AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast", "Reduce",
+         "Barrier")
+_OPS = ("sum", "max", "min", "prod")
+
+
+def describe_attribute(kind, arg):
+    """The attribute code `arg` of a KINDS[kind] call in words ('op=sum', 'root=1', ...)."""
+    name = KINDS[kind]
+    if name in ("AllReduce", "ReduceScatter"):
+        return f"op={_OPS[arg]}" if 0 <= arg < len(_OPS) else f"op={arg}"
+    if name == "AlltoAll":
+        return f"split_dim={arg // 64}, concat_dim={arg % 64}"
+    if name == "Broadcast":
+        return f"root={arg}"
+    if name == "Reduce":
+        return f"dest={arg // 4}, op={_OPS[arg % 4]}"
+    return ""
+
+
+# The collectives keep KINDS' indices; the point-to-point calls, the non-blocking all-reduce
+# and group creation follow.
 CALL_KINDS = KINDS + ("Send", "Receive", "iallreduce", "create_group")
 SEND, RECEIVE, IALLREDUCE, CREATE_GROUP = (CALL_KINDS.index(k) for k in CALL_KINDS[-4:])
 POINT_TO_POINT = (SEND, RECEIVE)

@@ -27,6 +27,7 @@ import time
 from minispore.communication import cluster_token, cluster_wire
 from minispore.communication.relaunch import LAUNCHER_PID_VAR, runs_a_script, \
     started_by_mpi_launcher
+from minispore.communication.state import mpi
 
 # Workers the scheduler dropped from an asynchronous parameter-server job (their job ranks):
 # the servers stop waiting for them, and the workers' exits do not wait for them.
@@ -205,7 +206,6 @@ def _pidfd(pid):
 def connect_mpi(link, rank, size):
     """The N-rank MPI intra-communicator of the job, this process at `rank` (see the module
     docstring for the accept/merge rounds)."""
-    from minispore.communication._comm import mpi
     MPI = mpi()
     if rank == 0:
         port = MPI.Open_port()

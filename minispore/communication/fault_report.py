@@ -7,9 +7,10 @@ import threading
 import time
 import traceback
 
-from minispore.communication._comm import STATE
 from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
-                                              EXITED, FAILING, POINT_TO_POINT, SEND)
+                                              EXITED, FAILING, POINT_TO_POINT, SEND,
+                                              describe_attribute)
+from minispore.communication.state import STATE
 
 TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
 
@@ -202,7 +203,6 @@ def mismatch_report(me, peer, them, kind, arg, x, watch):
     """The report of a call refused by the default mismatch check (watchdog.Watch.enter): this
     rank's call `me` (collective `kind`, attribute code `arg`, buffer `x`) and what rank `peer`
     (Position `them`) did with the same call number, with the exception either was handling."""
-    from minispore.communication._comm import describe_attribute
     group = group_name(me.group, watch.groups)
     mine = _kind_name(kind) if kind == BARRIER else \
         (f"{_kind_name(kind)}({describe_attribute(kind, arg)}) {x.dtype}, {x.size} elements, "

@@ -34,12 +34,12 @@ import traceback
 from collections import namedtuple
 
 from minispore.communication import arrivals, fault_report
-from minispore.communication._comm import STATE
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
                                               PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
                                               WRITTEN, calls_made, group_key)
 from minispore.communication.fault_report import TIMEOUT_ENV
+from minispore.communication.state import STATE
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
 DEFAULT_TIMEOUT_S = 600.0
@@ -269,13 +269,12 @@ def _display_name(comm):
 
 
 WATCH = Watch()
-_watchdog = None     # the Watchdog thread, once started
 
 
 def start(settings=None):
-    """At init(): open the arrival table (once per process) and start the thread, or, with
-    MS_COMM_WATCHDOG=0, make the hot path a no-op."""
-    global _watchdog
+    """At init(): open the arrival table (once per process) and start the thread (kept in
+    STATE.watchdog), or, with MS_COMM_WATCHDOG=0, make the hot path a no-op. True when this
+    call started the thread: the caller then installs the exit handshake (exits.install)."""
     settings = settings or settings_from_environment()
     WATCH.tracks.clear()     # a new init() starts every group's call sequence afresh
     # ... and its rings: tagged by the run (the same on every rank), so a neighbour's rings of
@@ -283,15 +282,15 @@ def start(settings=None):
     WATCH.epoch = int(STATE.run_id[:15], 16)
     set_hot_path(settings.enabled)
     if not settings.enabled:
-        return
-    if _watchdog is None:
-        table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
-        WATCH.table, WATCH.words = table, table.mine
-        _watchdog = Watchdog(table, settings)
-        _watchdog.start()
-        from minispore.communication import exits
-        exits.install(WATCH, table, settings)
-    _watchdog.settings = settings
+        return False
+    if STATE.watchdog is not None:
+        STATE.watchdog.settings = settings
+        return False
+    table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
+    WATCH.table, WATCH.words = table, table.mine
+    STATE.watchdog = Watchdog(table, settings)
+    STATE.watchdog.start()
+    return True
 
 
 def set_hot_path(enabled):

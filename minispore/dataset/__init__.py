@@ -1,6 +1,7 @@
 """mindspore.dataset: sources, the chainable pipeline, samplers, config and transforms."""
 from minispore.dataset import config
 from minispore.dataset import transforms, vision
+from minispore.dataset.engine import dataset_methods as _dataset_methods
 from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.iterators import DictIterator, TupleIterator
 from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler, Sampler,
@@ -17,3 +18,5 @@ __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIt
            "SubsetRandomSampler", "SubsetSampler", "Cifar10Dataset", "FashionMnistDataset",
            "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
            "synth_mnist"]
+
+_dataset_methods.install()

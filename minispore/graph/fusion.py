@@ -52,7 +52,7 @@ def scalar_template(prim):
 
 # Shape-only operators (data in argument 0): fusable where their input holds one value
 # repeated (the backward of a mean broadcasts 1/n this way), as they then change nothing.
-_LAYOUT_ONLY = (A.Reshape, A.BroadcastTo, A.DynamicBroadcastTo, A.ExpandDims, A.Squeeze)
+_LAYOUT_ONLY = (A.Reshape, M.BroadcastTo, M.DynamicBroadcastTo, A.ExpandDims, A.Squeeze)
 
 # Dtypes the generated kernels compute in (numba has no float16 arithmetic on CPU).
 _DTYPES = {"float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}

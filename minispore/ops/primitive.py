@@ -6,6 +6,7 @@ from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
 from minispore.common.ps_context import get_ps_context, is_role_sched
+from minispore.ops.casting import cast_array
 
 logger = logging.getLogger("minispore")
 
@@ -45,14 +46,13 @@ def _half_via_float32(impl):
     its floating results rounded back to float16: the one place operators gain float16."""
     import numpy as np
     half, single = np.float16, np.dtype(np.float32)
-    cast = []
 
     def narrow(r):
-        return cast[0](r, half) if getattr(r, "dtype", None) == single else r
+        return cast_array(r, half) if getattr(r, "dtype", None) == single else r
 
     def widen(a):
         t = getattr(a, "dtype", None)
-        return cast[0](a, single) if t is not None and t.type is half else a
+        return cast_array(a, single) if t is not None and t.type is half else a
 
     @functools.wraps(impl)
     def run(self, *arrays, **out):
@@ -64,9 +64,6 @@ def _half_via_float32(impl):
             return impl(self, *arrays, **out)
         if out:     # the memory plan never gives float16 operands of these a buffer
             raise TypeError(f"For '{self.name}', out= is not supported with float16 operands.")
-        if not cast:    # array_ops imports this module: bind its cast on first use
-            from minispore.ops.operations.array_ops import cast_array
-            cast.append(cast_array)
         out = impl(self, *(widen(a) for a in arrays))
         return tuple(narrow(r) for r in out) if isinstance(out, tuple) else narrow(out)
     run.float16_via_float32 = True

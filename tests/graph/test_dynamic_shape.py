@@ -7,7 +7,7 @@ import minispore as ms
 from minispore import Parameter, Symbol, Tensor, nn, ops
 from minispore import dataset as ds
 from minispore.common.initializer import initializer
-from minispore.ops.operations.math_ops import MatMul
+from minispore.ops.operations.matmul_ops import MatMul
 
 BATCHES = list(range(8, 257, 8))
 

@@ -1,4 +1,6 @@
-"""The Dataset base class: the chainable operations, size/shape queries and iterator creation."""
+"""The Dataset base class: a pipeline node's children, epochs and size/shape queries. Its
+chainable operations (map, batch, ...) and iterator creation build the nodes that subclass it,
+so engine/dataset_methods.py installs them (this module stays below those nodes)."""
 import numpy as np
 
 from minispore.dataset import config
@@ -86,89 +88,6 @@ class Dataset:
     def get_col_names(self):
         """The names of the columns each row has, in order."""
         raise NotImplementedError
-
-    # -- operations -------------------------------------------------------------------------
-    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
-            **kwargs):
-        """Apply `operations` (one transform or a list, in order) to `input_columns` of each row.
-
-        MindSpore's keywords: ``python_multiprocessing``, ``max_rowsize`` and ``offload`` are
-        accepted with a warning (the pipeline runs in the calling process, on the host);
-        ``cache`` and ``callbacks`` other than None raise NotImplementedError; any other keyword
-        raises TypeError naming it."""
-        from minispore.dataset.engine.operations import MapDataset, check_map_keywords
-        check_map_keywords(kwargs)
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
-
-    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
-        """Stack `batch_size` consecutive rows along a new axis 0.
-
-        Keyword arguments (MindSpore's): ``per_batch_map`` (called with one list of row arrays
-        per input column and a BatchInfo; returns one list or array of rows per output column),
-        ``input_columns`` (the columns it takes; only with per_batch_map; default every
-        column), ``output_columns`` (the names of what it returns; default the input columns),
-        ``python_multiprocessing`` and ``max_rowsize`` (accepted, with a warning: the
-        pipeline runs in this process), and ``pad_info`` (MindSpore 1.x's spelling of
-        padded_batch's). Any other keyword raises TypeError naming it.
-        """
-        from minispore.dataset.engine.batch import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
-
-    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
-                     pad_info=None):
-        """batch, each column's rows first padded at the end of every dim: ``pad_info`` maps a
-        column to (pad_shape, pad_value); a None shape (or dim) pads to the batch's largest, a
-        None value pads with 0; a column not named is padded to the batch's largest with 0.
-        pad_info=None pads nothing."""
-        from minispore.dataset.engine.batch import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
-                            pad_info=pad_info)
-
-    def shuffle(self, buffer_size):
-        """Shuffle rows through a buffer of `buffer_size` rows (>= dataset size: full shuffle)."""
-        from minispore.dataset.engine.operations import ShuffleDataset
-        return ShuffleDataset(self, buffer_size)
-
-    def repeat(self, count=None):
-        """Run the pipeline below `count` times per epoch (None or -1: forever)."""
-        from minispore.dataset.engine.operations import RepeatDataset
-        return RepeatDataset(self, count)
-
-    def project(self, columns):
-        """Keep only `columns`, in the given order."""
-        from minispore.dataset.engine.operations import ProjectDataset
-        return ProjectDataset(self, columns)
-
-    def rename(self, input_columns, output_columns):
-        from minispore.dataset.engine.operations import RenameDataset
-        return RenameDataset(self, input_columns, output_columns)
-
-    def take(self, count=-1):
-        """The first `count` rows (-1: all)."""
-        from minispore.dataset.engine.operations import TakeDataset
-        return TakeDataset(self, count)
-
-    def skip(self, count):
-        """All rows but the first `count`."""
-        from minispore.dataset.engine.operations import SkipDataset
-        return SkipDataset(self, count)
-
-    def split(self, sizes, randomize=True):
-        """Split into len(sizes) datasets; sizes are row counts or fractions summing to 1."""
-        from minispore.dataset.engine.operations import split_dataset
-        return split_dataset(self, sizes, randomize)
-
-    # -- iteration ----------------------------------------------------------------------------
-    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
-                              do_copy=True):
-        """An iterator over rows as lists of Tensors (numpy arrays with output_numpy=True)."""
-        from minispore.dataset.engine.iterators import TupleIterator
-        return TupleIterator(self, columns, num_epochs, output_numpy)
-
-    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
-        """An iterator over rows as {column name: Tensor} dicts."""
-        from minispore.dataset.engine.iterators import DictIterator
-        return DictIterator(self, None, num_epochs, output_numpy)
 
     def __iter__(self):
         return self.create_tuple_iterator(num_epochs=1)

@@ -7,6 +7,8 @@ import numpy as np
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns, find_columns
+from minispore.dataset.engine.samplers import SubsetRandomSampler, SubsetSampler
+from minispore.dataset.engine.sources import RandomAccessSource
 from minispore.dataset.transforms.transforms import Compose
 
 
@@ -389,8 +391,6 @@ def split_dataset(dataset, sizes, randomize):
     dataset seed when randomize, and read in a fresh random order every epoch); otherwise
     (randomize=False only) consecutive rows via skip/take.
     """
-    from minispore.dataset.engine.samplers import SubsetRandomSampler, SubsetSampler
-    from minispore.dataset.engine.sources import RandomAccessSource
     counts = _split_counts(sizes, dataset.get_dataset_size())
     if not isinstance(dataset, RandomAccessSource):
         if randomize:

@@ -7,7 +7,7 @@ from minispore.common.parameter import Parameter
 from minispore.nn.cell import Cell
 from minispore.nn.layer.activation import ReLU, get_activation
 from minispore.ops import functional as F
-from minispore.ops.operations.math_ops import MatMul
+from minispore.ops.operations.matmul_ops import MatMul
 from minispore.ops.operations.activation_ops import BiasAdd, BiasAddReLU
 
 __all__ = ["Dense", "Flatten", "Dropout"]

@@ -1,6 +1,7 @@
-"""Indexed writes and mask reads of Tensors: ``x[index] = value`` (tensor_setitem, made in place
-by Tensor.__setitem__) and ``x[mask]`` (masked_select), written with StridedSliceGrad, Select,
-UnsortedSegmentSum, Gather and MaskedSelect, so they run on both devices and differentiate."""
+"""Indexed reads and writes of Tensors: ``x[index]`` (tensor_getitem), ``x[index] = value``
+(tensor_setitem, made in place by Tensor.__setitem__) and ``x[mask]`` (masked_select), written
+with StridedSlice(Grad), Select, UnsortedSegmentSum, Gather and MaskedSelect, so they run on both
+devices and differentiate."""
 import numbers
 
 import numpy as np
@@ -12,9 +13,103 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations import indexing_ops as I
 
-__all__ = ["tensor_setitem", "masked_select"]
+__all__ = ["tensor_getitem", "tensor_setitem", "masked_select"]
 
 _NAME = "Tensor.__setitem__"
+
+
+def tensor_getitem(x, index):
+    """x[index] for ints, slices (steps, negatives), Ellipsis, None and tuples of these (one
+    StridedSlice), an integer Tensor / list (a Gather along axis 0), or a bool Tensor mask
+    (the selected elements as a 1-D Tensor, ops.masked_select: PYNATIVE only, its length
+    depends on the data). Differentiable."""
+    if isinstance(index, Tensor) and index.dtype == mstype.bool_:
+        return getitem_by_mask(x, index)
+    if isinstance(index, (Tensor, list, np.ndarray)):
+        return _getitem_by_indices(x, index)
+    begin, end, strides, masks = slice_args(x, index)
+    return A.strided_slice(x, begin, end, strides, *masks)
+
+
+def slice_args(x, index):
+    """(begin, end, strides, masks) of the StridedSlice that reads x[index] for a basic index
+    (ints, slices, Ellipsis, None, tuples of these); IndexError for anything else."""
+    items = index if isinstance(index, tuple) else (index,)
+    begin, end, strides = [], [], []
+    masks = [0, 0, 0, 0, 0]    # begin, end, ellipsis, new_axis, shrink_axis
+    named = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if named > x.ndim:
+        raise IndexError(f"too many indices for a Tensor of shape {tuple(x.shape)}: "
+                         f"{named} dims indexed by {index!r}.")
+    dim = 0
+    for i, item in enumerate(items):
+        if isinstance(item, Tensor) and item.ndim == 0 and item.dtype.is_int:
+            item = int(item)
+        if item is Ellipsis:
+            if masks[2]:
+                raise IndexError("an index can only have a single ellipsis ('...').")
+            masks[2] |= 1 << i
+            begin.append(0), end.append(0), strides.append(1)
+            dim += x.ndim - named
+        elif item is None:
+            masks[3] |= 1 << i
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            size = x.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for axis {dim} with size "
+                                 f"{size} (Tensor shape {tuple(x.shape)}).")
+            masks[4] |= 1 << i
+            begin.append(int(item)), end.append(int(item) + 1), strides.append(1)
+            dim += 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else _slice_int(item.step, "step")
+            if step == 0:
+                raise ValueError("slice step cannot be zero.")
+            if item.start is None:
+                masks[0] |= 1 << i
+            if item.stop is None:
+                masks[1] |= 1 << i
+            begin.append(0 if item.start is None else _slice_int(item.start, "start"))
+            end.append(0 if item.stop is None else _slice_int(item.stop, "stop"))
+            strides.append(step)
+            dim += 1
+        else:
+            raise IndexError(f"Tensor index {index!r}: only ints, slices, Ellipsis, None, "
+                             f"tuples of these, one integer Tensor/list or one bool Tensor "
+                             f"are supported, but got {type(item).__name__}.")
+    return begin, end, strides, masks
+
+
+def _slice_int(v, what):
+    if isinstance(v, Tensor):
+        v = int(v)
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise TypeError(f"slice {what} must be an int or None, but got {type(v).__name__}.")
+    return int(v)
+
+
+def _getitem_by_indices(x, index):
+    if x.ndim == 0:
+        raise IndexError("a 0-d Tensor cannot be indexed by a Tensor or list.")
+    if not isinstance(index, Tensor):
+        arr = np.asarray(index)
+        if arr.dtype.kind not in "iu" and arr.size:
+            raise IndexError(f"a list or array index must hold ints, but got dtype {arr.dtype}.")
+        arr = arr.astype(np.int64)
+        size = x.shape[0]
+        bad = arr[(arr < -size) | (arr >= size)]
+        if bad.size:
+            raise IndexError(f"index {int(bad[0])} is out of bounds for axis 0 with size "
+                             f"{size} (Tensor shape {tuple(x.shape)}).")
+        index = Tensor(np.where(arr < 0, arr + size, arr))
+    if not index.dtype.is_int:
+        raise IndexError(f"a Tensor index must be an int32/int64 Tensor, but got "
+                         f"{index.dtype}.")
+    if index.dtype not in (mstype.int32, mstype.int64):
+        index = A.cast(index, mstype.int64)
+    return A.gather(x, index, 0)
+
 
 
 def tensor_setitem(x, index, value):
@@ -50,7 +145,7 @@ def tensor_setitem(x, index, value):
     if any(isinstance(it, bool) for it in items):
         raise IndexError(f"For '{_NAME}', a Python bool index ({index!r}) is not supported; "
                          f"use a bool Tensor mask.")
-    begin, end, strides, masks = A.slice_args(x, index)
+    begin, end, strides, masks = slice_args(x, index)
     region = I.StridedSlice(*masks).plan(tuple(x.shape), tuple(begin), tuple(end),
                                          tuple(strides))[0]
     v = _broadcast(value, region, "the indexed region")

@@ -3,6 +3,7 @@ from minispore.common import dtype as _mstype
 from minispore.ops.function.array_func import cast as _cast
 from minispore.ops.function.array_func import reshape as _reshape
 from minispore.ops.operations import math_ops as _M
+from minispore.ops.operations import matmul_ops as _MM
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
 _maximum, _minimum, _pow = _M.Maximum(), _M.Minimum(), _M.Pow()
@@ -13,8 +14,8 @@ _less, _less_equal, _greater, _greater_equal = (_M.Less(), _M.LessEqual(), _M.Gr
                                                 _M.GreaterEqual())
 _select = _M.Select()
 _flags = [(a, b) for a in (False, True) for b in (False, True)]
-_matmuls = {f: _M.MatMul(*f) for f in _flags}
-_batch_matmuls = {f: _M.BatchMatMul(*f) for f in _flags}
+_matmuls = {f: _MM.MatMul(*f) for f in _flags}
+_batch_matmuls = {f: _MM.BatchMatMul(*f) for f in _flags}
 _reduce_sum = {k: _M.ReduceSum(k) for k in (False, True)}
 _reduce_mean = {k: _M.ReduceMean(k) for k in (False, True)}
 _reduce_max = {k: _M.ReduceMax(k) for k in (False, True)}

@@ -1,7 +1,9 @@
 """Functional forms of neural-network operators (ops.relu, ops.softmax, ops.conv2d …)."""
-from minispore.ops.operations import conv_ops as C
+from minispore.ops.function.array_func import fill
 from minispore.ops.operations import activation_ops as Act
+from minispore.ops.operations import conv_ops as C
 from minispore.ops.operations import nn_ops as N
+from minispore.ops.operations.norm_ops import BatchNorm
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
            "bias_add_relu", "softmax_cross_entropy_with_logits",
@@ -137,15 +139,14 @@ def dropout(input, p=0.5, training=True, seed=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalisation over the trailing `normalized_shape` dims; weight/bias default to
     ones/zeros of that shape."""
-    from minispore.ops import functional as F
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise ValueError(f"For 'layer_norm', 'normalized_shape' {shape} must match the trailing "
                          f"dims of input {tuple(input.shape)}.")
     if weight is None:
-        weight = F.fill(input.dtype, shape, 1)
+        weight = fill(input.dtype, shape, 1)
     if bias is None:
-        bias = F.fill(input.dtype, shape, 0)
+        bias = fill(input.dtype, shape, 0)
     axis = input.ndim - len(shape)
     return _op(N.LayerNorm, axis, axis, float(eps))(input, weight, bias)[0]
 
@@ -155,6 +156,5 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     """Batch normalisation over every dim of input_x (N, C, ...) but C; in training the batch
     statistics normalise and, when running_mean/running_var are Parameters, update them in
     place (running = (1 - momentum) * running + momentum * batch). See ops.BatchNorm."""
-    from minispore.ops.operations.norm_ops import BatchNorm
     op = _op(BatchNorm, training, float(eps), momentum)
     return op(input_x, weight, bias, running_mean, running_var)[0]

@@ -7,6 +7,7 @@ from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
 from minispore.ops.operations.debug_ops import *  # noqa: F401,F403
 from minispore.ops.operations.indexing_ops import *  # noqa: F401,F403
 from minispore.ops.operations.math_ops import *  # noqa: F401,F403
+from minispore.ops.operations.matmul_ops import *  # noqa: F401,F403
 from minispore.ops.operations.nn_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403

@@ -19,11 +19,6 @@ from minispore.ops.primitive import Aval, Primitive
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad", "BiasAdd", "BiasAddReLU", "BiasAddGrad"]
 
 
-def _F():
-    from minispore.ops import functional
-    return functional
-
-
 class _Activation(Primitive):
     """y = f(x) elementwise on float16/float32/float64 (float16 computes in float32);
     `kernel_name` names its body in kernels/scalar.py (run by the elementwise kernels, and

@@ -10,27 +10,20 @@ from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (broadcast_shape, check_tensor,
-                                            contiguous, dims_equal, normalize_axis, shape_size,
-                                            shapes_equal, sum_to_shape)
+from minispore.ops.casting import cast_array
+from minispore.ops.operations._base import (cached_op, check_tensor, contiguous, dims_equal,
+                                            normalize_axis, shape_size, shapes_equal)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "StopGradient",
-           "BroadcastTo",
-           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Assign", "ScalarToTensor",
-           "DynamicBroadcastTo"]
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
+           "Transpose", "ExpandDims", "Squeeze", "Flatten", "Assign", "ScalarToTensor"]
 
 
 def is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
-def _is_dim(v):
+def is_dim(v):
     """An int or a symbolic dim (a shape argument computed from a dynamic input's shape)."""
     return is_int(v) or isinstance(v, SymDim)
 
@@ -47,27 +40,6 @@ def movable(arr):
     """The array as the kernels can move it: Numba has no float16 on CPU, so pure data
     movement sees float16 as its uint16 bit pattern."""
     return arr.view(np.uint16) if arr.dtype == np.float16 else arr
-
-
-def cast_array(x, target):
-    """x converted to numpy dtype `target`; float16 goes through the bit-pattern kernels
-    (Numba has no float16 on CPU), everything else through the cast kernel."""
-    x = contiguous(x)
-    if x.dtype == np.float16:
-        wide = device.empty(x.shape, np.float32)
-        kernel("half", "half_to_float")(x.view(np.uint16), wide)
-        if target == np.float32:
-            return wide
-        x = wide
-    if target == np.float16:
-        if x.dtype.kind != "f":
-            x = cast_array(x, np.dtype(np.float64))
-        bits = device.empty(x.shape, np.uint16)
-        kernel("half", "float_to_half")(x, bits)
-        return bits.view(np.float16)
-    out = device.empty(x.shape, target)
-    kernel("array", "cast")(x, out)
-    return out
 
 
 def _fill_value(value, dtype):
@@ -97,7 +69,7 @@ def check_int_tuple(prim, arg_name, value, allow_int=False):
 
 def check_dim_tuple(prim, arg_name, value):
     """Like check_int_tuple, but entries may also be symbolic dims (a traced shape's dims)."""
-    if not isinstance(value, (tuple, list)) or not all(_is_dim(v) for v in value):
+    if not isinstance(value, (tuple, list)) or not all(is_dim(v) for v in value):
         raise prim.error(f"'{arg_name}' must be a tuple of ints, but got {value!r}.", TypeError)
     return tuple(v if isinstance(v, SymDim) else int(v) for v in value)
 
@@ -108,7 +80,7 @@ class Reshape(Primitive):
 
     def infer(self, x, shape):
         check_tensor(self, "x", x)
-        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(is_dim(d) for d in shape):
             raise self.error(f"'shape' must be a tuple of ints, but got {shape!r}.", TypeError)
         shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
         if shape.count(-1) > 1 or any(d < -1 for d in shape):
@@ -148,7 +120,7 @@ class Reshape(Primitive):
 
     def bprop(self, inputs, out, dout):
         x, _ = inputs
-        return _F().reshape(dout, x.shape), None
+        return cached_op(Reshape)(dout, tuple(x.shape)), None
 
 
 class Cast(Primitive):
@@ -171,7 +143,7 @@ class Cast(Primitive):
         x, _ = inputs
         if not x.dtype.is_float:
             return None, None
-        return _F().cast(dout, x.dtype), None
+        return cached_op(Cast)(dout, x.dtype), None
 
 
 class _FillLike(Primitive):
@@ -245,73 +217,7 @@ class StopGradient(Identity):
     """out = a copy of x whose gradient is zero: nothing flows back through it."""
 
     def bprop(self, inputs, out, dout):
-        return (_F().zeros_like(inputs[0]),)
-
-
-class BroadcastTo(Primitive):
-    """out = x broadcast (numpy rules) to `shape`; BroadcastTo(shape)(x). -1 keeps x's dim."""
-    sharding_rule = rules.broadcast_to
-
-    def __init__(self, shape):
-        super().__init__()
-        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
-            raise TypeError(f"For 'BroadcastTo', 'shape' must be a tuple of ints, but got "
-                            f"{shape!r}.")
-        self.shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
-        self.add_prim_attr("shape", self.shape)
-
-    def _target(self, x_shape, shape=None):
-        shape = self.shape if shape is None else shape
-        lead = len(shape) - len(x_shape)
-        return tuple(x_shape[i - lead] if d == -1 and i >= lead else d
-                     for i, d in enumerate(shape))
-
-    def infer(self, x, shape=None):
-        check_tensor(self, "x", x)
-        shape = self.shape if shape is None else shape
-        if len(x.shape) > len(shape):
-            raise self.error(f"x.shape {tuple(x.shape)} has more dims than the target "
-                             f"shape {shape}.")
-        target = self._target(x.shape, shape)
-        if any(d < 0 for d in target):
-            raise self.error(f"-1 in 'shape' {shape} may only stand for an existing dim "
-                             f"of x.shape {tuple(x.shape)}.")
-        if not shapes_equal(self, broadcast_shape(self, x.shape, target), target):
-            raise self.error(f"x.shape {tuple(x.shape)} cannot be broadcast to {target}.")
-        return Aval(target, x.dtype)
-
-    def impl(self, x, shape=None):
-        # A contiguous copy: later in-place kernels (optimizer updates) must never see a view.
-        target = self._target(x.shape, shape)
-        lead = len(target) - x.ndim
-        xs = c_strides(x.shape)
-        src_strides = [0] * lead + [0 if x.shape[i] == 1 else xs[i] for i in range(x.ndim)]
-        out = device.empty(target, x.dtype)
-        strided_copy(x, 0, out, 0, target, src_strides, c_strides(target))
-        return out
-
-    def bprop(self, inputs, out, dout):
-        return (sum_to_shape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
-
-    def local_call(self, args, ctx):
-        # The target shape is logical; each rank broadcasts its block to the result's block.
-        if len(args) > 1:
-            return self(args[0], ctx.out_shapes[0])
-        return self.with_attrs(shape=ctx.out_shapes[0])(args[0])
-
-
-class DynamicBroadcastTo(BroadcastTo):
-    """BroadcastTo with the target shape as a call argument: DynamicBroadcastTo()(x, shape).
-    A shape holding dynamic dims must be an argument, not an attribute, so the compiled graph
-    can substitute the sizes of each call (ops.broadcast_to picks this form for them)."""
-
-    def __init__(self):
-        Primitive.__init__(self)
-
-    def __call__(self, x, shape):
-        if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
-            raise self.error(f"'shape' must be a tuple of ints, but got {shape!r}.", TypeError)
-        return Primitive.__call__(self, x, tuple(shape))
+        return (cached_op(ZerosLike)(inputs[0]),)
 
 
 class Transpose(Primitive):
@@ -350,7 +256,7 @@ class Transpose(Primitive):
         x, perm = inputs
         perm = [int(p) % max(x.ndim, 1) for p in perm]
         inverse = tuple(int(i) for i in np.argsort(perm))
-        return _F().transpose(dout, inverse), None
+        return cached_op(Transpose)(dout, inverse), None
 
 
 class _ReshapeLike(Primitive):
@@ -358,7 +264,7 @@ class _ReshapeLike(Primitive):
     sharding_rule = rules.reshape
 
     def bprop(self, inputs, out, dout):
-        return (_F().reshape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
+        return (cached_op(Reshape)(dout, tuple(inputs[0].shape)),) + (None,) * (len(inputs) - 1)
 
 
 class ExpandDims(_ReshapeLike):
@@ -480,3 +386,12 @@ class ScalarToTensor(Primitive):
         out = device.empty((), mstype.to_type(dtype).np_dtype)
         kernel("array", "fill")(movable(out), _fill_value(input_x, out.dtype))
         return out
+
+
+def dim_scalar(value, dtype):
+    """A size used as a number in arithmetic (a mean's count): the int itself when static; a
+    dynamic size becomes a 0-d tensor computed when the graph runs (the value is unknown while
+    tracing)."""
+    if isinstance(value, SymDim):
+        return cached_op(ScalarToTensor)(value, dtype)
+    return value

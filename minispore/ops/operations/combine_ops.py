@@ -6,18 +6,15 @@ travels as its bit pattern like every other data-movement operator.
 from minispore import device
 from minispore.common.symbolic import SymDim
 from minispore.ops import sharding as rules
-from minispore.ops.operations._base import (check_same_dtype, check_tensor, dims_equal,
-                                            normalize_axis)
-from minispore.ops.operations.array_ops import (c_strides, check_int_tuple, is_int,
+from minispore.ops.operations._base import (cached_op, check_same_dtype, check_tensor,
+                                            dims_equal, normalize_axis)
+from minispore.ops.operations.array_ops import (Reshape, c_strides, check_int_tuple, is_int,
                                                 strided_copy)
+from minispore.ops.operations.indexing_ops import StridedSlice
+from minispore.ops.operations.math_ops import ReduceSum
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Concat", "Split", "Tile"]
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 class Concat(Primitive):
@@ -81,11 +78,12 @@ class Concat(Primitive):
     def bprop(self, inputs, out, dout):
         axis = self.axis % inputs[0].ndim
         grads, offset = [], 0
+        piece = cached_op(StridedSlice, 0, 0, 0, 0, 0)
         for x in inputs:
             begin = [0] * x.ndim
             end = list(dout.shape)
             begin[axis], end[axis] = offset, offset + x.shape[axis]
-            grads.append(_F().strided_slice(dout, tuple(begin), tuple(end), (1,) * x.ndim))
+            grads.append(piece(dout, tuple(begin), tuple(end), (1,) * x.ndim))
             offset += x.shape[axis]
         return tuple(grads)
 
@@ -139,7 +137,7 @@ class Split(Primitive):
         return tuple(outs)
 
     def bprop(self, inputs, out, dout):
-        return (_F().concat(tuple(dout), self.axis),)
+        return (cached_op(Concat, self.axis)(tuple(dout)),)
 
 
 class Tile(Primitive):
@@ -178,7 +176,7 @@ class Tile(Primitive):
     def bprop(self, inputs, out, dout):
         x, multiples = inputs
         shape, multiples = self._plan(x, multiples)
-        F = _F()
+        reshape = cached_op(Reshape)
         inter = tuple(v for pair in zip(multiples, shape) for v in pair)
-        summed = F.reduce_sum(F.reshape(dout, inter), tuple(range(0, len(inter), 2)), False)
-        return F.reshape(summed, x.shape), None
+        summed = cached_op(ReduceSum, False)(reshape(dout, inter), tuple(range(0, len(inter), 2)))
+        return reshape(summed, tuple(x.shape)), None

@@ -23,18 +23,15 @@ from minispore.communication import collectives as _coll
 from minispore.communication._comm import WORLD_NAMES, communicator
 from minispore.ops import sharding as rules
 from minispore.ops.interpreter import unobserved_host_eager
-from minispore.ops.operations._base import check_tensor
+from minispore.ops.operations._base import cached_op, check_tensor
+from minispore.ops.operations.array_ops import Cast, ZerosLike
+from minispore.ops.operations.math_ops import Equal, Mul, RealDiv
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "AlltoAll", "Broadcast",
            "Reduce", "Send", "Receive", "Barrier", "_MirrorOperator", "_DynamicReceive"]
 
 _WORLD = WORLD_NAMES[0]
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 class ReduceOp:
@@ -139,14 +136,14 @@ class AllReduce(_Collective):
         return _coll.all_reduce(x, self.op, self.group, out=out)
 
     def bprop(self, inputs, out, dout):
-        F = _F()
         x, = inputs
         if self.op == ReduceOp.SUM:
             return (AllReduce(ReduceOp.SUM, self.group)(dout),)
+        mul = cached_op(Mul)
         if self.op == ReduceOp.PROD:
-            return (F.div(AllReduce(ReduceOp.SUM, self.group)(F.mul(dout, out)), x),)
-        holds = F.cast(F.equal(x, out), x.dtype)
-        return (F.mul(AllReduce(ReduceOp.SUM, self.group)(dout), holds),)
+            return (cached_op(RealDiv)(AllReduce(ReduceOp.SUM, self.group)(mul(dout, out)), x),)
+        holds = cached_op(Cast)(cached_op(Equal)(x, out), x.dtype)
+        return (mul(AllReduce(ReduceOp.SUM, self.group)(dout), holds),)
 
 
 class AllGather(_Collective):
@@ -419,8 +416,7 @@ class Receive(_Collective):
 
     def bprop(self, inputs, out, dout):
         Send(self.sr_tag, self.src_rank, self.group_back)(dout)
-        F = _F()
-        return tuple(F.zeros_like(d) for d in inputs)
+        return tuple(cached_op(ZerosLike)(d) for d in inputs)
 
 
 class _DynamicReceive(Receive):

@@ -9,10 +9,12 @@ from minispore.common.symbolic import SymDim
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (broadcast_shape, check_dtype, check_tensor,
-                                            contiguous, normalize_axis, shape_size, shapes_equal)
-from minispore.ops.operations.array_ops import (c_strides, check_dim_tuple, check_int_tuple,
-                                                movable, strided_copy)
+from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dtype,
+                                            check_tensor, contiguous, normalize_axis, shape_size,
+                                            shapes_equal)
+from minispore.ops.operations.array_ops import (Reshape, Transpose, c_strides, check_dim_tuple,
+                                                check_int_tuple, movable, strided_copy)
+from minispore.ops.operations.math_ops import Sub, broadcast_to
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["StridedSlice", "StridedSliceGrad", "MicroBatchSlice", "Gather", "UnsortedSegmentSum",
@@ -20,11 +22,6 @@ __all__ = ["StridedSlice", "StridedSliceGrad", "MicroBatchSlice", "Gather", "Uns
 
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 def _bit(mask, i):
@@ -182,8 +179,9 @@ class StridedSlice(_SliceBase):
 
     def bprop(self, inputs, out, dout):
         x, begin, end, strides = inputs
-        return (_F().strided_slice_grad(dout, tuple(x.shape), begin, end, strides,
-                                        *self.masks), None, None, None)
+        grad = cached_op(StridedSliceGrad, *self.masks)
+        return (grad(dout, tuple(x.shape), tuple(begin), tuple(end), tuple(strides)),
+                None, None, None)
 
 
 _MICRO_BATCH_ROWS = ("micro-batch i is the contiguous rows [i*N/m, (i+1)*N/m) of the whole "
@@ -248,8 +246,8 @@ class StridedSliceGrad(_SliceBase):
 
     def bprop(self, inputs, out, dout):
         _, _, begin, end, strides = inputs
-        return (_F().strided_slice(dout, begin, end, strides, *self.masks),
-                None, None, None, None)
+        piece = cached_op(StridedSlice, *self.masks)
+        return (piece(dout, tuple(begin), tuple(end), tuple(strides)), None, None, None, None)
 
 
 class Gather(Primitive):
@@ -294,7 +292,7 @@ class Gather(Primitive):
             offset = sum(splits[:layout.block_index(ctx.rank)[0]])
         else:
             offset = ctx.block_offset(layout, shape, 0)
-        return _GatherOrZero()(params, _F().sub(indices, offset), 0)
+        return _GatherOrZero()(params, cached_op(Sub)(indices, offset), 0)
 
     def infer(self, params, indices, axis):
         check_tensor(self, "input_params", params)
@@ -323,17 +321,17 @@ class Gather(Primitive):
 
     def bprop(self, inputs, out, dout):
         params, indices, axis = inputs
-        F = _F()
+        segment_sum, transpose = cached_op(UnsortedSegmentSum), cached_op(Transpose)
         axis = int(axis) % params.ndim
         if axis == 0:
-            return F.unsorted_segment_sum(dout, indices, params.shape[0]), None, None
+            return segment_sum(dout, indices, params.shape[0]), None, None
         # Move the indices' dims to the front, scatter-add along dim 0, move the result back.
         p, q = axis, indices.ndim
         r = dout.ndim - p - q
         front = tuple(range(p, p + q)) + tuple(range(p)) + tuple(range(p + q, p + q + r))
-        summed = F.unsorted_segment_sum(F.transpose(dout, front), indices, params.shape[axis])
+        summed = segment_sum(transpose(dout, front), indices, params.shape[axis])
         back = tuple(range(1, p + 1)) + (0,) + tuple(range(p + 1, p + 1 + r))
-        return F.transpose(summed, back), None, None
+        return transpose(summed, back), None, None
 
 
 class _GatherOrZero(Gather):
@@ -344,7 +342,7 @@ class _GatherOrZero(Gather):
 
     def bprop(self, inputs, out, dout):
         params, indices, _ = inputs
-        return _F().unsorted_segment_sum(dout, indices, params.shape[0]), None, None
+        return cached_op(UnsortedSegmentSum)(dout, indices, params.shape[0]), None, None
 
 
 class EmbeddingLookup(_GatherOrZero):
@@ -379,7 +377,7 @@ class EmbeddingLookup(_GatherOrZero):
                 f"and its lookup kept in host memory) is not implemented in minispore; use "
                 f"the GPU target for the whole network, or device_target 'CPU'.")
         if offset:
-            input_indices = _F().sub(input_indices, offset)
+            input_indices = cached_op(Sub)(input_indices, offset)
         return Primitive.__call__(self, input_params, input_indices, 0)
 
 
@@ -511,11 +509,10 @@ class MaskedSelect(Primitive):
         for name, v in (("x", x), ("mask", mask)):
             check_tensor(self, name, v)
         shape = broadcast_shape(self, tuple(x.shape), tuple(mask.shape), ("x", "mask"))
-        F = _F()
         if tuple(x.shape) != shape:
-            x = F.broadcast_to(x, shape)
+            x = broadcast_to(x, shape)
         if tuple(mask.shape) != shape:
-            mask = F.broadcast_to(mask, shape)
+            mask = broadcast_to(mask, shape)
         return super().__call__(x, mask)
 
     def infer(self, x, mask):
@@ -536,8 +533,9 @@ class MaskedSelect(Primitive):
 
     def bprop(self, inputs, out, dout):
         x, mask = inputs
-        F = _F()
+        reshape = cached_op(Reshape)
         n = shape_size(x.shape)
-        flat_mask = F.reshape(mask, (n,))
+        flat_mask = reshape(mask, (n,))
         positions = self(Tensor(np.arange(n, dtype=np.int64)), flat_mask)
-        return F.reshape(F.unsorted_segment_sum(dout, positions, n), tuple(x.shape)), None
+        summed = cached_op(UnsortedSegmentSum)(dout, positions, n)
+        return reshape(summed, tuple(x.shape)), None

@@ -1,35 +1,35 @@
-"""Arithmetic, elementwise math, comparison, selection, matrix-product and reduction operators."""
-import numbers
+"""Arithmetic, elementwise math, comparison, selection, reduction and broadcasting operators.
 
-import numpy as np
+They share a module because their bprops call each other: a binary operator's gradient is
+summed back over its broadcast axes (ReduceSum, Reshape), ReduceSum's and ReduceMean's are
+broadcast back (BroadcastTo, RealDiv), and BroadcastTo's is summed. The matrix products, whose
+bprops only call into here, are in matmul_ops."""
+import numbers
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import SymDim, is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.interpreter import to_tensor
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import (BinaryElementwise, broadcast_shape, check_dtype,
-                                            check_same_dtype, check_tensor, contiguous,
-                                            dim_scalar, dims_equal, is_tensor, normalize_axis,
-                                            reduce_axes, reduced_shape, run_middle_reduction,
-                                            shape_size, shapes_equal, sum_to_shape,
-                                            UnaryElementwise)
+from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dtype,
+                                            check_same_dtype, check_tensor, is_tensor,
+                                            normalize_axis, reduce_axes, reduced_shape,
+                                            run_middle_reduction, shape_size, shapes_equal)
 from minispore.ops.operations import _math_grad_ops as G
+from minispore.ops.operations.array_ops import (Cast, Reshape, c_strides, dim_scalar, is_dim,
+                                                strided_copy)
+from minispore.ops.operations.elementwise import BinaryElementwise, UnaryElementwise
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "Neg", "Maximum", "Minimum", "Pow", "Exp",
            "Log", "Sqrt", "Rsqrt", "Square", "Abs", "Equal", "NotEqual", "Less", "LessEqual",
-           "Greater", "GreaterEqual", "Select", "MatMul", "BatchMatMul", "ReduceSum",
-           "ReduceMean", "ReduceMax", "ReduceMin", "Argmax"]
+           "Greater", "GreaterEqual", "Select", "ReduceSum", "ReduceMean", "ReduceMax",
+           "ReduceMin", "Argmax", "BroadcastTo", "DynamicBroadcastTo"]
 
 _FLOAT = mstype.float_types
 _SIGNED = _FLOAT + (mstype.int8, mstype.int16, mstype.int32, mstype.int64)
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 class Add(BinaryElementwise):
@@ -47,7 +47,7 @@ class Sub(BinaryElementwise):
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
-        return sum_to_shape(dout, x.shape), sum_to_shape(_F().neg(dout), y.shape)
+        return sum_to_shape(dout, x.shape), sum_to_shape(cached_op(Neg)(dout), y.shape)
 
 
 class Mul(BinaryElementwise):
@@ -56,8 +56,8 @@ class Mul(BinaryElementwise):
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
-        F = _F()
-        return sum_to_shape(F.mul(dout, y), x.shape), sum_to_shape(F.mul(dout, x), y.shape)
+        mul = cached_op(Mul)
+        return sum_to_shape(mul(dout, y), x.shape), sum_to_shape(mul(dout, x), y.shape)
 
 
 class RealDiv(BinaryElementwise):
@@ -69,8 +69,8 @@ class RealDiv(BinaryElementwise):
     def promote(self, x, y):
         x, y = super().promote(x, y)
         if not x.dtype.is_float:
-            F = _F()
-            x, y = F.cast(x, mstype.float32), F.cast(y, mstype.float32)
+            cast = cached_op(Cast)
+            x, y = cast(x, mstype.float32), cast(y, mstype.float32)
         return x, y
 
     def __call__(self, x, y):
@@ -84,10 +84,9 @@ class RealDiv(BinaryElementwise):
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
-        F = _F()
-        dx = F.div(dout, y)
+        dx = cached_op(RealDiv)(dout, y)
         # d(x/y)/dy = -(x/y)/y = -out/y: reuses the forward output instead of x / y**2.
-        dy = F.neg(F.mul(dx, out))
+        dy = cached_op(Neg)(cached_op(Mul)(dx, out))
         return sum_to_shape(dx, x.shape), sum_to_shape(dy, y.shape)
 
 
@@ -112,7 +111,7 @@ class Neg(UnaryElementwise):
     valid_dtypes = _SIGNED
 
     def bprop(self, inputs, out, dout):
-        return (_F().neg(dout),)
+        return (cached_op(Neg)(dout),)
 
 
 class Maximum(BinaryElementwise):
@@ -182,7 +181,7 @@ class Exp(UnaryElementwise):
     kernel_name = "exp"
 
     def bprop(self, inputs, out, dout):
-        return (_F().mul(dout, out),)
+        return (cached_op(Mul)(dout, out),)
 
 
 class Log(UnaryElementwise):
@@ -190,7 +189,7 @@ class Log(UnaryElementwise):
     kernel_name = "log"
 
     def bprop(self, inputs, out, dout):
-        return (_F().div(dout, inputs[0]),)
+        return (cached_op(RealDiv)(dout, inputs[0]),)
 
 
 class Sqrt(UnaryElementwise):
@@ -293,161 +292,10 @@ class Select(Primitive):
 
     def bprop(self, inputs, out, dout):
         cond, x, y = inputs
-        F = _F()
+        select = cached_op(Select)
         # The 0-d zero broadcasts inside the kernel: one pass per gradient, no zeros tensor.
-        return (None, sum_to_shape(F.select(cond, dout, 0), x.shape),
-                sum_to_shape(F.select(cond, 0, dout), y.shape))
-
-
-class _MatMulBase(Primitive):
-    """Shared attributes and bprop of MatMul and BatchMatMul (`_product` is the functional op)."""
-    float16_in_float32 = True
-    sharding_rule = rules.matmul
-
-    def __init__(self, transpose_a=False, transpose_b=False):
-        super().__init__()
-        for name, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b)):
-            if not isinstance(v, bool):
-                raise TypeError(f"For '{self.name}', '{name}' must be bool, but got "
-                                f"{type(v).__name__}.")
-        self.transpose_a = transpose_a
-        self.transpose_b = transpose_b
-        self.add_prim_attr("transpose_a", transpose_a)
-        self.add_prim_attr("transpose_b", transpose_b)
-
-    def _check_operands(self, x, y, min_rank):
-        check_tensor(self, "x", x)
-        check_tensor(self, "y", y)
-        if x.ndim < min_rank or y.ndim < min_rank:
-            raise self.error(f"the inputs must be at least {min_rank}-D, but got x.shape "
-                             f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
-        check_dtype(self, "x", x, mstype.float_types)
-        check_same_dtype(self, ("x", "y"), (x, y))
-        m, k = (x.shape[-1], x.shape[-2]) if self.transpose_a else x.shape[-2:]
-        k2, n = (y.shape[-1], y.shape[-2]) if self.transpose_b else y.shape[-2:]
-        if not dims_equal(self, k, k2):
-            raise self.error(f"the contracted dims must be equal, but x.shape {tuple(x.shape)} "
-                             f"(transpose_a={self.transpose_a}) gives {k} and y.shape "
-                             f"{tuple(y.shape)} (transpose_b={self.transpose_b}) gives {k2}.")
-        return m, n
-
-    def _product(self, a, b, transpose_a, transpose_b):
-        raise NotImplementedError
-
-    def bprop(self, inputs, out, dout):
-        x, y = inputs
-        ta, tb = self.transpose_a, self.transpose_b
-        mm = self._product
-        # With C = A B (A = op(x), B = op(y)): dA = dC B^T, dB = A^T dC; transposes fold into
-        # the GEMM flags so no transpose is ever materialised. A batch dim that was broadcast
-        # (BatchMatMul) sums its gradient back over the batches it fed.
-        # Each gradient is a deferred product: the tape runs it only for inputs that need one
-        # (a first layer's input never does, which saves a whole GEMM per step).
-        if ta:
-            dx = lambda: sum_to_shape(mm(y, dout, tb, True), x.shape)  # noqa: E731
-        else:
-            dx = lambda: sum_to_shape(mm(dout, y, False, not tb), x.shape)  # noqa: E731
-        if tb:
-            dy = lambda: sum_to_shape(mm(dout, x, True, ta), y.shape)  # noqa: E731
-        else:
-            dy = lambda: sum_to_shape(mm(x, dout, not ta, False), y.shape)  # noqa: E731
-        return dx, dy
-
-
-class MatMul(_MatMulBase):
-    """out = op(x) @ op(y) for 2-D x, y, where op transposes when transpose_a / transpose_b.
-
-    Shapes: x (M, K) (or (K, M) with transpose_a), y (K, N) (or (N, K)); out (M, N).
-    Raises ValueError when the contracted dims differ, TypeError for non-float or mixed dtypes.
-
-    >>> import numpy as np, minispore as ms
-    >>> ms.ops.MatMul()(ms.Tensor(np.ones((2, 3), np.float32)),
-    ...                 ms.Tensor(np.ones((3, 4), np.float32))).shape
-    (2, 4)
-    """
-
-    def infer(self, x, y):
-        if is_tensor(x) and is_tensor(y) and (x.ndim != 2 or y.ndim != 2):
-            raise self.error(f"the inputs must be 2-D, but got x.shape {tuple(x.shape)} and "
-                             f"y.shape {tuple(y.shape)}.")
-        return Aval(self._check_operands(x, y, 2), x.dtype)
-
-    writes_out = True
-
-    def impl(self, x, y, out=None):
-        if out is None:
-            m = x.shape[1] if self.transpose_a else x.shape[0]
-            n = y.shape[0] if self.transpose_b else y.shape[1]
-            out = device.empty((m, n), x.dtype)
-        return kernel("matmul", "matmul_into")(x, y, self.transpose_a, self.transpose_b, out)
-
-    def _product(self, a, b, transpose_a, transpose_b):
-        return _F().matmul(a, b, transpose_a, transpose_b)
-
-
-class BatchMatMul(_MatMulBase):
-    """out[..., :, :] = op(x[...]) @ op(y[...]) over leading (batch) dims that broadcast.
-
-    Shapes: x (*Bx, M, K) (or (*Bx, K, M) with transpose_a), y (*By, K, N) (or (*By, N, K));
-    out (*B, M, N) with B the numpy broadcast of Bx and By, e.g. (2, 1, 3, 4) x (1, 5, 4, 6)
-    -> (2, 5, 3, 6). x and y have equal ranks >= 3 (MindSpore's rule; ops.matmul pads ranks).
-    The gradient of a broadcast batch dim is summed over the batches it fed.
-    Raises ValueError for unequal ranks, batch dims that do not broadcast or unequal
-    contracted dims; TypeError for non-float or mixed dtypes.
-
-    >>> import numpy as np, minispore as ms
-    >>> ms.ops.BatchMatMul()(ms.Tensor(np.ones((5, 2, 3), np.float32)),
-    ...                      ms.Tensor(np.ones((5, 3, 4), np.float32))).shape
-    (5, 2, 4)
-    >>> ms.ops.BatchMatMul(transpose_b=True)(ms.Tensor(np.ones((2, 1, 3, 4), np.float32)),
-    ...                                      ms.Tensor(np.ones((1, 5, 6, 4), np.float32))).shape
-    (2, 5, 3, 6)
-    """
-
-    def infer(self, x, y):
-        m, n = self._check_operands(x, y, 3)
-        if x.ndim != y.ndim:
-            raise self.error(f"x and y must have equal ranks, but got x.shape {tuple(x.shape)} "
-                             f"and y.shape {tuple(y.shape)}; ops.matmul broadcasts mixed ranks.")
-        try:
-            batch = broadcast_shape(self, x.shape[:-2], y.shape[:-2])
-        except ValueError:
-            raise self.error(f"the batch dims of x and y must be equal or broadcastable (numpy "
-                             f"rules), but got x.shape {tuple(x.shape)} and y.shape "
-                             f"{tuple(y.shape)}.") from None
-        return Aval(tuple(batch) + (m, n), x.dtype)
-
-    def impl(self, x, y):
-        batch = tuple(np.broadcast_shapes(x.shape[:-2], y.shape[:-2]))
-        a = _batch_operand(x, batch)
-        b = _batch_operand(y, batch)
-        m = x.shape[-1] if self.transpose_a else x.shape[-2]
-        n = y.shape[-2] if self.transpose_b else y.shape[-1]
-        out = device.empty((shape_size(batch), m, n), x.dtype)
-        if out.shape[0]:
-            kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
-        return out.reshape(batch + (m, n))
-
-    def _product(self, a, b, transpose_a, transpose_b):
-        return _F().batch_matmul(a, b, transpose_a, transpose_b)
-
-
-def _batch_operand(x, batch):
-    """x as the 3-D contiguous (Bx, rows, cols) operand of the batch_matmul kernel, which
-    reads batch z of the (prod(batch), ., .) output from x[z % Bx].
-
-    Flattened batch z % Bx is x's batch exactly when x's batch dims, after leading 1s, equal
-    the trailing dims of `batch` (equal batches, or x repeated over leading dims): then no
-    copy. Otherwise (a 1 inside, as (2, 1) against (2, 5)) only the dims from the first
-    non-1 on are materialised by broadcasting.
-    """
-    xb = tuple(x.shape[:-2])
-    lead = 0
-    while lead < len(xb) and xb[lead] == 1:
-        lead += 1
-    if xb[lead:] != batch[lead:]:
-        x = device.broadcast_to(x, batch[lead:] + tuple(x.shape[-2:]))
-    return contiguous(x).reshape((shape_size(x.shape[:-2]),) + tuple(x.shape[-2:]))
+        return (None, sum_to_shape(select(cond, dout, 0), x.shape),
+                sum_to_shape(select(cond, 0, dout), y.shape))
 
 
 class _Reduce(Primitive):
@@ -488,10 +336,9 @@ class ReduceSum(_Reduce):
 
     def bprop(self, inputs, out, dout):
         x, axis = inputs
-        F = _F()
         axes = reduce_axes(self, axis, x.ndim)
-        kept = F.reshape(dout, reduced_shape(x.shape, axes, True))
-        return F.broadcast_to(kept, x.shape), None
+        kept = cached_op(Reshape)(dout, reduced_shape(x.shape, axes, True))
+        return broadcast_to(kept, x.shape), None
 
 
 class ReduceMean(_Reduce):
@@ -504,12 +351,12 @@ class ReduceMean(_Reduce):
 
     def bprop(self, inputs, out, dout):
         x, axis = inputs
-        F = _F()
         axes = reduce_axes(self, axis, x.ndim)
         count = dim_scalar(shape_size([x.shape[a] for a in axes]), dout.dtype)
         # Scale the small reduced gradient before broadcasting it: one full-size pass.
-        kept = F.reshape(F.div(dout, count), reduced_shape(x.shape, axes, True))
-        return F.broadcast_to(kept, x.shape), None
+        kept = cached_op(Reshape)(cached_op(RealDiv)(dout, count),
+                                  reduced_shape(x.shape, axes, True))
+        return broadcast_to(kept, x.shape), None
 
 
 class _ReduceExtremum(_Reduce):
@@ -581,3 +428,91 @@ class Argmax(Primitive):
         out = run_middle_reduction(kernel("reduce", "argmax_middle"), x, (axis,),
                                    self.output_type.np_dtype)
         return out.reshape(x.shape[:axis] + x.shape[axis + 1:])
+
+
+def sum_to_shape(grad, shape):
+    """Reduce a broadcast gradient back to `shape` (sum over the broadcast axes)."""
+    gshape = grad.shape
+    if tuple(gshape) == tuple(shape):
+        return grad
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                      if d == 1 and gshape[i + lead] != 1)
+    if axes:
+        grad = cached_op(ReduceSum, False)(grad, axes)
+    return cached_op(Reshape)(grad, tuple(shape))
+
+
+def broadcast_to(x, shape):
+    """x broadcast to `shape` (ops.broadcast_to): a DynamicBroadcastTo when a dim is dynamic,
+    so the compiled graph substitutes each call's sizes, else one BroadcastTo per shape."""
+    shape = tuple(shape)
+    if is_symbolic(shape):
+        return cached_op(DynamicBroadcastTo)(x, shape)
+    return cached_op(BroadcastTo, shape)(x)
+
+
+class BroadcastTo(Primitive):
+    """out = x broadcast (numpy rules) to `shape`; BroadcastTo(shape)(x). -1 keeps x's dim."""
+    sharding_rule = rules.broadcast_to
+
+    def __init__(self, shape):
+        super().__init__()
+        if not isinstance(shape, (tuple, list)) or not all(is_dim(d) for d in shape):
+            raise TypeError(f"For 'BroadcastTo', 'shape' must be a tuple of ints, but got "
+                            f"{shape!r}.")
+        self.shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
+        self.add_prim_attr("shape", self.shape)
+
+    def _target(self, x_shape, shape=None):
+        shape = self.shape if shape is None else shape
+        lead = len(shape) - len(x_shape)
+        return tuple(x_shape[i - lead] if d == -1 and i >= lead else d
+                     for i, d in enumerate(shape))
+
+    def infer(self, x, shape=None):
+        check_tensor(self, "x", x)
+        shape = self.shape if shape is None else shape
+        if len(x.shape) > len(shape):
+            raise self.error(f"x.shape {tuple(x.shape)} has more dims than the target "
+                             f"shape {shape}.")
+        target = self._target(x.shape, shape)
+        if any(d < 0 for d in target):
+            raise self.error(f"-1 in 'shape' {shape} may only stand for an existing dim "
+                             f"of x.shape {tuple(x.shape)}.")
+        if not shapes_equal(self, broadcast_shape(self, x.shape, target), target):
+            raise self.error(f"x.shape {tuple(x.shape)} cannot be broadcast to {target}.")
+        return Aval(target, x.dtype)
+
+    def impl(self, x, shape=None):
+        # A contiguous copy: later in-place kernels (optimizer updates) must never see a view.
+        target = self._target(x.shape, shape)
+        lead = len(target) - x.ndim
+        xs = c_strides(x.shape)
+        src_strides = [0] * lead + [0 if x.shape[i] == 1 else xs[i] for i in range(x.ndim)]
+        out = device.empty(target, x.dtype)
+        strided_copy(x, 0, out, 0, target, src_strides, c_strides(target))
+        return out
+
+    def bprop(self, inputs, out, dout):
+        return (sum_to_shape(dout, inputs[0].shape),) + (None,) * (len(inputs) - 1)
+
+    def local_call(self, args, ctx):
+        # The target shape is logical; each rank broadcasts its block to the result's block.
+        if len(args) > 1:
+            return self(args[0], ctx.out_shapes[0])
+        return self.with_attrs(shape=ctx.out_shapes[0])(args[0])
+
+
+class DynamicBroadcastTo(BroadcastTo):
+    """BroadcastTo with the target shape as a call argument: DynamicBroadcastTo()(x, shape).
+    A shape holding dynamic dims must be an argument, not an attribute, so the compiled graph
+    can substitute the sizes of each call (ops.broadcast_to picks this form for them)."""
+
+    def __init__(self):
+        Primitive.__init__(self)
+
+    def __call__(self, x, shape):
+        if not isinstance(shape, (tuple, list)) or not all(is_dim(d) for d in shape):
+            raise self.error(f"'shape' must be a tuple of ints, but got {shape!r}.", TypeError)
+        return Primitive.__call__(self, x, tuple(shape))

@@ -16,15 +16,13 @@ from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal, normalize_axis,
                                             shapes_equal)
+from minispore.ops.operations.array_ops import Reshape
+from minispore.ops.operations.math_ops import Mul, ReduceSum
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Softmax", "SoftmaxGrad", "LogSoftmax", "LogSoftmaxGrad",
            "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Dropout",
            "LayerNorm", "LayerNormGrad"]
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 def _one_axis(name, axis):
@@ -137,9 +135,8 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
         return loss, dlogits
 
     def bprop(self, inputs, out, dout):
-        F = _F()
-        dloss = F.reshape(dout[0], (out[1].shape[0], 1))
-        return F.mul(out[1], dloss), None
+        dloss = cached_op(Reshape)(dout[0], (out[1].shape[0], 1))
+        return cached_op(Mul)(out[1], dloss), None
 
 
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
@@ -191,7 +188,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     def bprop(self, inputs, out, dout):
         if self.is_grad:
             raise self.error("its is_grad=True output is not differentiable.", RuntimeError)
-        return _F().mul(out[1], dout[0]), None
+        return cached_op(Mul)(out[1], dout[0]), None
 
 
 def label_out_of_range(op, labels, row, num_classes, ignore_index=None, loss=None):
@@ -298,8 +295,8 @@ class Dropout(Primitive):
         return out, mask
 
     def bprop(self, inputs, out, dout):
-        F = _F()
-        return (F.mul(F.mul(dout[0], out[1]), 1.0 / self.keep_prob),)
+        mul = cached_op(Mul)
+        return (mul(mul(dout[0], out[1]), 1.0 / self.keep_prob),)
 
     def generators(self):
         return (self._rng,) if self._rng is not None else ()
@@ -407,14 +404,14 @@ class LayerNorm(_LayerNormBase):
 
     def bprop(self, inputs, out, dout):
         x, gamma, _ = inputs
-        F = _F()
         grad = cached_op(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis)
         dx, dgamma, dbeta = grad(x, dout[0], out[2], out[1], gamma)
         lead = len(dgamma.shape) - gamma.ndim
         if lead:
             # gamma starts after the normalised block: sum the broadcast dims away.
-            dgamma = F.reduce_sum(dgamma, tuple(range(lead)))
-            dbeta = F.reduce_sum(dbeta, tuple(range(lead)))
+            reduce_sum = cached_op(ReduceSum, False)
+            dgamma = reduce_sum(dgamma, tuple(range(lead)))
+            dbeta = reduce_sum(dbeta, tuple(range(lead)))
         return dx, dgamma, dbeta
 
 

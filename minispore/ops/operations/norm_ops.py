@@ -11,15 +11,11 @@ from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_float, check_same_dtype,
                                             check_same_shape, check_tensor, contiguous,
-                                            dim_scalar, dims_equal, shape_size)
+                                            dims_equal, shape_size)
+from minispore.ops.operations.array_ops import Assign, dim_scalar
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["BatchNorm", "BatchNormGrad"]
-
-
-def _F():
-    from minispore.ops import functional
-    return functional
 
 
 def _check_attrs(name, is_training, epsilon, data_format):
@@ -103,7 +99,6 @@ class BatchNorm(_BatchNormBase):
     def _update_moving(self, x, mean, variance, batch_mean, batch_var):
         """The in-place moving-average update (Assign nodes in a graph, so every compiled
         step updates the Parameters)."""
-        F = _F()
         m = self.momentum
         count = shape_size((x.shape[0],) + tuple(x.shape[2:]))
         if isinstance(count, SymDim):
@@ -113,7 +108,7 @@ class BatchNorm(_BatchNormBase):
             unbiased = batch_var * (count / (count - 1.0))
         for param, stat in ((mean, batch_mean), (variance, unbiased)):
             if isinstance(param, Parameter):
-                F.assign(param, param * (1.0 - m) + stat * m)
+                cached_op(Assign)(param, param * (1.0 - m) + stat * m)
 
     def infer(self, x, scale, bias, mean, variance):
         self._check_x("input_x", x)

@@ -1,0 +1,109 @@
+"""The bases of the elementwise operators: one input, or two with numpy broadcasting and
+MindSpore's type promotion (a Cast inserted where dtypes differ, hence above array_ops)."""
+import numbers
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops import sharding as rules
+from minispore.ops.interpreter import to_tensor
+from minispore.ops.kernel_registry import kernel
+from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dtype,
+                                            check_same_dtype, check_tensor)
+from minispore.ops.operations.array_ops import Cast
+from minispore.ops.primitive import Aval, Primitive
+
+
+class UnaryElementwise(Primitive):
+    """y = f(x) elementwise; subclasses set `kernel_name` and `valid_dtypes`, and a bprop."""
+    sharding_rule = rules.elementwise
+
+    kernel_name = None
+    valid_dtypes = mstype.float_types
+    family = "elementwise"
+
+    def __init__(self):
+        super().__init__()
+
+    def infer(self, x):
+        check_tensor(self, "x", x)
+        check_dtype(self, "x", x, self.valid_dtypes)
+        return Aval(x.shape, x.dtype)
+
+    writes_out = True
+
+    def impl(self, x, out=None):
+        return kernel(self.family, self.kernel_name)(x, out=out)
+
+
+def _category(dtype):
+    """0 bool, 1 integer, 2 floating point: MindSpore 2.x's promotion order of kinds."""
+    return 0 if dtype == mstype.bool_ else (2 if dtype.is_float else 1)
+
+
+def promote_types(a, b):
+    """The dtype two tensors of dtypes `a` and `b` meet in (MindSpore 2.x): the higher kind
+    wins (bool < int < float: int32 with float16 is float16), and within a kind the wider
+    type (float16 with float32 is float32; uint8 with int8 is int16)."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return mstype.to_type(np.promote_types(a.np_dtype, b.np_dtype))
+
+
+class BinaryElementwise(Primitive):
+    """z = f(x, y) elementwise with numpy broadcasting and MindSpore's type promotion: a Python
+    scalar is weak (it takes the tensor's dtype unless its kind is higher: an int tensor plus
+    1.5 is float32), two tensors meet in `promote_types` (the lower one is cast first, a Cast
+    node in graphs).
+
+    The bprop reduces each gradient over the axes its input was broadcast along.
+    """
+    sharding_rule = rules.elementwise
+
+    kernel_name = None
+    valid_dtypes = mstype.number_types
+    out_dtype = None          # None: same as the inputs (comparisons set bool_)
+    family = "elementwise"
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x, y):
+        if not isinstance(x, Tensor):
+            if not isinstance(y, Tensor):
+                raise self.error(f"at least one input must be a Tensor, but got "
+                                 f"{type(x).__name__} and {type(y).__name__}.", TypeError)
+            x = to_tensor(x, y)
+        elif not isinstance(y, Tensor):
+            if not isinstance(y, (numbers.Number, np.generic)):
+                raise self.error(f"the input 'y' must be a Tensor or a number, but got "
+                                 f"{type(y).__name__}.", TypeError)
+            y = to_tensor(y, x)
+        if x.dtype != y.dtype:
+            x, y = self.promote(x, y)
+        return super().__call__(x, y)
+
+    def promote(self, x, y):
+        """x and y cast to the dtype they meet in."""
+        dtype = promote_types(x.dtype, y.dtype)
+        cast = cached_op(Cast)
+        return (x if x.dtype == dtype else cast(x, dtype),
+                y if y.dtype == dtype else cast(y, dtype))
+
+    def infer(self, x, y):
+        dtype, shape = x.dtype, x.shape
+        # The common eager case first (same dtype and shape): 0.3 us instead of 1.3 us.
+        if dtype is y.dtype and shape == y.shape and dtype in self.valid_dtypes:
+            return Aval(shape, self.out_dtype or dtype)
+        check_dtype(self, "x", x, self.valid_dtypes)
+        check_same_dtype(self, ("x", "y"), (x, y))
+        return Aval(broadcast_shape(self, shape, y.shape), self.out_dtype or dtype)
+
+    writes_out = True
+
+    def impl(self, x, y, out=None):
+        return kernel(self.family, self.kernel_name)(x, y, out=out)
