@@ -47,7 +47,6 @@ REMAINING = {
     ("minispore/communication/collectives.py", "_listeners"): "collective listeners",
     ("minispore/communication/exits.py", "_EXITS"): "exit handlers installed",
     ("minispore/communication/stage_p2p.py", "_PENDING"): "pending point-to-point sends",
-    ("minispore/communication/watchdog.py", "_watchdog"): "the running watchdog",
     ("minispore/ps/runtime.py", "_OPTIMIZERS"): "parameter-server optimizers",
     ("minispore/ps/runtime.py", "_PULLED"): "parameter-server state",
     ("minispore/ps/runtime.py", "_RESUMED"): "parameter-server state",
