@@ -6,6 +6,8 @@ broadcast back (BroadcastTo, RealDiv), and BroadcastTo's is summed. The matrix p
 bprops only call into here, are in matmul_ops."""
 import numbers
 
+import numpy as np
+
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.symbolic import SymDim, is_symbolic
@@ -77,9 +79,9 @@ class RealDiv(BinaryElementwise):
         # True division: with no float on either side (int or bool tensors, int scalars:
         # `t / 2`, `6 / t`) both go to float32 first, as MindSpore's int / int does.
         if not (_floating(x) or _floating(y)):
-            F = _F()
-            x = F.cast(x, mstype.float32) if isinstance(x, Tensor) else _as_float(x)
-            y = F.cast(y, mstype.float32) if isinstance(y, Tensor) else _as_float(y)
+            cast = cached_op(Cast)
+            x = cast(x, mstype.float32) if isinstance(x, Tensor) else _as_float(x)
+            y = cast(y, mstype.float32) if isinstance(y, Tensor) else _as_float(y)
         return super().__call__(x, y)
 
     def bprop(self, inputs, out, dout):
