@@ -61,7 +61,7 @@ CASES = {
     "layout_ops": (lambda x: ops.reshape(ops.transpose(x, (2, 0, 1)), (4, 6))[1:3, ::2]
                    + ops.broadcast_to(ops.expand_dims(x[0, 0], 0), (2, 4))[:, :3].sum(),
                    [f32(2, 3, 4)], True),
-    "concat_split_tile": (lambda x, y: ops.tile(ops.split(ops.concat((x, y), 1), 1, 2)[1],
+    "concat_split_tile": (lambda x, y: ops.tile(ops.split(ops.concat((x, y), 1), 2, 1)[1],
                                                 (2, 1)), [f32(2, 3), f32(2, 1)], True),
     "gather_segment": (lambda x: ops.gather(x, Tensor(IDX), 0) * 2.0, [f32(3, 2)], True),
     "one_hot_cast_fill": (lambda i: (ops.one_hot(i, 3, 1.0, 0.0),
