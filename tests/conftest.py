@@ -15,6 +15,21 @@ if str(ROOT) not in sys.path:
 
 import minispore  # noqa: E402,F401  (declares every setting in the registry)
 from minispore.common.context import context  # noqa: E402
+from minispore.common.registry import REGISTRY  # noqa: E402
+
+
+def _reloading(change):
+    def changed(self, *args, **kwargs):
+        change(self, *args, **kwargs)
+        REGISTRY.reload_environment()
+    return changed
+
+
+# The registry reads each environment variable once, as a process does at start; a test that
+# changes one with monkeypatch has the registry read the environment again (and, through
+# isolated_context below, again once monkeypatch has put it back).
+pytest.MonkeyPatch.setenv = _reloading(pytest.MonkeyPatch.setenv)
+pytest.MonkeyPatch.delenv = _reloading(pytest.MonkeyPatch.delenv)
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +41,7 @@ def isolated_context():
     saved = ctx.snapshot()
     yield
     ctx.restore(saved)
+    REGISTRY.reload_environment()
 
 
 _FAILED = pytest.StashKey[object]()

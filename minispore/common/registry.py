@@ -9,8 +9,9 @@ effect. The public ``set_*``/``get_*`` functions are views over the one `REGISTR
 compile key and the options a pass may read (`CompileOptions`, carried by the PassContext)
 are derived from the options declared ``keys_compile``, never assembled by hand.
 
-Environment options are read from ``os.environ`` here and nowhere else, at each read (a test
-or a script may change the environment between compiles; the compile key sees it).
+Environment options are read from ``os.environ`` here and nowhere else, each once, when first
+needed (MindSpore too reads its variables as it starts); `reload_environment` reads them again
+(tests that change the environment call it).
 
 MindSpore keeps a graph it compiled whatever settings change afterwards (its phase key is the
 cell and the argument signature only: ``_CellGraphExecutor.compile``). minispore compiles
@@ -79,11 +80,12 @@ class CompileOptions:
     """The compile-keyed options at one moment, by qualified name ("auto_parallel.comm_fusion"):
     what a PassContext carries for passes to read. Hashable and compared by value, so it keys
     the compile cache; its values are private copies."""
-    __slots__ = ("_values", "_key")
+    __slots__ = ("_values", "_key", "_hash")
 
     def __init__(self, values):
         self._values = values
         self._key = tuple(sorted((name, _freeze(v)) for name, v in values.items()))
+        self._hash = hash(self._key)
 
     def __getitem__(self, qualname):
         try:
@@ -96,10 +98,10 @@ class CompileOptions:
         return sorted(self._values)
 
     def __hash__(self):
-        return hash(self._key)
+        return self._hash
 
     def __eq__(self, other):
-        return isinstance(other, CompileOptions) and self._key == other._key
+        return self is other or (isinstance(other, CompileOptions) and self._key == other._key)
 
     def __repr__(self):
         return f"CompileOptions({dict(self._values)!r})"
@@ -115,7 +117,8 @@ class Registry:
         self._environ = environ
         self._version = 0           # bumped by every change of a settable value
         self._compiled = False      # a graph has been compiled in this process
-        self._keyed_cache = None    # (version, raw environment text, CompileOptions)
+        self._env_values = {}       # qualname -> value of the environment options read so far
+        self._keyed_cache = None    # (version, CompileOptions)
 
     # -- declaring -----------------------------------------------------------------------
     def declare(self, *options):
@@ -154,10 +157,22 @@ class Registry:
         return self._environ
 
     def _read_env(self, option):
+        try:
+            return self._env_values[option.qualname]
+        except KeyError:
+            pass
         text = self._environ.get(option.env)
         if text is None or text == "":
-            return option.fresh_default()
-        return option.parse(text) if option.parse is not None else text
+            value = option.fresh_default()
+        else:
+            value = option.parse(text) if option.parse is not None else text
+        self._env_values[option.qualname] = value
+        return value
+
+    def reload_environment(self):
+        """Read the environment options again at their next use."""
+        self._env_values.clear()
+        self._version += 1
 
     def user_set(self, scope, name):
         """Whether the script set the option since its scope was last reset."""
@@ -217,17 +232,15 @@ class Registry:
         self._compiled = True
 
     def compile_options(self):
-        """The compile-keyed options now (cached until a setting or a keyed variable
-        changes: the compile cache asks at every call)."""
-        keyed_env = [o for o in self._options.values() if o.keys_compile and o.scope == "env"]
-        raw = tuple(self._environ.get(o.env) for o in keyed_env)
+        """The compile-keyed options now: one object until a setting changes (the compile
+        cache asks at every call)."""
         cached = self._keyed_cache
-        if cached is not None and cached[0] == self._version and cached[1] == raw:
-            return cached[2]
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
         values = {o.qualname: copy.deepcopy(self.get(o.scope, o.name))
                   for o in self._options.values() if o.keys_compile}
         options = CompileOptions(values)
-        self._keyed_cache = (self._version, raw, options)
+        self._keyed_cache = (self._version, options)
         return options
 
     # -- tests ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 
 from minispore.common.mesh import DeviceMesh
 from minispore.common.registry import REGISTRY
+from minispore.communication.state import STATE
 from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.jit import use_compiler
@@ -90,7 +91,6 @@ def local_program():
 def pass_context():
     """The PassContext of a compile started now: the compile-keyed settings, this process's
     rank and role, the mesh, and the operator-parallel settings."""
-    from minispore.communication._comm import STATE
     options = REGISTRY.compile_options()
     world = STATE.world if STATE.inited else None
     local = getattr(_SCOPED, "local", False)
