@@ -318,6 +318,15 @@ def test_checker_catches_violations(tmp_path):
     ]
 
 
+def _write_modules(folder, files):
+    """{module name: path} of `files` ({module name: source}) written into `folder`."""
+    modules = {}
+    for module, text in files.items():
+        modules[module] = folder / f"{module}.py"
+        modules[module].write_text(text)
+    return modules
+
+
 def test_checker_finds_cycles_and_ignores_parent_packages(tmp_path):
     files = {
         "minispore.graph.a": "from minispore.graph import b\n",
@@ -326,10 +335,7 @@ def test_checker_finds_cycles_and_ignores_parent_packages(tmp_path):
         "minispore.graph.d": "def f():\n    from minispore.graph import a\n",
         "minispore.graph.e": "from minispore.graph import d\n",
     }
-    modules = {}
-    for module, text in files.items():
-        modules[module] = tmp_path / f"{module}.py"
-        modules[module].write_text(text)
+    modules = _write_modules(tmp_path, files)
     graph = module_graph(modules)
     assert graph["minispore.graph.d"] == {}
     assert cycles(graph) == [["minispore.graph.a", "minispore.graph.b", "minispore.graph.c"]]
@@ -346,10 +352,7 @@ def test_checker_finds_package_circles(tmp_path):
         "minispore.graph.d": "from minispore.graph import c\nfrom minispore.nn import e\n",
         "minispore.nn.e": "def f():\n    from minispore.graph import d\n",
     }
-    modules = {}
-    for module, text in files.items():
-        modules[module] = tmp_path / f"{module}.py"
-        modules[module].write_text(text)
+    modules = _write_modules(tmp_path, files)
     graph = package_graph(modules)
     assert graph["minispore.nn.e"] == {} and "minispore.nn.e" not in graph["minispore.graph.d"]
     assert sorted(cycles(graph)) == [["minispore.graph.a", "minispore.graph.sub.b"],

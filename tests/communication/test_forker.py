@@ -13,6 +13,7 @@ import time
 import pytest
 
 from minispore.communication.listen import launcher_command
+from tests.communication.conftest import alive
 
 pytestmark = pytest.mark.skipif("PMI_RANK" in os.environ,
                                 reason="launches its own jobs; runs in the single-process suite")
@@ -59,17 +60,9 @@ def run(how):
     return done.returncode, output, [int(p) for p in re.findall(r"pid (\d+) in", output)]
 
 
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _gone(pids, within=5):
     give_up = time.monotonic() + within
-    while any(map(_alive, pids)):
+    while any(map(alive, pids)):
         if time.monotonic() > give_up:
             return False
         time.sleep(0.1)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.communication.conftest import ROOT, job_environment
+from tests.communication.conftest import ROOT, alive, job_environment
 
 pytestmark = pytest.mark.skipif("PMI_RANK" in os.environ,
                                 reason="launches its own jobs; runs in the single-process suite")
@@ -203,14 +203,6 @@ def _children(pid):
     return found
 
 
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_sigterm_to_the_launcher_ends_mpirun_and_every_rank():
     launcher = subprocess.Popen(
         [sys.executable, "-m", "minispore.run", "-n", "2", str(JOB), "sigterm"],
@@ -229,9 +221,9 @@ def test_sigterm_to_the_launcher_ends_mpirun_and_every_rank():
         status = launcher.wait(timeout=15)
         assert status != 0
         gone_by = time.monotonic() + 5
-        while any(map(_alive, ranks + mpirun)) and time.monotonic() < gone_by:
+        while any(map(alive, ranks + mpirun)) and time.monotonic() < gone_by:
             time.sleep(0.1)
-        assert not [p for p in ranks + mpirun if _alive(p)], "left behind"
+        assert not [p for p in ranks + mpirun if alive(p)], "left behind"
     finally:
         if launcher.poll() is None:
             launcher.kill()
