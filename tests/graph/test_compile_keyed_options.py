@@ -73,6 +73,7 @@ def _flip(qualname, value, monkeypatch, tmp_path):
 @pytest.mark.parametrize("qualname", sorted(FLIPS))
 def test_flipping_a_compile_keyed_option_compiles_again(qualname, monkeypatch, tmp_path,
                                                         caplog):
+    monkeypatch.chdir(tmp_path)     # save_graphs writes into save_graphs_path, "." by default
     ms.set_context(mode=ms.GRAPH_MODE)
 
     @ms.jit
