@@ -168,8 +168,9 @@ def test_stage_holds_only_its_parameters_and_exchanges_one_tensor_per_micro_batc
     state = {layer(name) for name in program_params - names - {"global_step"}}
     assert state == own, state
     # 4 micro-batches: stage 0 sends 4 activations of (BATCH / 4, WIDTH) float32 and receives
-    # their 4 gradients; stage 1 the other way round.
-    block = BATCH // 4 * WIDTH * 4
+    # their 4 gradients; stage 1 the other way round. With several devices per stage each
+    # sends its rows of the micro-batch.
+    block = BATCH // 4 // (n // 2) * WIDTH * 4
     assert stats["Send"] == {"count": 4, "bytes": 4 * block}
     assert stats["Receive"] == {"count": 4, "bytes": 0}      # sent bytes, counted by senders
     step = last_step()
