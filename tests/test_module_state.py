@@ -6,8 +6,7 @@ assigns an attribute of a module-level class (``_Compiler.passes = ...``) holds 
 the registry's back.
 
 What is left is listed in REMAINING with what it is; the list only shrinks. Memo caches of
-immutable values (compiled kernels, primitive instances) are listed too: the issue asks for one
-cache of primitive instances instead of several."""
+immutable values (compiled kernels, primitive instances) are listed too."""
 import ast
 from pathlib import Path
 
@@ -21,15 +20,11 @@ CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Cou
 # (module, name): what it is. Shrinks as the renovation moves each into the registry, the
 # world object, or removes it.
 REMAINING = {
-    # memo caches of immutable values (one cache of primitive instances is still to build)
+    # memo caches of immutable values
     ("kernels/cuda/launch.py", "_meta_cache"): "launch metadata per kernel signature",
     ("minispore/ops/kernel_registry.py", "_cache"): "kernels resolved per device and name",
-    ("minispore/ops/operations/_base.py", "_instances"): "primitive instances",
-    ("minispore/ops/function/comm_func.py", "_ops"): "primitive instances",
-    ("minispore/ops/function/math_func.py", "_argmax"): "primitive instances",
-    ("minispore/ops/function/nn_func.py", "_ops"): "primitive instances",
-    ("minispore/communication/collectives.py", "_ops"): "primitive instances",
-    ("minispore/parallel/redistribution.py", "_prims"): "primitive instances",
+    ("minispore/ops/operations/_base.py", "_instances"): "the one cache of primitive instances",
+    ("minispore/communication/collectives.py", "_ops"): "MPI reduce operations by name",
     ("minispore/parallel/shard.py", "_CACHE"): "compiled shard regions",
     ("minispore/graph/dynamic.py", "_SPECS"): "symbol specs per placeholder",
     # registration slots (upper layers plugging into lower ones)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from minispore.common.layout import (Partial, Replicate, Shard, TensorLayout, group_ranks,
                                      rank_coordinate)
 from minispore.common.symbolic import is_symbolic
+from minispore.ops.operations._base import cached_op
 from minispore.parallel.comm_stats import sent_bytes
 
 __all__ = ["Move", "plan", "cost", "expected_comm_stats", "refine", "redistribute",
@@ -343,15 +344,8 @@ def group_name(ranks):
     return name
 
 
-_prims = {}
-
-
 def _prim(cls, *args):
-    key = (cls, args)
-    prim = _prims.get(key)
-    if prim is None:
-        prim = _prims[key] = cls(*args)
-    return prim
+    return cached_op(cls, *args)
 
 
 def _front(x, dim):

@@ -7,6 +7,7 @@ from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import combine_ops as C
 from minispore.ops.operations import debug_ops
 from minispore.ops.operations import indexing_ops as I
+from minispore.ops.operations._base import cached_op
 from minispore.ops.operations.math_ops import broadcast_to  # noqa: F401 - ops.broadcast_to
 
 __all__ = ["reshape", "cast", "identity", "zeros_like", "ones_like", "fill", "broadcast_to",
@@ -21,14 +22,6 @@ _transpose, _expand_dims, _flatten, _tile = A.Transpose(), A.ExpandDims(), A.Fla
 _assign, _gather, _segment_sum = A.Assign(), I.Gather(), I.UnsortedSegmentSum()
 _scalar_to_tensor = A.ScalarToTensor()
 _print = debug_ops.Print()
-
-
-def _cached(cache, cls, *key):
-    """One operator instance per attribute tuple (attributes are fixed at construction)."""
-    op = cache.get(key)
-    if op is None:
-        op = cache[key] = cls(*key)
-    return op
 
 
 def scalar_to_tensor(input_x, dtype=mstype.float32):
@@ -68,13 +61,12 @@ def expand_dims(input_x, axis):
     return _expand_dims(input_x, axis)
 
 
-_squeeze = {}
 
 
 def squeeze(input, axis=None):
     """Remove the size-1 dims in `axis` (all of them when None)."""
     axis = () if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
-    return _cached(_squeeze, A.Squeeze, axis)(input)
+    return cached_op(A.Squeeze, axis)(input)
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
@@ -100,23 +92,21 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     return _reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
-_concat = {}
 
 
 def concat(tensors, axis=0):
     """Join `tensors` (a tuple or list) along `axis`."""
-    return _cached(_concat, C.Concat, axis)(tensors)
+    return cached_op(C.Concat, axis)(tensors)
 
 
 cat = concat
 
-_split = {}
 
 
 def split_equal(x, axis=0, output_num=1):
     """`output_num` equal pieces of x along `axis` (a tuple): the Split primitive's form, which
     minispore's layers use (the functional `split` takes piece sizes, as in MindSpore 2.x)."""
-    return _cached(_split, C.Split, axis, output_num)(x)
+    return cached_op(C.Split, axis, output_num)(x)
 
 
 def split(tensor, split_size_or_sections, axis=0):
@@ -182,21 +172,19 @@ def ones(shape, dtype=None):
     return _fill(mstype.float32 if dtype is None else dtype, _shape_arg(shape), 1)
 
 
-_strided_slice = {}
-_strided_slice_grad = {}
 
 
 def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0):
     masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
-    return _cached(_strided_slice, I.StridedSlice, *masks)(input_x, tuple(begin), tuple(end),
+    return cached_op(I.StridedSlice, *masks)(input_x, tuple(begin), tuple(end),
                                                            tuple(strides))
 
 
 def strided_slice_grad(dout, shapex, begin, end, strides, begin_mask=0, end_mask=0,
                        ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
     masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
-    return _cached(_strided_slice_grad, I.StridedSliceGrad, *masks)(
+    return cached_op(I.StridedSliceGrad, *masks)(
         dout, tuple(shapex), tuple(begin), tuple(end), tuple(strides))
 
 
@@ -211,7 +199,6 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
     return _segment_sum(input_x, segment_ids, num_segments)
 
 
-_one_hot = {}
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
@@ -220,7 +207,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
         on_value = Tensor(on_value, mstype.float32)
     if not isinstance(off_value, Tensor):
         off_value = Tensor(off_value, on_value.dtype)
-    return _cached(_one_hot, I.OneHot, axis)(indices, depth, on_value, off_value)
+    return cached_op(I.OneHot, axis)(indices, depth, on_value, off_value)
 
 
 def print_(*input_x):

@@ -3,6 +3,7 @@ from minispore.common import dtype as _mstype
 from minispore.ops.function.array_func import cast as _cast
 from minispore.ops.function.array_func import reshape as _reshape
 from minispore.ops.operations import math_ops as _M
+from minispore.ops.operations._base import cached_op
 from minispore.ops.operations import matmul_ops as _MM
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
@@ -20,7 +21,6 @@ _reduce_sum = {k: _M.ReduceSum(k) for k in (False, True)}
 _reduce_mean = {k: _M.ReduceMean(k) for k in (False, True)}
 _reduce_max = {k: _M.ReduceMax(k) for k in (False, True)}
 _reduce_min = {k: _M.ReduceMin(k) for k in (False, True)}
-_argmax = {}
 
 
 def add(x, y):
@@ -244,7 +244,4 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def _argmax_op(axis):
-    op = _argmax.get(axis)
-    if op is None:
-        op = _argmax[axis] = _M.Argmax(axis, _mstype.int64)
-    return op
+    return cached_op(_M.Argmax, axis, _mstype.int64)

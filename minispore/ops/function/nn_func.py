@@ -3,6 +3,7 @@ from minispore.ops.function.array_func import fill
 from minispore.ops.operations import activation_ops as Act
 from minispore.ops.operations import conv_ops as C
 from minispore.ops.operations import nn_ops as N
+from minispore.ops.operations._base import cached_op
 from minispore.ops.operations.norm_ops import BatchNorm
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
@@ -14,22 +15,6 @@ _relu, _sigmoid, _tanh = Act.ReLU(), Act.Sigmoid(), Act.Tanh()
 _bias_add, _bias_add_relu = Act.BiasAdd(), Act.BiasAddReLU()
 _softmax_ce = N.SoftmaxCrossEntropyWithLogits()
 _sparse_ce = N.SparseSoftmaxCrossEntropyWithLogits()
-_ops = {}
-
-
-def _freeze(value):
-    return tuple(_freeze(v) for v in value) if isinstance(value, (list, tuple)) else value
-
-
-def _op(cls, *args, **kwargs):
-    """One primitive instance per (class, attributes): attributes are fixed at construction."""
-    key = (cls, _freeze(args), _freeze(sorted(kwargs.items())))
-    op = _ops.get(key)
-    if op is None:
-        op = _ops[key] = cls(*args, **kwargs)
-    return op
-
-
 def relu(input):
     return _relu(input)
 
@@ -44,15 +29,15 @@ def tanh(input):
 
 def gelu(input_x, approximate="none"):
     """GeLU; approximate='none' (default) is the exact erf form, 'tanh' the approximation."""
-    return _op(Act.GeLU, approximate)(input_x)
+    return cached_op(Act.GeLU, approximate)(input_x)
 
 
 def softmax(input, axis=-1):
-    return _op(N.Softmax, axis)(input)
+    return cached_op(N.Softmax, axis)(input)
 
 
 def log_softmax(logits, axis=-1):
-    return _op(N.LogSoftmax, axis)(logits)
+    return cached_op(N.LogSoftmax, axis)(logits)
 
 
 def bias_add(input_x, bias):
@@ -79,7 +64,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     pad_mode='pad'; bias (out_channels,) is added per channel."""
     if isinstance(padding, list):
         padding = tuple(padding)
-    op = _op(C.Conv2D, weight.shape[0], tuple(weight.shape[2:]), pad_mode=pad_mode, pad=padding,
+    op = cached_op(C.Conv2D, weight.shape[0], tuple(weight.shape[2:]), pad_mode=pad_mode, pad=padding,
              stride=stride, dilation=dilation, group=groups)
     out = op(input, weight)
     return out if bias is None else _bias_add(out, bias)
@@ -108,7 +93,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     _unsupported("max_pool2d", dilation=(dilation, 1), return_indices=(return_indices, False),
                  ceil_mode=(ceil_mode, False))
     mode, pad = _torch_pool_pad("max_pool2d", padding)
-    return _op(C.MaxPool, kernel_size, kernel_size if stride is None else stride, mode,
+    return cached_op(C.MaxPool, kernel_size, kernel_size if stride is None else stride, mode,
                pad=pad if mode == "pad" else 0)(x)
 
 
@@ -119,7 +104,7 @@ def avg_pool2d(input, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     _unsupported("avg_pool2d", ceil_mode=(ceil_mode, False),
                  divisor_override=(divisor_override, None))
     mode, pad = _torch_pool_pad("avg_pool2d", padding)
-    return _op(C.AvgPool, kernel_size, stride, mode, pad=pad if mode == "pad" else 0,
+    return cached_op(C.AvgPool, kernel_size, stride, mode, pad=pad if mode == "pad" else 0,
                count_include_pad=bool(count_include_pad) and mode == "pad")(input)
 
 
@@ -133,7 +118,7 @@ def dropout(input, p=0.5, training=True, seed=None):
         return input
     if p == 1.0:
         return input * 0.0
-    return _op(N.Dropout, 1.0 - float(p))(input)[0]
+    return cached_op(N.Dropout, 1.0 - float(p))(input)[0]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -148,7 +133,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is None:
         bias = fill(input.dtype, shape, 0)
     axis = input.ndim - len(shape)
-    return _op(N.LayerNorm, axis, axis, float(eps))(input, weight, bias)[0]
+    return cached_op(N.LayerNorm, axis, axis, float(eps))(input, weight, bias)[0]
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
@@ -156,5 +141,5 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     """Batch normalisation over every dim of input_x (N, C, ...) but C; in training the batch
     statistics normalise and, when running_mean/running_var are Parameters, update them in
     place (running = (1 - momentum) * running + momentum * batch). See ops.BatchNorm."""
-    op = _op(BatchNorm, training, float(eps), momentum)
+    op = cached_op(BatchNorm, training, float(eps), momentum)
     return op(input_x, weight, bias, running_mean, running_var)[0]

@@ -173,10 +173,21 @@ def check_same_shape(prim, names, a, b):
 _instances = {}
 
 
-def cached_op(cls, *attrs):
-    """One gradient primitive per (class, attributes), shared by every bprop that needs it."""
-    key = (cls,) + attrs
-    op = _instances.get(key)
+def _hashable(value):
+    return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def cached_op(cls, *attrs, **named):
+    """The one primitive instance per (class, attributes) that every bprop, functional op and
+    parallel pass building an operator of its own shares (attributes are fixed at
+    construction, so the instances are interchangeable)."""
+    key = (cls, _hashable(attrs), _hashable(sorted(named.items()))) if named else \
+        (cls,) + attrs
+    try:
+        op = _instances.get(key)
+    except TypeError:       # an unhashable attribute (a list): compare it as a tuple
+        key = (cls, _hashable(attrs), _hashable(sorted(named.items())))
+        op = _instances.get(key)
     if op is None:
-        op = _instances[key] = cls(*attrs)
+        op = _instances[key] = cls(*attrs, **named)
     return op
