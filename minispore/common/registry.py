@@ -94,9 +94,6 @@ class CompileOptions:
             raise KeyError(f"{qualname!r} is not a compile-keyed option; passes may read only "
                            f"{sorted(self._values)}") from None
 
-    def names(self):
-        return sorted(self._values)
-
     def __hash__(self):
         return self._hash
 
@@ -134,9 +131,6 @@ class Registry:
         """The declared options (of one scope), in declaration order."""
         return [o for o in self._options.values() if scope is None or o.scope == scope]
 
-    def option(self, scope, name):
-        return self._options[f"{scope}.{name}"]
-
     def names(self, scope):
         return [o.name for o in self.options(scope)]
 
@@ -150,11 +144,6 @@ class Registry:
     def env(self, name):
         """The value of environment option `name` (its variable parsed, else its default)."""
         return self._read_env(self._options[f"env.{name}"])
-
-    def environ(self):
-        """The process environment, for the launchers that pass it on to the processes they
-        start (the one place outside `env` that sees it)."""
-        return self._environ
 
     def _read_env(self, option):
         try:
