@@ -30,6 +30,18 @@ def realdiv(x, y):
     return x / y
 
 
+def floordiv(x, y):
+    """floor(x / y), Python's (and MindSpore's) floor division for ints and floats: -3 // 2 is
+    -2. Integer division by zero gives 0 here (numpy's error model); MindSpore's CPU kernel
+    returns a saturated value there."""
+    return x // y
+
+
+def floormod(x, y):
+    """x - floor(x / y) * y: the remainder takes the divisor's sign (-3 % 2 is 1)."""
+    return x % y
+
+
 def neg(x):
     return -x
 
@@ -229,6 +241,7 @@ def gelu_erf_grad(dy, x):
 # device's kernel table and the fusion pass are generated from this table.
 ELEMENTWISE = {
     "add": None, "sub": None, "mul": None, "realdiv": None, "neg": None,
+    "floordiv": None, "floormod": None,
     "maximum": None, "minimum": None, "maximum_grad": None, "minimum_grad": None,
     "pow": None, "pow_grad_x": None, "pow_grad_y": None,
     "exp": None, "log": None, "sqrt": None, "rsqrt": None, "square": None, "abs": None,

@@ -88,9 +88,10 @@ def softmax_cross_entropy(logits, labels, loss, dlogits):
 
         lse = m + log(sum_c exp(x[n, c] - m)),  m = max_c x[n, c]
         loss[n] = sum_c labels[n, c] * (lse - x[n, c])
-        dlogits[n, c] = softmax(x)[n, c] * sum_c labels[n, c] - labels[n, c]
+        dlogits[n, c] = softmax(x)[n, c] - labels[n, c]   (MindSpore's `backprop` output)
 
-    (= softmax - labels for probability labels, MindSpore's `backprop` output).
+    (the loss's gradient for labels that sum to 1 per row; the primitive's bprop corrects
+    it for others).
     Preconditions: logits, labels, dlogits C-contiguous (N, C) of one dtype; loss (N,).
     """
     N, C = logits.shape
@@ -106,13 +107,11 @@ def softmax_cross_entropy(logits, labels, loss, dlogits):
             s += e
         lse = m + math.log(s)
         total = 0.0
-        lab_sum = 0.0
         for c in range(C):
             lab = labels[n, c]
             total += lab * (lse - logits[n, c])
-            lab_sum += lab
         loss[n] = total
-        scale = logits.dtype.type(lab_sum / s)
+        scale = logits.dtype.type(1.0 / s)
         for c in range(C):
             dlogits[n, c] = dlogits[n, c] * scale - labels[n, c]
 

@@ -136,7 +136,7 @@ def log_softmax_grad(y, dy, dx):
 @cuda.jit
 def _softmax_cross_entropy(logits, labels, loss, dlogits, C):
     """for row n (block-stride): m, e = exp(x - m) into dlogits, s = sum e, lse = m + log s,
-    loss = sum lab * (lse - x), then dlogits = e * (sum lab) / s - lab."""
+    loss = sum lab * (lse - x), then dlogits = e / s - lab."""
     buf = cuda.shared.array(_THREADS, float64)
     tid = cuda.threadIdx.x
     for n in range(cuda.blockIdx.x, loss.size, cuda.gridDim.x):
@@ -151,16 +151,13 @@ def _softmax_cross_entropy(logits, labels, loss, dlogits, C):
         s = _block_sum(s, buf, tid)
         lse = m + math.log(s)
         total = 0.0
-        lab_sum = 0.0
         for c in range(tid, C, cuda.blockDim.x):
             lab = labels[base + c]
             total += lab * (lse - logits[base + c])
-            lab_sum += lab
         total = _block_sum(total, buf, tid)
-        lab_sum = _block_sum(lab_sum, buf, tid)
         if tid == 0:
             loss[n] = total
-        scale = t(lab_sum / s)
+        scale = t(1.0 / s)
         for c in range(tid, C, cuda.blockDim.x):
             dlogits[base + c] = dlogits[base + c] * scale - labels[base + c]
 
@@ -170,7 +167,7 @@ def softmax_cross_entropy(logits, labels, loss, dlogits):
 
         lse = m + log(sum_c exp(x[n, c] - m)),  m = max_c x[n, c]
         loss[n] = sum_c labels[n, c] * (lse - x[n, c])
-        dlogits[n, c] = softmax(x)[n, c] * sum_c labels[n, c] - labels[n, c]
+        dlogits[n, c] = softmax(x)[n, c] - labels[n, c]   (MindSpore's `backprop` output)
 
     Block per row. Preconditions: logits, labels, dlogits C-contiguous (N, C) of one dtype;
     loss (N,).

@@ -11,10 +11,12 @@ class Type:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
 
-    def __repr__(self):
+    def __str__(self):
         return self.name
 
-    __str__ = __repr__
+    def __repr__(self):
+        # MindSpore's repr names the module attribute (``mindspore.int64``), str the type.
+        return f"mindspore.{self.name.lower()}"
 
     def __reduce__(self):
         return (pytype_to_dtype_by_name, (self.name,))

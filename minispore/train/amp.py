@@ -305,7 +305,7 @@ class DynamicLossScaleManager(LossScaleManager):
         from minispore.nn.wrap.loss_scale import _check_scale_args
         _check_scale_args("DynamicLossScaleManager", init_loss_scale, scale_factor,
                           scale_window)
-        self.loss_scale = float(init_loss_scale)
+        self.loss_scale = init_loss_scale      # as given: MindSpore returns an int scale as an int
         self.scale_factor = scale_factor
         self.scale_window = scale_window
         self.increase_ratio = scale_factor

@@ -22,7 +22,7 @@ def test_to_type(given, want):
 
 
 def test_dtype_names_kinds_and_numpy_interop():
-    assert str(ms.float32) == "Float32" and repr(ms.int64) == "Int64" and str(ms.bool_) == "Bool"
+    assert str(ms.float32) == "Float32" and repr(ms.int64) == "mindspore.int64" and str(ms.bool_) == "Bool"
     assert ms.half is ms.float16 and ms.single is ms.float32 and ms.double is ms.float64
     assert ms.float16.is_float and not ms.float16.is_int
     assert ms.uint8.is_int and not ms.bool_.is_int and not ms.bool_.is_float

@@ -80,6 +80,18 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:floordiv._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:floormod._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:gelu_erf._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -148,6 +160,8 @@ SIGNATURES = {
     'elementwise:pow._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'elementwise:pow_grad_x._kernel': (
         'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',

@@ -248,10 +248,20 @@ def test_tile(shape, mult):
 
 
 def test_tile_bad_multiples():
-    with pytest.raises(ValueError, match=r"For 'Tile'.*positive.*\(2, 0\)"):
-        ops.tile(Tensor(rand(2, 3)), (2, 0))
+    with pytest.raises(ValueError, match=r"For 'Tile'.*non-negative.*\(2, -1\)"):
+        ops.tile(Tensor(rand(2, 3)), (2, -1))
     with pytest.raises(TypeError, match=r"For 'Tile'.*tuple of ints"):
         ops.Tile()(Tensor(rand(2)), (1.5,))
+    with pytest.raises(TypeError, match=r"For 'Tile'.*Float32.*cannot be read as ints"):
+        ops.tile(Tensor(rand(2, 3)), Tensor(np.array([2.0, 1.0], np.float32)))
+
+
+def test_tile_takes_zero_and_tensor_multiples_as_mindspore_does():
+    x = Tensor(rand(2, 3))
+    assert ops.tile(x, (2, 0)).shape == (4, 0)       # a 0 empties its dim
+    want = np.tile(x.asnumpy(), (2, 1))
+    np.testing.assert_array_equal(ops.tile(x, Tensor(np.array([2, 1], np.int32))).asnumpy(), want)
+    np.testing.assert_array_equal(ops.Tile()(x, (Tensor(2), 1)).asnumpy(), want)
 
 
 # -- creation and assign ---------------------------------------------------------------------
@@ -281,8 +291,21 @@ def test_assign_bad_inputs():
     p = Parameter(Tensor(rand(2, 3)), name="w")
     with pytest.raises(ValueError, match=r"For 'Assign'.*\(3, 2\).*\(2, 3\)"):
         ops.assign(p, Tensor(rand(3, 2)))
-    with pytest.raises(TypeError, match=r"For 'Assign'.*'variable' must be a Parameter"):
-        ops.assign(Tensor(rand(2, 3)), Tensor(rand(2, 3)))
+    with pytest.raises(TypeError, match=r"For 'Assign'.*'variable' must be a Parameter or a "
+                                        r"Tensor, but got list"):
+        ops.assign([1.0], Tensor(rand(2, 3)))
+
+
+def test_assign_into_a_plain_tensor_writes_it_in_place_and_returns_a_copy():
+    """MindSpore's ops.assign also takes a Tensor: it takes the value (cast to its dtype)."""
+    x = Tensor(rand(2, 3))
+    value = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
+    out = ops.assign(x, value)
+    want = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert x.dtype == ms.float32
+    np.testing.assert_array_equal(x.asnumpy(), want)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    assert out is not x
 
 
 # -- strided slice ---------------------------------------------------------------------------

@@ -26,6 +26,14 @@ def test_binary_forward_and_grad(name, sx, sy):
     check_grad(op, [x, y])
 
 
+@pytest.mark.parametrize("sx,sy", BINARY_SHAPES)
+def test_floor_div_and_floor_mod_forward(sx, sy):
+    x = rand(*sx, seed=1, low=-3.0, high=3.0)
+    y = rand(*sy, seed=2, low=0.5, high=1.5)
+    check_forward(ops.floor_div, np.floor_divide, [x, y])
+    check_forward(ops.floor_mod, np.mod, [x, y])
+
+
 def test_binary_scalar_operand_keeps_dtype():
     x = Tensor(rand(3, seed=0))
     assert (x * 2.0).dtype == x.dtype
@@ -200,9 +208,31 @@ def test_pow_scalar_base_and_zero_base_grad():
     np.testing.assert_array_equal(dx.asnumpy(), [0.0, 0.0])
 
 
-def test_pow_integer_input_is_type_error():
-    with pytest.raises(TypeError, match=r"For 'Pow'.*dtype of 'x'.*Int32"):
-        ops.pow(Tensor(np.array([1, 2], np.int32)), 2)
+def test_integer_pow_floordiv_and_mod_keep_python_semantics():
+    """MindSpore's values (recorded in tests/conformance): ints stay ints, floor division and
+    the remainder round toward -inf, an int tensor to a float power is float32."""
+    xi = Tensor(np.array([-3, -1, 3], np.int32))
+    for got, want in ((xi ** 2, [9, 1, 9]), (2 ** xi, [0, 0, 8]), (xi ** -1, [0, -1, 0]),
+                      (xi // 2, [-2, -1, 1]), (7 // xi, [-3, -7, 2]), (xi % 2, [1, 1, 1]),
+                      (ops.floor_mod(xi, -2), [-1, -1, -1])):
+        assert got.dtype == ms.int32
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    assert (xi ** 2.5).dtype == ms.float32
+    x = Tensor(np.array([1.0, -2.0, 0.5], np.float32))
+    np.testing.assert_allclose((x // 0.3).asnumpy(), [3.0, -7.0, 1.0])
+    np.testing.assert_allclose((x % 0.3).asnumpy(), np.mod([1.0, -2.0, 0.5], 0.3), rtol=1e-5)
+
+
+def test_floor_mod_gradient_is_mindspores():
+    """dx = dout, dy = -dout * floor(x / y), checked against finite differences away from the
+    jumps."""
+    x = Tensor(np.array([1.0, -2.0, 0.5], np.float32))
+    y = Tensor(np.array([0.3, 0.7, -0.4], np.float32))
+    dx, dy = ops.grad(lambda a, b: ops.floor_mod(a, b).sum(), (0, 1))(x, y)
+    np.testing.assert_array_equal(dx.asnumpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(dy.asnumpy(), -np.floor(x.asnumpy() / y.asnumpy()))
+    zx, zy = ops.grad(lambda a, b: ops.floor_div(a, b).sum(), (0, 1))(x, y)
+    assert not zx.asnumpy().any() and not zy.asnumpy().any()
 
 
 # -- unary math ----------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         if self.sparse:
             labels = F.one_hot(self.check_labels(labels, logits.shape[-1]), logits.shape[-1],
                                Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))
-        loss = F.softmax_cross_entropy_with_logits(logits, labels)[0]
+        loss = F.softmax_cross_entropy_with_logits(logits, labels, self.sparse)[0]
         return self.get_loss(loss)
 
 

@@ -150,7 +150,7 @@ def split(tensor, split_size_or_sections, axis=0):
 
 
 def tile(input, multiples):
-    return _tile(input, tuple(multiples))
+    return _tile(input, multiples if isinstance(multiples, Tensor) else tuple(multiples))
 
 
 def assign(variable, value):
@@ -202,12 +202,18 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
-    """One-hot encoding; Python on/off values become float32 tensors."""
-    if not isinstance(on_value, Tensor):
-        on_value = Tensor(on_value, mstype.float32)
-    if not isinstance(off_value, Tensor):
-        off_value = Tensor(off_value, on_value.dtype)
+    """One-hot encoding. Python on/off values become tensors as MindSpore makes them (an int
+    int64, a float float32), so the defaults give an int64 result; the two must then agree."""
+    on_value, off_value = (v if isinstance(v, Tensor) else _one_hot_value(name, v)
+                           for name, v in (("on_value", on_value), ("off_value", off_value)))
     return cached_op(I.OneHot, axis)(indices, depth, on_value, off_value)
+
+
+def _one_hot_value(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"For 'one_hot', '{name}' must be an int, a float or a scalar Tensor "
+                        f"(float16, float32, int32 or int64), but got {v!r}.")
+    return Tensor(v, mstype.int64 if isinstance(v, (int, np.integer)) else mstype.float32)
 
 
 def print_(*input_x):

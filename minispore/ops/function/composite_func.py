@@ -23,7 +23,10 @@ def _check_tensor(name, arg, x):
 
 
 def stack(tensors, axis=0):
-    """Tensors of one shape joined along a new dim `axis` (concat of their expand_dims)."""
+    """Tensors of one shape joined along a new dim `axis` (concat of their expand_dims). A
+    lone Tensor counts as a sequence of one, as in MindSpore (shape (1, ...) at axis 0)."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
     if not isinstance(tensors, (tuple, list)) or not tensors:
         raise TypeError(f"For 'stack', 'tensors' must be a non-empty tuple or list of Tensors, "
                         f"but got {type(tensors).__name__}.")
@@ -100,13 +103,13 @@ def swapaxes(input, axis0, axis1):  # noqa: A002
 
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
-    """int64 indices of the minimum along `axis` (the flattened input when None): the argmax
-    of the negated input (bool and unsigned inputs are widened first)."""
+    """int32 indices (MindSpore's dtype here) of the minimum along `axis` (the flattened input
+    when None): the argmax of the negated input (bool and unsigned inputs are widened first)."""
     _check_tensor("argmin", "input", input)
     x = input
     if x.dtype == mstype.bool_ or x.dtype.np_dtype.kind == "u":
         x = A.cast(x, mstype.int64)
-    return M.argmax(M.neg(x), axis, keepdims)
+    return A.cast(M.argmax(M.neg(x), axis, keepdims), mstype.int32)
 
 
 def masked_fill(input_x, mask, value):

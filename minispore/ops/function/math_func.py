@@ -8,6 +8,7 @@ from minispore.ops.operations import matmul_ops as _MM
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
 _maximum, _minimum, _pow = _M.Maximum(), _M.Minimum(), _M.Pow()
+_floor_div, _floor_mod = _M.FloorDiv(), _M.FloorMod()
 _exp, _log, _sqrt, _rsqrt = _M.Exp(), _M.Log(), _M.Sqrt(), _M.Rsqrt()
 _square, _abs = _M.Square(), _M.Abs()
 _equal, _not_equal = _M.Equal(), _M.NotEqual()
@@ -41,6 +42,24 @@ def div(x, y):
 
 def neg(x):
     return _neg(x)
+
+
+def floor_div(x, y):
+    """x // y elementwise (floor division; ints stay ints)."""
+    return _floor_div(x, y)
+
+
+def floor_divide(input, other):  # noqa: A002
+    return _floor_div(input, other)
+
+
+def floor_mod(x, y):
+    """x % y elementwise, the remainder taking the divisor's sign."""
+    return _floor_mod(x, y)
+
+
+def remainder(input, other):  # noqa: A002
+    return _floor_mod(input, other)
 
 
 def maximum(input, other):  # noqa: A002 - MindSpore's argument name

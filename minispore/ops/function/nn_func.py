@@ -49,8 +49,11 @@ def bias_add_relu(input_x, bias):
     return _bias_add_relu(input_x, bias)
 
 
-def softmax_cross_entropy_with_logits(logits, labels):
-    """(loss (N,), backprop (N, C)) for dense probability labels, like the primitive."""
+def softmax_cross_entropy_with_logits(logits, labels, labels_sum_to_one=False):
+    """(loss (N,), backprop (N, C)) for dense labels, like the primitive; `labels_sum_to_one`
+    (one-hot labels) spares the bprop its correction for labels that do not."""
+    if labels_sum_to_one:
+        return cached_op(N.SoftmaxCrossEntropyWithLogits, True)(logits, labels)
     return _softmax_ce(logits, labels)
 
 

@@ -8,6 +8,7 @@ from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
+from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.casting import cast_array
@@ -333,7 +334,8 @@ class Flatten(_ReshapeLike):
 class Assign(Primitive):
     """Write `value` into the Parameter `variable` in place and return `variable`:
     Assign()(variable, value). value has variable's shape; it is converted to variable's
-    dtype. Not differentiable."""
+    dtype. Not differentiable. A plain Tensor `variable` (MindSpore allows it too) takes the
+    new value as ``x[...] = value`` does, and the call returns a new tensor holding it."""
     sharding_rule = rules.elementwise
 
     differentiable = False
@@ -341,8 +343,15 @@ class Assign(Primitive):
 
     def __call__(self, variable, value):
         if not isinstance(variable, Parameter):
-            raise self.error(f"'variable' must be a Parameter, but got "
-                             f"{type(variable).__name__}.", TypeError)
+            if not isinstance(variable, Tensor):
+                raise self.error(f"'variable' must be a Parameter or a Tensor, but got "
+                                 f"{type(variable).__name__}.", TypeError)
+            self.infer(variable, value)
+            from minispore.ops.autodiff import replace_in_place
+            # Copies, so that neither `value` nor the result shares `variable`'s buffer.
+            new = cached_op(Identity)(cached_op(Cast)(value, variable.dtype))
+            replace_in_place(variable, new, "Assign")
+            return cached_op(Identity)(variable)
         super().__call__(variable, value)
         return variable
 

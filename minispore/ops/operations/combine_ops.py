@@ -144,15 +144,38 @@ class Tile(Primitive):
     """out = x repeated `multiples[i]` times along dim i: Tile()(x, multiples).
 
     When multiples is longer than x's rank, x gets leading dims of 1; when shorter, multiples
-    gets leading 1s. The gradient sums dout over the repeats.
+    gets leading 1s; a 0 empties its dim (as in MindSpore). `multiples` may also be an int
+    Tensor of rank 1, or hold int scalar Tensors, whose values are read when called (eager
+    values; MindSpore reads them as constants when it compiles). The gradient sums dout over
+    the repeats.
     """
     sharding_rule = rules.replicate_only("a cut input would tile its slice, not the global tensor")
 
+    def __call__(self, x, multiples):
+        return super().__call__(x, self._int_multiples(multiples))
+
+    def _int_multiples(self, multiples):
+        """`multiples` with Tensors replaced by the ints they hold."""
+        from minispore.common.tensor import Tensor
+
+        def ints(t):
+            if not t.dtype.is_int:
+                raise self.error(f"'multiples' is a Tensor of dtype {t.dtype} and shape "
+                                 f"{tuple(t.shape)}, which cannot be read as ints: give an int "
+                                 f"Tensor or a tuple of ints.", TypeError)
+            return [int(v) for v in t.asnumpy().reshape(-1)]
+        if isinstance(multiples, Tensor):
+            return tuple(ints(multiples))
+        if isinstance(multiples, (tuple, list)) and any(isinstance(m, Tensor) for m in multiples):
+            return tuple(ints(m)[0] if isinstance(m, Tensor) and m.size == 1 else m
+                         for m in multiples)
+        return multiples
+
     def _plan(self, x, multiples):
         multiples = check_int_tuple(self, "multiples", multiples)
-        if any(m < 1 for m in multiples):
-            raise self.error(f"every element of 'multiples' must be a positive int, but got "
-                             f"{multiples}.")
+        if any(m < 0 for m in multiples):
+            raise self.error(f"every element of 'multiples' must be a non-negative int, but "
+                             f"got {multiples}.")
         rank = max(len(multiples), x.ndim)
         shape = (1,) * (rank - x.ndim) + tuple(x.shape)
         multiples = (1,) * (rank - len(multiples)) + multiples

@@ -20,12 +20,12 @@ from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dt
                                             normalize_axis, reduce_axes, reduced_shape,
                                             run_middle_reduction, shape_size, shapes_equal)
 from minispore.ops.operations import _math_grad_ops as G
-from minispore.ops.operations.array_ops import (Cast, Reshape, c_strides, dim_scalar, is_dim,
-                                                strided_copy)
+from minispore.ops.operations.array_ops import (Cast, Reshape, ZerosLike, c_strides,
+                                                dim_scalar, is_dim, strided_copy)
 from minispore.ops.operations.elementwise import BinaryElementwise, UnaryElementwise
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "Neg", "Maximum", "Minimum", "Pow", "Exp",
+__all__ = ["Add", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Neg", "Maximum", "Minimum", "Pow", "Exp",
            "Log", "Sqrt", "Rsqrt", "Square", "Abs", "Equal", "NotEqual", "Less", "LessEqual",
            "Greater", "GreaterEqual", "Select", "ReduceSum", "ReduceMean", "ReduceMax",
            "ReduceMin", "Argmax", "BroadcastTo", "DynamicBroadcastTo"]
@@ -95,6 +95,29 @@ class RealDiv(BinaryElementwise):
 Div = RealDiv
 
 
+class FloorDiv(BinaryElementwise):
+    """out = floor(x / y) with broadcasting (``x // y``): ints stay ints (-3 // 2 is -2),
+    floats give floored floats. Not differentiable: MindSpore's bprop returns zeros, and so
+    does this one."""
+    kernel_name = "floordiv"
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        zeros = cached_op(ZerosLike)
+        return zeros(x), zeros(y)
+
+
+class FloorMod(BinaryElementwise):
+    """out = x - floor(x / y) * y with broadcasting (``x % y``): the remainder has the sign of
+    the divisor. Gradients (MindSpore's): dx = dout, dy = -dout * floor(x / y)."""
+    kernel_name = "floormod"
+
+    def bprop(self, inputs, out, dout):
+        x, y = inputs
+        dy = cached_op(Neg)(cached_op(Mul)(dout, cached_op(FloorDiv)(x, y)))
+        return sum_to_shape(dout, x.shape), sum_to_shape(dy, y.shape)
+
+
 def _floating(v):
     if isinstance(v, Tensor):
         return v.dtype.is_float
@@ -144,17 +167,21 @@ class Minimum(BinaryElementwise):
 
 
 class Pow(BinaryElementwise):
-    """out = x ** y elementwise (float dtypes), with broadcasting.
+    """out = x ** y elementwise, with broadcasting. Integer powers of integers stay integers
+    (a negative exponent truncates toward zero: 2 ** -3 is 0, as in MindSpore).
 
     `y` may be a Tensor or a Python number; a number exponent stays a constant (no gradient is
     computed for it). Gradients: dx = dout * y * x**(y-1); dy = dout * out * log(x), taken as 0
     where x == 0 (NaN where x < 0, where x**y is not real-differentiable in y).
     """
     kernel_name = "pow"
-    valid_dtypes = _FLOAT
+    valid_dtypes = mstype.number_types
 
     def __call__(self, x, y):
         if isinstance(x, Tensor) and isinstance(y, numbers.Real) and not isinstance(y, bool):
+            if not x.dtype.is_float and not isinstance(y, numbers.Integral):
+                # An int tensor to a float power is float32, as in MindSpore (xi ** 2.5).
+                x = cached_op(Cast)(x, mstype.float32)
             return Primitive.__call__(self, x, y)
         return super().__call__(x, y)
 

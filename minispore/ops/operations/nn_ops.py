@@ -17,7 +17,7 @@ from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             contiguous, dims_equal, normalize_axis,
                                             shapes_equal)
 from minispore.ops.operations.array_ops import Reshape
-from minispore.ops.operations.math_ops import Mul, ReduceSum
+from minispore.ops.operations.math_ops import Add, Mul, ReduceSum, Rsqrt
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Softmax", "SoftmaxGrad", "LogSoftmax", "LogSoftmaxGrad",
@@ -109,12 +109,22 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     """Dense-label softmax cross-entropy: ``(loss, backprop) = Op()(logits, labels)``.
 
     logits, labels: (N, C), same float dtype. loss[n] = -sum_c labels * log_softmax(logits);
-    backprop = softmax(logits) * sum_c labels - labels (softmax - labels for probability
-    labels), computed with the loss in one max-subtracted kernel. The bprop reuses `backprop`;
-    labels get no gradient (MindSpore returns zeros for them).
+    backprop = softmax(logits) - labels (MindSpore's output), computed with the loss in one
+    max-subtracted kernel. The bprop takes the loss's true gradient, softmax * sum_c labels -
+    labels = backprop + (backprop + labels) * (sum_c labels - 1), which is `backprop` itself for
+    labels summing to 1 per row; MindSpore's bprop uses `backprop` for any labels (a deliberate
+    difference: CONFORMANCE.md). Labels get no gradient (MindSpore returns zeros for them).
     """
     float16_in_float32 = True
     sharding_rule = rules.softmax_cross_entropy
+
+    def __init__(self, _labels_sum_to_one=False):
+        # minispore's own callers that build one-hot labels (nn's sparse loss) pass True: the
+        # bprop then uses `backprop` as it is, without the correction's four nodes.
+        super().__init__()
+        self.labels_sum_to_one = bool(_labels_sum_to_one)
+        if self.labels_sum_to_one:
+            self.add_prim_attr("labels_sum_to_one", True)
 
     def infer(self, logits, labels):
         check_float(self, "logits", logits)
@@ -135,8 +145,14 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
         return loss, dlogits
 
     def bprop(self, inputs, out, dout):
-        dloss = cached_op(Reshape)(dout[0], (out[1].shape[0], 1))
-        return cached_op(Mul)(out[1], dloss), None
+        _, labels = inputs
+        grad = backprop = out[1]
+        if not self.labels_sum_to_one:
+            excess = cached_op(Add)(cached_op(ReduceSum, True)(labels, (1,)), -1.0)
+            grad = cached_op(Add)(backprop,
+                                  cached_op(Mul)(cached_op(Add)(backprop, labels), excess))
+        dloss = cached_op(Reshape)(dout[0], (backprop.shape[0], 1))
+        return cached_op(Mul)(grad, dloss), None
 
 
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
@@ -366,13 +382,14 @@ class _LayerNormBase(Primitive):
 
 
 class LayerNorm(_LayerNormBase):
-    """``y, mean, rstd = LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x,
-    gamma, beta)``: normalise over x.shape[begin_norm_axis:],
-    y = (x - mean) * rstd * gamma + beta with rstd = 1 / sqrt(var + epsilon).
+    """``y, mean, variance = LayerNorm(begin_norm_axis=1, begin_params_axis=1,
+    epsilon=1e-7)(x, gamma, beta)``: normalise over x.shape[begin_norm_axis:],
+    y = (x - mean) * rstd * gamma + beta with rstd = 1 / sqrt(variance + epsilon).
 
-    gamma, beta: x.shape[begin_params_axis:]. mean and rstd keep x's leading dims and have 1
-    elsewhere (MindSpore 2.x returns rstd, 1.x returned the variance). Gradients flow from y
-    only (the mean and rstd outputs are statistics, as in MindSpore).
+    gamma, beta: x.shape[begin_params_axis:]. mean and variance keep x's leading dims and have
+    1 elsewhere. The third output is the (biased) variance, as MindSpore 2.7's CPU kernel
+    returns it (its documentation says rstd; the recorded outputs in tests/conformance are the
+    variance). Gradients flow from y only (mean and variance are statistics, as in MindSpore).
     """
 
     def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
@@ -400,12 +417,21 @@ class LayerNorm(_LayerNormBase):
         kernel("norm", "layer_norm")(xr, self._param_row(gamma, x, norm),
                                      self._param_row(beta, x, norm), self.epsilon, y, mean, rstd)
         stat = tuple(x.shape[:norm]) + (1,) * (x.ndim - norm)
-        return y.reshape(x.shape), mean.reshape(stat), rstd.reshape(stat)
+        return y.reshape(x.shape), mean.reshape(stat), self._variance(rstd).reshape(stat)
+
+    def _variance(self, rstd):
+        """max(1 / rstd^2 - epsilon, 0) on rstd's device: within a few float32 ulps of
+        (variance + epsilon), the kernel's own rounding of rstd."""
+        t = rstd.dtype.type
+        inv = kernel("elementwise", "realdiv")(t(1), kernel("elementwise", "square")(rstd))
+        var = kernel("elementwise", "sub")(inv, t(self.epsilon))
+        return kernel("elementwise", "maximum")(var, t(0))
 
     def bprop(self, inputs, out, dout):
         x, gamma, _ = inputs
+        rstd = cached_op(Rsqrt)(cached_op(Add)(out[2], self.epsilon))
         grad = cached_op(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis)
-        dx, dgamma, dbeta = grad(x, dout[0], out[2], out[1], gamma)
+        dx, dgamma, dbeta = grad(x, dout[0], rstd, out[1], gamma)
         lead = len(dgamma.shape) - gamma.ndim
         if lead:
             # gamma starts after the normalised block: sum the broadcast dims away.

@@ -108,3 +108,18 @@ def test_broadcast_strides_merge_contiguous_dims():
     assert dims == [60] and strides == [[1], [0]]
     dims, strides = gpu.broadcast_strides((3, 4, 5), [(3, 1, 5), (4, 5)])
     assert dims == [3, 4, 5] and strides == [[5, 0, 1], [0, 5, 1]]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("name", ["floordiv", "floormod", "pow"])
+def test_integer_kernels_keep_python_semantics(name, dtype):
+    """Integer floor division and remainder round toward -inf (-3 // 2 is -2, -3 % 2 is 1) and
+    an integer power of an integer stays an integer, on the device as on the CPU."""
+    x = np.array([-7, -3, -1, 0, 1, 3, 7], dtype)
+    y = np.array([2, -2, 3, 5, -4, 2, 3], dtype) if name != "pow" else \
+        np.array([3, 2, 5, 0, 4, 2, 1], dtype)
+    want = {"floordiv": np.floor_divide, "floormod": np.mod, "pow": np.power}[name](x, y)
+    np.testing.assert_array_equal(getattr(cpu, name)(x, y), want)
+    got = getattr(gpu, name)(dev(x), dev(y))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(host(got), want)
