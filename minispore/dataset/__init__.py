@@ -4,6 +4,7 @@ from minispore.dataset import transforms, vision
 from minispore.dataset.engine import dataset_methods as _dataset_methods
 from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.iterators import DictIterator, TupleIterator
+from minispore.dataset.engine.operations import ZipDataset, _dataset_list
 from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler, Sampler,
                                                SequentialSampler, SubsetRandomSampler,
                                                SubsetSampler)
@@ -17,6 +18,11 @@ __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIt
            "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler", "Cifar10Dataset", "FashionMnistDataset",
            "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
-           "synth_mnist"]
+           "synth_mnist", "zip"]
+
+
+def zip(datasets):  # noqa: A001 - MindSpore's name
+    """The datasets of the tuple `datasets` side by side (see Dataset.zip)."""
+    return ZipDataset(_dataset_list("zip", datasets, (tuple,)))
 
 _dataset_methods.install()

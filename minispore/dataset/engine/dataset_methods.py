@@ -5,9 +5,11 @@ name them itself."""
 from minispore.dataset.engine.batch import BatchDataset
 from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.iterators import DictIterator, TupleIterator
-from minispore.dataset.engine.operations import (MapDataset, ProjectDataset, RenameDataset,
-                                                 RepeatDataset, ShuffleDataset, SkipDataset,
-                                                 TakeDataset, check_map_keywords, split_dataset)
+from minispore.dataset.engine.operations import (ConcatDataset, MapDataset, ProjectDataset,
+                                                 RenameDataset, RepeatDataset, ShuffleDataset,
+                                                 SkipDataset, TakeDataset, ZipDataset,
+                                                 _dataset_list, check_map_keywords,
+                                                 split_dataset)
 
 
 class _DatasetMethods:
@@ -68,6 +70,17 @@ class _DatasetMethods:
     def skip(self, count):
         """All rows but the first `count`."""
         return SkipDataset(self, count)
+
+    def concat(self, datasets):
+        """This dataset's rows, then those of `datasets` (one Dataset or a list), in order."""
+        return ConcatDataset([self] + _dataset_list("concat", datasets, (Dataset, list)))
+
+    def __add__(self, datasets):
+        return self.concat(datasets)
+
+    def zip(self, datasets):
+        """This dataset's columns beside those of `datasets` (one Dataset or a tuple)."""
+        return ZipDataset([self] + _dataset_list("zip", datasets, (Dataset, tuple)))
 
     def split(self, sizes, randomize=True):
         """Split into len(sizes) datasets; sizes are row counts or fractions summing to 1."""

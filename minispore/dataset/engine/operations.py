@@ -412,3 +412,101 @@ def split_dataset(dataset, sizes, randomize):
         out.append(dataset._with_sampler(sampler))
         start += c
     return out
+
+
+def check_tree(datasets):
+    """MindSpore's pipelines are trees: a node that two consumers in one pipeline would read
+    (``a + a``, ``zip((a, a.take(2)))``) is refused, as MindSpore refuses it."""
+    seen = set()
+    for dataset in datasets:
+        stack = [dataset]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                raise ValueError("The data pipeline is not a tree (i.e., one node has 2 "
+                                 "consumers): a dataset appears twice in the datasets joined.")
+            seen.add(id(node))
+            stack.extend(node.children)
+
+
+def _dataset_list(where, datasets, kinds):
+    if isinstance(datasets, Dataset) and Dataset in kinds:
+        return [datasets]
+    if not isinstance(datasets, tuple(k for k in kinds if k is not Dataset)) or \
+            not all(isinstance(d, Dataset) for d in datasets):
+        raise TypeError(f"Argument datasets with value {datasets!r} is not of type "
+                        f"{[k.__name__ for k in kinds]}, but got {type(datasets).__name__}; "
+                        f"'{where}' takes datasets.")
+    return list(datasets)
+
+
+class ConcatDataset(Dataset):
+    """The rows of every dataset in turn (``a + b``, ``a.concat([b, c])``). They must have the
+    same columns; a column whose dtype or rank changes between them raises RuntimeError when
+    the rows meet, as MindSpore's pipeline does."""
+
+    def __init__(self, datasets):
+        check_tree(datasets)
+        names = datasets[0].get_col_names()
+        for d in datasets[1:]:
+            if d.get_col_names() != names:
+                raise RuntimeError(f"For 'concat', every dataset must have the columns {names}, "
+                                   f"but one has {d.get_col_names()}.")
+        super().__init__(datasets)
+
+    def get_col_names(self):
+        return self.children[0].get_col_names()
+
+    def _size(self):
+        sizes = [d._size() for d in self.children]
+        return None if None in sizes else sum(sizes)
+
+    def _chunks(self, ctx):
+        dtypes = None
+        for i, child in enumerate(self.children):
+            for chunk in child._chunks(ctx):
+                if not ck.num_rows(chunk):
+                    continue
+                firsts = [np.asarray(ck.rows_of(c)[0]) for c in chunk]
+                kinds = [f"{a.dtype} of rank {a.ndim}" for a in firsts]
+                if dtypes is None:
+                    dtypes = kinds
+                elif kinds != dtypes:
+                    raise RuntimeError(f"For 'concat', dataset {i}'s columns hold {kinds} where "
+                                       f"the first dataset's hold {dtypes}: they must be equal "
+                                       f"(batch all of them, or none).")
+                yield chunk
+
+
+class ZipDataset(Dataset):
+    """Row i of every dataset side by side (``ds.zip((a, b))``): their columns, in order, which
+    must not repeat a name; as many rows as the shortest dataset."""
+
+    def __init__(self, datasets):
+        check_tree(datasets)
+        names = [n for d in datasets for n in d.get_col_names()]
+        if len(set(names)) != len(names):
+            raise RuntimeError(f"For 'zip', the datasets' column names must be unique, but "
+                               f"they are {names}: rename one with .rename().")
+        super().__init__(datasets)
+        self._names = names
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def _size(self):
+        sizes = [d._size() for d in self.children]
+        return None if None in sizes else min(sizes)
+
+    def _chunks(self, ctx):
+        streams = [child._chunks(ctx) for child in self.children]
+        pending = [None] * len(streams)
+        while True:
+            for i, stream in enumerate(streams):
+                while pending[i] is None or not ck.num_rows(pending[i]):
+                    pending[i] = next(stream, None)
+                    if pending[i] is None:
+                        return
+            k = min(ck.num_rows(p) for p in pending)
+            yield [ck.select(c, slice(0, k)) for p in pending for c in p]
+            pending = [[ck.select(c, slice(k, None)) for c in p] for p in pending]
