@@ -236,6 +236,77 @@ def gelu_erf_grad(dy, x):
                  + x * math.exp(-half * x * x) * t(_R_SQRT2PI))
 
 
+# -- trigonometric, rounding and special functions (ops/operations/unary_math_ops.py) ----------
+def sin(x):
+    return math.sin(x)
+
+
+def cos(x):
+    return math.cos(x)
+
+
+def tan(x):
+    return math.tan(x)
+
+
+def sinh(x):
+    return math.sinh(x)
+
+
+def cosh(x):
+    return math.cosh(x)
+
+
+def asin(x):
+    return math.asin(x)
+
+
+def acos(x):
+    return math.acos(x)
+
+
+def atan(x):
+    return math.atan(x)
+
+
+def floor(x):
+    # math.floor returns an int: back to x's type (NaN and inf pass through unchanged).
+    return type(x)(math.floor(x)) if math.isfinite(x) else x
+
+
+def ceil(x):
+    return type(x)(math.ceil(x)) if math.isfinite(x) else x
+
+
+def sign(x):
+    """1, -1 or 0 by x's sign; NaN stays NaN."""
+    if x > 0:
+        return type(x)(1)
+    if x < 0:
+        return type(x)(-1)
+    return x * type(x)(0)
+
+
+def reciprocal(x):
+    return type(x)(1) / x
+
+
+def log1p(x):
+    return math.log1p(x)
+
+
+def expm1(x):
+    return math.expm1(x)
+
+
+def erf(x):
+    return math.erf(x)
+
+
+def erfc(x):
+    return math.erfc(x)
+
+
 # Every elementwise body above -> the dtype of its result: "bool" for predicates, None for the
 # dtype of its last operand (callers put the operand whose dtype the result takes last). Each
 # device's kernel table and the fusion pass are generated from this table.
@@ -251,6 +322,9 @@ ELEMENTWISE = {
     "relu": None, "relu_grad": None, "sigmoid": None, "sigmoid_grad": None,
     "tanh": None, "tanh_grad": None, "gelu_tanh": None, "gelu_tanh_grad": None,
     "gelu_erf": None, "gelu_erf_grad": None,
+    "sin": None, "cos": None, "tan": None, "sinh": None, "cosh": None, "asin": None,
+    "acos": None, "atan": None, "floor": None, "ceil": None, "sign": None, "reciprocal": None,
+    "log1p": None, "expm1": None, "erf": None, "erfc": None,
 }
 
 

@@ -66,17 +66,57 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:acos._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:add._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
         'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:asin._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:atan._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:ceil._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:cos._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:cosh._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:equal._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:erf._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:erfc._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:exp._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:expm1._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:floor._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
@@ -129,6 +169,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:log1p._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:maximum._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
@@ -175,6 +219,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:reciprocal._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:relu._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -204,6 +252,18 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:sign._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:sin._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:sinh._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:sqrt._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -223,6 +283,10 @@ SIGNATURES = {
     'elementwise:sub._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:tan._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
     'elementwise:tanh._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',

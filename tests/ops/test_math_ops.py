@@ -1,4 +1,6 @@
 """Math operators: forward vs float64 numpy, backward vs finite differences, bad input."""
+import math
+
 import numpy as np
 import pytest
 
@@ -244,6 +246,22 @@ UNARY = {
     "rsqrt": (ops.rsqrt, lambda a: 1.0 / np.sqrt(a), (0.1, 3.0)),
     "square": (ops.square, np.square, (-2.0, 2.0)),
     "abs": (ops.abs, np.abs, (-2.0, 2.0)),
+    "sin": (ops.sin, np.sin, (-3.0, 3.0)),
+    "cos": (ops.cos, np.cos, (-3.0, 3.0)),
+    "tan": (ops.tan, np.tan, (-1.2, 1.2)),
+    "sinh": (ops.sinh, np.sinh, (-2.0, 2.0)),
+    "cosh": (ops.cosh, np.cosh, (-2.0, 2.0)),
+    "asin": (ops.asin, np.arcsin, (-0.9, 0.9)),
+    "acos": (ops.acos, np.arccos, (-0.9, 0.9)),
+    "atan": (ops.atan, np.arctan, (-3.0, 3.0)),
+    "floor": (ops.floor, np.floor, (-2.7, 2.7)),
+    "ceil": (ops.ceil, np.ceil, (-2.7, 2.7)),
+    "sign": (ops.sign, np.sign, (-2.0, 2.0)),
+    "reciprocal": (ops.reciprocal, np.reciprocal, (0.5, 3.0)),
+    "log1p": (ops.log1p, np.log1p, (-0.5, 3.0)),
+    "expm1": (ops.expm1, np.expm1, (-2.0, 2.0)),
+    "erf": (ops.erf, lambda a: np.vectorize(math.erf)(a), (-2.0, 2.0)),
+    "erfc": (ops.erfc, lambda a: np.vectorize(math.erfc)(a), (-2.0, 2.0)),
 }
 
 

@@ -5,6 +5,7 @@ from minispore.ops.function.array_func import reshape as _reshape
 from minispore.ops.operations import math_ops as _M
 from minispore.ops.operations._base import cached_op
 from minispore.ops.operations import matmul_ops as _MM
+from minispore.ops.operations import unary_math_ops as _U
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
 _maximum, _minimum, _pow = _M.Maximum(), _M.Minimum(), _M.Pow()
@@ -264,3 +265,30 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 def _argmax_op(axis):
     return cached_op(_M.Argmax, axis, _mstype.int64)
+
+
+# -- trigonometric, rounding and special functions (MindSpore's functional names) -------------
+def _unary(cls, name, doc):
+    def op(input):  # noqa: A002
+        return cached_op(cls)(input)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+sin = _unary(_U.Sin, "sin", "sin(input) elementwise.")
+cos = _unary(_U.Cos, "cos", "cos(input) elementwise.")
+tan = _unary(_U.Tan, "tan", "tan(input) elementwise.")
+sinh = _unary(_U.Sinh, "sinh", "sinh(input) elementwise.")
+cosh = _unary(_U.Cosh, "cosh", "cosh(input) elementwise.")
+asin = arcsin = _unary(_U.Asin, "asin", "arcsin(input) elementwise (NaN outside [-1, 1]).")
+acos = arccos = _unary(_U.ACos, "acos", "arccos(input) elementwise (NaN outside [-1, 1]).")
+atan = arctan = _unary(_U.Atan, "atan", "arctan(input) elementwise.")
+floor = _unary(_U.Floor, "floor", "The largest integer <= input, elementwise.")
+ceil = _unary(_U.Ceil, "ceil", "The smallest integer >= input, elementwise.")
+sign = _unary(_U.Sign, "sign", "1, -1 or 0 by the sign of input, elementwise.")
+reciprocal = _unary(_U.Reciprocal, "reciprocal", "1 / input, elementwise.")
+log1p = _unary(_U.Log1p, "log1p", "log(1 + input), elementwise.")
+expm1 = _unary(_U.Expm1, "expm1", "exp(input) - 1, elementwise.")
+erf = _unary(_U.Erf, "erf", "The error function of input, elementwise.")
+erfc = _unary(_U.Erfc, "erfc", "1 - erf(input), elementwise.")

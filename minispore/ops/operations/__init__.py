@@ -12,3 +12,4 @@ from minispore.ops.operations.nn_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.sort_ops import *  # noqa: F401,F403
+from minispore.ops.operations.unary_math_ops import *  # noqa: F401,F403

@@ -347,10 +347,9 @@ class Assign(Primitive):
                 raise self.error(f"'variable' must be a Parameter or a Tensor, but got "
                                  f"{type(variable).__name__}.", TypeError)
             self.infer(variable, value)
-            from minispore.ops.autodiff import replace_in_place
-            # Copies, so that neither `value` nor the result shares `variable`'s buffer.
-            new = cached_op(Identity)(cached_op(Cast)(value, variable.dtype))
-            replace_in_place(variable, new, "Assign")
+            # Tensor.__setitem__ (ops/tensor_methods.py) writes it in place as MindSpore does,
+            # tapes and tracer told; the result is a copy that shares no buffer with it.
+            variable[...] = cached_op(Cast)(value, variable.dtype)
             return cached_op(Identity)(variable)
         super().__call__(variable, value)
         return variable

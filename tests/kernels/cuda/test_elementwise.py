@@ -9,7 +9,10 @@ from minispore.kernels.cuda import elementwise as gpu
 from .conftest import DTYPES, dev, empty, host, same_kernels, tol
 
 # Ops whose inputs must be positive (log, sqrt, pow with float exponents).
-POSITIVE = {"log", "sqrt", "rsqrt", "pow", "pow_grad_x", "pow_grad_y", "sqrt_grad", "rsqrt_grad"}
+POSITIVE = {"log", "sqrt", "rsqrt", "pow", "pow_grad_x", "pow_grad_y", "sqrt_grad", "rsqrt_grad",
+            "log1p"}
+# Ops defined on (-1, 1) only: the simulator's Python math raises outside it (CUDA gives NaN).
+UNIT = {"asin", "acos"}
 NAMES = same_kernels(cpu, gpu, lambda obj: isinstance(obj, ExactUfunc))
 # (operand shapes, dtype): same shape in both dtypes; numpy broadcasting across dims; a row and
 # a scalar (a few simulated threads each: the simulator pays per thread).
@@ -24,6 +27,8 @@ def _inputs(name, nin, shapes, dtype, rng):
         a = rng.standard_normal(shape)
         if name in POSITIVE:
             a = np.abs(a) + 0.5
+        elif name in UNIT:
+            a = np.tanh(a)
         elif name == "select" and k == 0:
             a = a > 0
         a = np.asarray(a).astype(a.dtype if a.dtype == np.bool_ else dtype)
