@@ -475,9 +475,10 @@ def bench_dataset():
 
 def bench_recompute():
     """Peak memory (the executor's accounting; tracemalloc in PYNATIVE) and step time of
-    training steps with and without recompute (tools/bench_recompute.py)."""
+    training steps with and without recompute, and the peak RSS and arena of a wide MLP's step
+    in a process of its own (tools/bench_recompute.py)."""
     import bench_recompute
-    return bench_recompute.recompute_table()
+    return [bench_recompute.recompute_table(), bench_recompute.rss_table()]
 
 
 def bench_parallel(quick=False):
@@ -529,7 +530,7 @@ def main():
     if not args.quick:
         tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())
-    tables.append(bench_recompute())
+    tables.extend(bench_recompute())
     tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "
               f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "

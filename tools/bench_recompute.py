@@ -11,9 +11,17 @@ of ROUNDS rounds timing the runs with and without recompute in turn, without any
 "max |Δ param|" compares the parameters after the same WARMUP steps with and without
 recompute (0: bit-identical).
 
+The second table runs one training step per process of a wide MLP (8 Dense(1024)+ReLU in four
+recomputed blocks, batch 4096) with and without recompute in both modes, and reports the
+process's peak RSS (ru_maxrss) and, in GRAPH mode, the bytes of the static memory plan's
+buffers (the arena, minispore/graph/arena.py).
+
 Usage: python tools/bench_recompute.py
 """
+import json
 import os
+import resource
+import subprocess
 import sys
 import tracemalloc
 
@@ -164,6 +172,52 @@ def measure(mode, make_net, shape, batch):
             for run, (_, step) in runs.items()}
 
 
+class WideMLP(DeepMLP):
+    """8 Dense(1024)+ReLU in four blocks of two (each block recomputed) and a 10-way head."""
+
+    def __init__(self):
+        super().__init__(width=1024, depth=4)
+
+
+RSS_BATCH = 4096
+
+
+def _rss_child(mode_name, recompute):
+    """One training step of WideMLP in this process: prints the JSON {"arena": bytes or None,
+    "rss": peak RSS bytes}."""
+    mode = getattr(ms, mode_name)
+    ms.set_context(mode=mode)
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal((RSS_BATCH, 1024)).astype(np.float32))
+    y = Tensor(rng.integers(0, 10, RSS_BATCH).astype(np.int32))
+    _, step = _step_cell(WideMLP, recompute)
+    step(x, y)
+    arena = None
+    if mode == ms.GRAPH_MODE:
+        executable, = step._graph_cache.entries.values()
+        arena = executable.plan.nbytes()
+    print(json.dumps({"arena": arena,
+                      "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+
+
+def rss_table():
+    t = Table(f"Recompute and the process: peak RSS and the GRAPH memory plan's arena, one "
+              f"training step of 8 Dense(1024)+ReLU in 4 recomputed blocks, batch {RSS_BATCH}, "
+              f"one process per row (MiB)",
+              ["mode", "recompute", "arena", "peak RSS", "RSS on/off"])
+    for mode in ("GRAPH_MODE", "PYNATIVE_MODE"):
+        peaks = {}
+        for run in ("off", "on"):
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--rss-child",
+                                  mode, run], check=True, capture_output=True, text=True,
+                                 cwd=ROOT)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            peaks[run] = r["rss"]
+            t.add(mode.split("_")[0], run, "-" if r["arena"] is None else r["arena"] / MIB,
+                  r["rss"] / MIB, "" if run == "off" else f"{peaks['on'] / peaks['off']:.2f}")
+    return t
+
+
 def recompute_table():
     t = Table(f"Recompute: one training step (TrainOneStepCell + Momentum) with and without, "
               f"peaks in MiB, median step of {ROUNDS} interleaved rounds",
@@ -186,4 +240,8 @@ def recompute_table():
 
 
 if __name__ == "__main__":
-    print(recompute_table().markdown())
+    if sys.argv[1:2] == ["--rss-child"]:
+        _rss_child(sys.argv[2], sys.argv[3] == "on")
+    else:
+        print(recompute_table().markdown())
+        print(rss_table().markdown())

@@ -24,6 +24,15 @@ the first backward node that needs them, and shared by later ones. Duplicates ar
 nodes derived from the forward node they repeat, with the annotation ``duplicated=True`` and
 the scope ``recompute_<scope>`` (MindSpore's IR marks). The executor frees a value after its
 last reader, so the forward outputs now die at their last forward reader.
+
+A chain of duplicates then moves up past the backward nodes just before it that free nothing
+(every value they read is read again later, every value they make is read), stopping at one that
+frees a value, at another chain, at a collective or a node with side effects. Such a node only
+adds to the live bytes, so running the chain before it never raises the peak, and lowers it
+when the chain has intermediates: a block's input gradient (``dx = dout @ W``) no longer sits
+beside the recomputed block's pre-activations. The static memory plan (arena.py) then gives
+the recomputed activations the slots the forward copies left, so the arena shrinks by every
+dropped activation (tests/graph/test_recompute_pass.py).
 """
 from dataclasses import dataclass
 
@@ -55,7 +64,7 @@ def recompute(program, ctx):
         return program
     chosen = _recomputed_nodes(graph)
     if chosen:
-        graph.nodes = _with_duplicates(graph, chosen)
+        graph.nodes = _hoisted(graph, _with_duplicates(graph, chosen))
     return program
 
 
@@ -136,6 +145,56 @@ def _with_duplicates(graph, chosen):
             node.inputs = map_values(node.inputs, duplicate_of)
         order.append(node)
     return order
+
+
+def _hoisted(graph, order):
+    """`order` with each run of duplicates moved up past the nodes before it that free nothing
+    (module docstring)."""
+    order = list(order)
+    k = 0
+    while k < len(order):
+        if not _is_duplicate(order[k]):
+            k += 1
+            continue
+        end = k
+        while end < len(order) and _is_duplicate(order[end]):
+            end += 1
+        last = _last_reads(graph, order, skip=range(k, end))
+        start = k
+        while start > 0 and _passable(order[start - 1], start - 1, last):
+            start -= 1
+        order[start:end] = order[k:end] + order[start:k]
+        k = end
+    return order
+
+
+def _is_duplicate(node):
+    return bool(node.annotations.get("duplicated"))
+
+
+def _last_reads(graph, order, skip):
+    """{id(Value): the last position in `order` reading it, positions in `skip` left out};
+    the graph's outputs are read past the end."""
+    last = {}
+    for k, node in enumerate(order):
+        if k not in skip:
+            for v in node.input_values():
+                last[id(v)] = k
+    for v in graph.output_values():
+        last[id(v)] = len(order)
+    return last
+
+
+def _passable(node, k, last):
+    """Whether a chain of duplicates may run before `node` (at position k): a plain backward
+    node that frees nothing -- every Value it reads that a node made is read again after it,
+    every Value it makes is read -- and has no effect a move could reorder."""
+    if node.phase != BACKWARD or _is_duplicate(node) or node.side_effect or \
+            not node.prim.replayable or node.prim.communication:
+        return False
+    if any(v.producer is not None and last.get(id(v), -1) <= k for v in node.input_values()):
+        return False
+    return all(id(v) in last for v in node.outputs)
 
 
 def _duplicate(graph, node, inputs):

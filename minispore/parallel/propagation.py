@@ -18,21 +18,36 @@ operator (mindspore_semantics.md §5.1).
    cannot see yet (a split after a completed partial output met by a consumer wanting it
    whole). Candidates are every power-of-two cut of the operator's dims whose product
    divides the devices.
-3. Operators no configured one reaches keep MindSpore's data-parallel default.
+3. The breadth-first pass decides an operator against the neighbours decided before it, so one
+   reached first from one side never heard of the other: an operator between a sharded Gather
+   (whose completed output is whole) and a configured MatMul was decided whole against the
+   Gather before the MatMul's split reached its consumer. So every propagated operator is then
+   priced again against all its neighbours, producers and consumers alike, and takes a
+   candidate strictly cheaper than its own, until none changes. The revision's price adds to
+   the redistribution bytes those of the gradient AllReduce over the replicas of each
+   trainable parameter the operator reads (the mirror operator, which the strategy search
+   prices too): cutting a batch already split by the data-parallel inputs moves fewer
+   activation bytes than gathering it, but leaves the weight whole and its gradient summed
+   every step. Each edge costs the same priced from either end and a parameter's AllReduce
+   belongs to its reader, so a change lowers the plan's total price (bytes, then
+   own-collective bytes, then agreements) and the revision ends.
+4. Operators no configured one reaches keep MindSpore's data-parallel default.
 
-Each propagated node records why (``annotations["strategy_reason"]``: its price, the decided
-neighbours it was priced against and the runner-up), which the INFO plan and describe_plan
-print.
+Each propagated node records why (``annotations["strategy_reason"]``: its final price against
+all its neighbours, the runner-up, and the strategy the first pass gave it when the revision
+changed it), which the INFO plan and describe_plan print.
 
-A candidate costing more than nothing is chosen with a warning naming the operator (MindSpore
+A strategy costing more than nothing is kept with a warning naming the operator (MindSpore
 warns too): the user's strategies then force a redistribution somewhere.
 """
 import itertools
 import logging
+import math
 from collections import deque
 
 from minispore.common.symbolic import is_symbolic
 from minispore.graph.ir import FORWARD, Value
+from minispore.parallel.comm_stats import sent_bytes
 from minispore.parallel.param_slicing import fixed_layout
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy, rule_of
@@ -68,16 +83,19 @@ def propagate_strategies(graph, settings, arg_avals, tensor_positions, within=No
                                               scope=node.scope), "user")
             queue.append(node)
     by_id = {id(n): n for n in nodes}
+    propagated = []
     while queue:
         node = queue.popleft()
         for neighbour in _neighbours(node, consumers, by_id):
             if id(neighbour) in fixed or (within is not None and not within(neighbour)):
                 continue
-            result, reason = _best(neighbour, fixed, consumers, input_layouts, settings,
-                                   arg_avals, tensor_positions)
-            neighbour.annotations["strategy_reason"] = reason
-            fixed[id(neighbour)] = (result, "propagated")
+            fixed[id(neighbour)] = (_priced(neighbour, fixed, consumers, input_layouts,
+                                            settings, arg_avals, tensor_positions)[0][1],
+                                    "propagated")
+            propagated.append(neighbour)
             queue.append(neighbour)
+    _revise(propagated, fixed, consumers, by_id, input_layouts, settings, arg_avals,
+            tensor_positions)
     for node in nodes:
         if id(node) not in fixed:
             args = arg_avals(node)
@@ -147,8 +165,9 @@ def candidate_strategies(prim, args, device_num):
     return [s for _, s in found]
 
 
-def _best(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_positions):
-    """(the least-priced candidate's RuleResult, a sentence saying why it was chosen)."""
+def _priced(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_positions):
+    """[(price, RuleResult)] of the node's valid candidates against its decided neighbours,
+    least first (stable: among equal prices the earlier enumerated, fewer cuts, wins)."""
     args = arg_avals(node)
     priced = []
     for strategy in candidate_strategies(node.prim, args, settings.device_num):
@@ -163,29 +182,87 @@ def _best(node, fixed, consumers, input_layouts, settings, arg_avals, tensor_pos
     if not priced:
         raise StrategyError(f"For '{node.prim.name}' (in {node.scope}), sharding propagation "
                             f"found no valid strategy on {settings.device_num} devices.")
-    # stable: among equal prices the earlier enumerated (fewer cuts) wins
     priced.sort(key=lambda item: item[0])
-    best = priced[0]
-    if best[0][0] > 0:
-        logger.warning("Sharding propagation: '%s' (in %s) takes strategy %s, which needs "
-                       "%d bytes of redistribution per device against its neighbours' "
-                       "strategies.", node.prim.name, node.scope, best[1].strategy,
-                       best[0][0])
-    return best[1], _reason(node, priced, fixed, consumers)
+    return priced
+
+
+def _revise(propagated, fixed, consumers, by_id, input_layouts, settings, arg_avals,
+            tensor_positions):
+    """Price every propagated node again against all its neighbours and move it to a strictly
+    cheaper candidate until none moves (module docstring, step 3); then record each one's
+    reason and warn where its price is not zero."""
+    first = {id(n): fixed[id(n)][0].strategy for n in propagated}
+    pending = deque(propagated)
+    queued = {id(n) for n in propagated}
+    while pending:
+        node = pending.popleft()
+        queued.discard(id(node))
+        current = fixed[id(node)][0]
+        priced = _priced(node, fixed, consumers, input_layouts, settings, arg_avals,
+                         tensor_positions)
+        priced = _with_gradients(node, priced, tensor_positions, settings)
+        own = next(price for price, r, _ in priced if r.strategy == current.strategy)
+        if priced[0][0] >= own:
+            continue
+        fixed[id(node)] = (priced[0][1], "propagated")
+        for neighbour in _neighbours(node, consumers, by_id):
+            if id(neighbour) in first and id(neighbour) not in queued:
+                pending.append(neighbour)
+                queued.add(id(neighbour))
+    for node in propagated:
+        result = fixed[id(node)][0]
+        priced = _with_gradients(node, _priced(node, fixed, consumers, input_layouts, settings,
+                                               arg_avals, tensor_positions),
+                                 tensor_positions, settings)
+        mine = next(k for k, (_, r, _) in enumerate(priced) if r.strategy == result.strategy)
+        priced.insert(0, priced.pop(mine))
+        reason = _reason(node, priced, fixed, consumers)
+        if first[id(node)] != result.strategy:
+            reason += (f"; revised from {first[id(node)]}, which the first pass chose before "
+                       f"all its neighbours were decided")
+        node.annotations["strategy_reason"] = reason
+        redistributed = priced[0][0][0] - priced[0][2]
+        if redistributed > 0:
+            logger.warning("Sharding propagation: '%s' (in %s) takes strategy %s, which needs "
+                           "%d bytes of redistribution per device against its neighbours' "
+                           "strategies.", node.prim.name, node.scope, result.strategy,
+                           redistributed)
+
+
+def _with_gradients(node, priced, tensor_positions, settings):
+    """[(price, RuleResult, gradient bytes)]: `priced` with each price's bytes raised by the
+    gradient AllReduce of the trainable parameters `node` reads, least first (stable)."""
+    raised = []
+    for (moved, own, agree), result in priced:
+        grads = 0
+        for k, i in enumerate(tensor_positions(node)):
+            x = node.inputs[i]
+            if isinstance(x, Value) and x.param is not None and x.param.requires_grad:
+                layout = result.in_layouts[k]
+                block = x.dtype.np_dtype.itemsize * math.prod(layout.local_shape(tuple(x.shape)))
+                replicas = math.prod(layout.dev_matrix[a] for a in layout.replica_axes())
+                grads += sent_bytes("AllReduce", block, replicas)
+        raised.append(((moved + grads, own, agree), result, grads))
+    raised.sort(key=lambda item: item[0])
+    return raised
 
 
 def _reason(node, priced, fixed, consumers):
-    (moved, own, agree), _ = priced[0]
+    """The sentence saying why `node` holds priced[0]'s strategy (priced[1] the runner-up),
+    from _with_gradients' triples."""
+    (total, own, agree), _, grads = priced[0]
     against = [x.producer.scope for x in node.input_values()
                if x.producer is not None and id(x.producer) in fixed]
     against += [c.scope for v in node.outputs for c, _ in consumers.get(id(v), ())
                 if id(c) in fixed]
     text = (f"least cost of {len(priced)} candidates against "
-            f"{', '.join(against) or 'the graph inputs'}: {moved} B redistributed, {own} B "
-            f"in its own collectives, the blocks of {-agree} split neighbours kept")
+            f"{', '.join(against) or 'the graph inputs'}: {total - grads} B redistributed, "
+            f"{grads} B of gradient AllReduce, {own} B in its own collectives, the blocks of "
+            f"{-agree} split neighbours kept")
     if len(priced) > 1:
-        (r_moved, r_own, r_agree), runner = priced[1]
-        text += f"; next {runner.strategy}: {r_moved} B, {r_own} B, {-r_agree} kept"
+        (r_total, r_own, r_agree), runner, r_grads = priced[1]
+        text += (f"; next {runner.strategy}: {r_total - r_grads} B, {r_grads} B, {r_own} B, "
+                 f"{-r_agree} kept")
     return text
 
 
