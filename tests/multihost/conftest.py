@@ -34,10 +34,13 @@ def hosts():
 
 @pytest.fixture
 def job_folder(hosts, request):
-    """A folder every host sees (the hosts' shared file system), one per test."""
+    """A folder every host sees (the hosts' shared file system), one per test; whatever the
+    test started on the hosts is killed when it ends."""
     folder = hosts.folder / request.node.name.replace("/", "_")[:80]
     folder.mkdir()
-    return folder
+    yield folder
+    for host in hosts:
+        host.kill_all(keep_anchor=True)
 
 
 @pytest.fixture(scope="session")
