@@ -36,11 +36,8 @@ def hosts():
 def job_folder(hosts, request):
     """A folder every host sees (the hosts' shared file system), one per test; whatever the
     test started on the hosts is killed when it ends."""
-    folder = hosts.folder / request.node.name.replace("/", "_")[:80]
-    folder.mkdir()
-    yield folder
-    for host in hosts:
-        host.kill_all(keep_anchor=True)
+    yield hosts.job_folder(request.node.name.replace("/", "_")[:80])
+    hosts.kill_jobs()
 
 
 @pytest.fixture(scope="session")
@@ -51,8 +48,7 @@ def one_host_training(hosts):
 
     def run(ranks):
         if ranks not in done:
-            out = hosts.folder / f"one_host_{ranks}"
-            out.mkdir()
+            out = hosts.job_folder(f"one_host_{ranks}")
             status, output = run_script(hosts[0].command([MPIRUN, "-n", ranks, PYTHON, "-m",
                                                           "minispore", JOB, out]),
                                         clean_env(), out, timeout=300)

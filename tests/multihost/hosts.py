@@ -27,12 +27,15 @@ Teardown (Hosts.close) kills every process in each host's network namespace, the
 included, then deletes the namespaces (which destroys the veths and the bridge), whether the
 tests passed or not.
 """
+import contextlib
+import ipaddress
 import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,6 +60,34 @@ def why_hosts_are_unavailable():
         return f"this process may not create network namespaces: {made.stderr.strip()}"
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)
     return None
+
+
+def _address(hex_address):
+    """/proc/net/tcp{,6}'s hex address (32-bit words in host order, little-endian here)."""
+    raw = bytes.fromhex(hex_address)
+    return ipaddress.ip_address(b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
+
+
+def _fd_targets(pid):
+    """What process `pid`'s open descriptors point to (none once it has ended)."""
+    targets = []
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return targets
+    for fd in fds:
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass                        # closed meanwhile
+    return targets
+
+
+def _command_name(pid):
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
 
 
 def _run(*argv, check=True):
@@ -90,6 +121,26 @@ class Host:
         """(bytes received, bytes sent) so far by this host's link (its veth end)."""
         stats = json.loads(_run("ip", "-n", self.netns, "-j", "-s", "link", "show", IFACE))
         return stats[0]["stats64"]["rx"]["bytes"], stats[0]["stats64"]["tx"]["bytes"]
+
+    def listeners(self):
+        """{(address, port): {command names of the processes holding it}} of every TCP socket
+        listening on this host (its network namespace's /proc/net/tcp, read through the
+        anchor, whose namespace it is)."""
+        sockets = {}
+        for table in ("tcp", "tcp6"):
+            path = Path(f"/proc/{self.anchor.pid}/net/{table}")
+            rows = path.read_text().splitlines()[1:] if path.exists() else []
+            for fields in map(str.split, rows):
+                if fields[3] == "0A":           # TCP_LISTEN
+                    address, port = fields[1].split(":")
+                    sockets[fields[9]] = (_address(address), int(port, 16))
+        held = {}
+        for pid in self.pids():
+            for target in _fd_targets(pid):
+                inode = target[len("socket:["):-1] if target.startswith("socket:[") else None
+                if inode in sockets:
+                    held.setdefault(sockets[inode], set()).add(_command_name(pid))
+        return held
 
     def pids(self):
         """Every process in this host's network namespace."""
@@ -179,11 +230,61 @@ class Hosts:
             raise RuntimeError(f"host {host.name} did not start: {anchor.stderr.read()}")
         return anchor
 
+    def job_folder(self, name):
+        """A new folder every host sees (their shared file system)."""
+        folder = self.folder / name
+        folder.mkdir()
+        return folder
+
+    def kill_jobs(self):
+        """SIGKILL whatever runs on the hosts, their anchors excepted."""
+        for host in self.hosts:
+            host.kill_all(keep_anchor=True)
+
+    def listeners_off_the_job_interface(self, seen, hydra=False):
+        """Of `seen` (watching_listeners'), the listeners not on their host's job address:
+        {host name: {(address, port): names}}. With `hydra`, node0's one port held by Hydra's
+        mpirun on every interface is expected (it has no option to bind it elsewhere; README,
+        "Ports a job opens"), and is left out when exactly one such is there."""
+        off = {}
+        for host in self.hosts:
+            mine = ipaddress.ip_address(host.address)
+            wrong = {k: v for k, v in seen[host.name].items() if k[0] != mine}
+            hydras = [k for k, names in wrong.items() if "mpirun" in names]
+            if hydra and host is self.hosts[0] and len(hydras) == 1:
+                del wrong[hydras[0]]
+            if wrong:
+                off[host.name] = wrong
+        return off
+
     def write_map(self):
         """A file listing `name address anchor-pid` per host, for ssh_to_host."""
         path = self.folder / "host_map"
         path.write_text("".join(f"{h.name} {h.address} {h.anchor.pid}\n" for h in self.hosts))
         return path
+
+    @contextlib.contextmanager
+    def watching_listeners(self, every_s=0.1):
+        """Within the block, sample every host's listeners every `every_s` seconds (so one
+        opened at any moment of a job counts); yields {host name: {(address, port): names}},
+        the union of what was seen, filled in when the block ends."""
+        seen = {h.name: {} for h in self.hosts}
+        stop = threading.Event()
+
+        def sample():
+            while True:
+                for host in self.hosts:
+                    for key, names in host.listeners().items():
+                        seen[host.name].setdefault(key, set()).update(names)
+                if stop.wait(every_s):
+                    return
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        try:
+            yield seen
+        finally:
+            stop.set()
+            sampler.join()
 
     def close(self):
         for host in self.hosts:

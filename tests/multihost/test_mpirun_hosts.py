@@ -1,12 +1,16 @@
 """MPICH's mpirun across two namespace hosts, as on a cluster: a hostfile of node0 and node1,
-Hydra reaching node1 through ssh_to_host where it would use ssh, started from node0.
+Hydra reaching node1 through ssh_to_host where it would use ssh, started from node0 with
+`-iface eth0`.
 
 A 4-rank data-parallel job (2 ranks per host) ends with the losses and parameters of the same
-job on one host; a 2-rank AllReduce of a large buffer moves at least its bytes through each
-host's link (veth byte counters), which shows the ranks really talk over the network.
+job on one host, and listens only on each host's job address (Hydra's own port excepted); a
+2-rank AllReduce of a large buffer moves at least its bytes through each host's link (veth
+byte counters), which shows the ranks really talk over the network.
 """
-from tests.launch.harness import JOB, MPIRUN, PYTHON, assert_same_training, clean_env, results, \
-    run_script
+import pytest
+
+from tests.launch.harness import JOB, MPIRUN, PYTHON, assert_same_training, clean_env, \
+    results, run_script
 from tests.multihost.hosts import IFACE, JOB_ENV
 
 SSH_TO_HOST = __file__.rsplit("/", 1)[0] + "/ssh_to_host"
@@ -26,7 +30,7 @@ print("rank", get_rank(), "allreduced", flush=True)
 """
 
 
-def mpirun_across(hosts, folder, slots, *argv):
+def mpirun_across(hosts, folder, slots, *argv, seen=None):
     """(status, output) of `mpirun -f HOSTFILE -n sum(slots) argv` started on node0, Hydra's
     proxies reaching each host through ssh_to_host, the ranks' netmods on IFACE."""
     hostfile = folder / "hostfile"
@@ -35,6 +39,19 @@ def mpirun_across(hosts, folder, slots, *argv):
                "-launcher-exec", SSH_TO_HOST, "-iface", IFACE, *argv]
     env = clean_env(MULTIHOST_MAP=hosts.write_map(), **JOB_ENV)
     return run_script(hosts[0].command(command), env, folder, TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def data_parallel(hosts):
+    """(status, output, folder, listeners seen) of data_parallel_job.py on 2 + 2 ranks."""
+    folder = hosts.job_folder("mpirun_data_parallel")
+    try:
+        with hosts.watching_listeners() as seen:
+            status, output = mpirun_across(hosts, folder, (2, 2), PYTHON, "-m", "minispore",
+                                           JOB, folder)
+    finally:
+        hosts.kill_jobs()
+    return status, output, folder, seen
 
 
 def test_allreduce_across_hosts_crosses_the_link(hosts, job_folder):
@@ -54,9 +71,18 @@ def test_allreduce_across_hosts_crosses_the_link(hosts, job_folder):
         assert rx - rx0 >= least and tx - tx0 >= least, (host.name, rx - rx0, tx - tx0, least)
 
 
-def test_mpirun_with_a_hostfile_of_two_hosts_trains_as_on_one(hosts, job_folder,
+def test_mpirun_with_a_hostfile_of_two_hosts_trains_as_on_one(data_parallel,
                                                               one_host_training):
-    status, output = mpirun_across(hosts, job_folder, (2, 2), PYTHON, "-m", "minispore", JOB,
-                                   job_folder)
+    status, output, folder, _ = data_parallel
     assert status == 0, output[-3000:]
-    assert_same_training(results(job_folder, 4), one_host_training(4))
+    assert_same_training(results(folder, 4), one_host_training(4))
+
+
+def test_mpirun_across_hosts_listens_on_the_job_interface_only(hosts, data_parallel):
+    status, output, _, seen = data_parallel
+    assert status == 0, output[-3000:]
+    assert hosts.listeners_off_the_job_interface(seen, hydra=True) == {}, seen
+    # Each rank's netmod listened on its host's address: 2 on each host.
+    for host in hosts:
+        ranks = [k for k, names in seen[host.name].items() if names == {"python"}]
+        assert len(ranks) == 2, (host.name, seen)
