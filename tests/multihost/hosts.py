@@ -34,6 +34,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -43,6 +44,7 @@ SUBNET = "10.200.0"
 PREFIX = 24
 IFACE = "eth0"              # the host's side of its link, named as on a real machine
 JOB_ENV = {"UCX_TLS": "tcp"}
+CABLE = str(Path(__file__).resolve().parent / "impaired_link.py")
 SHARED_ROOT = "/var/tmp"      # the hosts' shared folder: not /tmp, which each host has its own
 _TOOLS = ("ip", "unshare", "nsenter", "tc", "bash")
 
@@ -160,15 +162,6 @@ class Host:
         """Take this host's link down (as a pulled cable: its veth end) or up again."""
         _run("ip", "-n", self.netns, "link", "set", IFACE, "up" if up else "down")
 
-    def netem(self, spec):
-        """Apply `tc netem` (e.g. "delay 50ms loss 1%") to this host's outgoing traffic, or
-        remove it (spec None)."""
-        if spec is None:
-            _run("ip", "netns", "exec", self.netns, "tc", "qdisc", "del", "dev", IFACE, "root",
-                 check=False)
-        else:
-            _run("ip", "netns", "exec", self.netns, "tc", "qdisc", "replace", "dev", IFACE,
-                 "root", "netem", *spec.split())
 
 
 class Hosts:
@@ -202,7 +195,7 @@ class Hosts:
 
     def _create(self):
         _run("ip", "netns", "add", self.switch)
-        _run("ip", "-n", self.switch, "link", "add", "br0", "type", "bridge")
+        _run("ip", "-n", self.switch, "link", "add", "br0", "type", "bridge", "forward_delay", "0")
         _run("ip", "-n", self.switch, "link", "set", "br0", "up")
         for host in self.hosts:
             _run("ip", "netns", "add", host.netns)
@@ -256,6 +249,46 @@ class Hosts:
             if wrong:
                 off[host.name] = wrong
         return off
+
+    @contextlib.contextmanager
+    def impaired(self, delay_ms, loss):
+        """Within the block every frame a host sends waits `delay_ms` and is dropped with
+        probability `loss`: `tc netem` on each eth0 where the kernel has it, else
+        impaired_link.py's user-space cable between each host's veth and the bridge."""
+        spec = ["delay", f"{delay_ms}ms", "loss", f"{loss * 100:g}%"]
+        netem = all([self._netem(h, spec) for h in self.hosts])
+        relays = [] if netem else [self._cable(h, delay_ms, loss) for h in self.hosts]
+        try:
+            yield
+        finally:
+            for host in self.hosts:
+                _run("ip", "netns", "exec", host.netns, "tc", "qdisc", "del", "dev", IFACE,
+                     "root", check=False)
+            for host, relay in zip(self.hosts, relays):
+                relay.kill()
+                relay.wait()
+                _run("ip", "-n", self.switch, "link", "set", host.switch_port, "master", "br0")
+
+    def _netem(self, host, spec):
+        """Whether `tc netem` took on host's eth0 (the kernel may lack sch_netem)."""
+        return subprocess.run(["ip", "netns", "exec", host.netns, "tc", "qdisc", "replace",
+                               "dev", IFACE, "root", "netem", *spec],
+                              capture_output=True).returncode == 0
+
+    def _cable(self, host, delay_ms, loss):
+        """Put impaired_link.py between host's veth end and the bridge: the relay process."""
+        _run("ip", "netns", "exec", host.netns, sys.executable, CABLE, "--offload-off", IFACE)
+        _run("ip", "-n", self.switch, "link", "set", host.switch_port, "nomaster")
+        tap = f"t{host.index}"
+        relay = subprocess.Popen(["ip", "netns", "exec", self.switch, sys.executable, CABLE,
+                                  host.switch_port, tap, str(delay_ms), str(loss)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if relay.stdout.readline().strip() != "ready":
+            relay.kill()
+            raise RuntimeError(f"the cable of {host.name} did not start: "
+                               f"{relay.stderr.read()}")
+        _run("ip", "-n", self.switch, "link", "set", tap, "master", "br0", "up")
+        return relay
 
     def write_map(self):
         """A file listing `name address anchor-pid` per host, for ssh_to_host."""
