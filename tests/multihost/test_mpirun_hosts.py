@@ -30,14 +30,15 @@ print("rank", get_rank(), "allreduced", flush=True)
 """
 
 
-def mpirun_across(hosts, folder, slots, *argv, seen=None):
+def mpirun_across(hosts, folder, slots, *argv, **env):
     """(status, output) of `mpirun -f HOSTFILE -n sum(slots) argv` started on node0, Hydra's
-    proxies reaching each host through ssh_to_host, the ranks' netmods on IFACE."""
+    proxies reaching each host through ssh_to_host, the ranks' netmods on IFACE; `env` adds
+    to the job's environment."""
     hostfile = folder / "hostfile"
     hostfile.write_text("".join(f"{h.name}:{n}\n" for h, n in zip(hosts, slots)))
     command = [MPIRUN, "-f", hostfile, "-n", sum(slots), "-launcher", "ssh",
                "-launcher-exec", SSH_TO_HOST, "-iface", IFACE, *argv]
-    env = clean_env(MULTIHOST_MAP=hosts.write_map(), **JOB_ENV)
+    env = clean_env(MULTIHOST_MAP=hosts.write_map(), **JOB_ENV, **env)
     return run_script(hosts[0].command(command), env, folder, TIMEOUT_S)
 
 
