@@ -34,11 +34,12 @@ PROBE_TIMEOUT_S = 1.0       # one round of connects at most (a reachable host an
 def job_address(environ=None):
     """This rank's address on the job's interface, or None (see the module docstring)."""
     environ = os.environ if environ is None else environ
-    iface = environ.get("UCX_NET_DEVICES", "")
-    if iface and "," not in iface and iface not in ("all", listen.LOOPBACK_IFACE):
-        found = sorted(a for a in listen._addresses(iface.split(":")[0]) if a.version == 4)
-        if found:
-            return str(found[0])
+    iface = environ.get("UCX_NET_DEVICES", "").split(":")[0]
+    if iface == listen.LOOPBACK_IFACE:
+        return None             # the netmods were pinned to loopback: a job on this host alone
+    if iface and "," not in iface and iface != "all":
+        found = sorted(a for a in listen._addresses(iface) if a.version == 4)
+        return str(found[0]) if found else None
     try:
         address = ipaddress.ip_address(socket.gethostbyname(socket.gethostname()))
     except (OSError, ValueError):

@@ -97,6 +97,7 @@ def test_a_dynamic_cluster_across_hosts_listens_on_the_job_interface_only(hosts,
     status, logs, seen, _ = request.getfixturevalue(launch)
     assert set(status.values()) == {0}, logs
     assert hosts.listeners_off_the_job_interface(seen) == {}, seen
-    # The scheduler's port on node0; each worker's netmod on its own host.
+    # The scheduler's port on node0; each worker's netmod and watchdog beacon on its own
+    # host (2 workers on each).
     assert (ipaddress.ip_address(hosts[0].address), PORT) in seen["node0"], seen
-    assert [len(seen[h.name]) for h in hosts] == [3, 2], seen
+    assert [len(seen[h.name]) for h in hosts] == [1 + 2 * 2, 2 * 2], seen

@@ -83,7 +83,8 @@ def test_mpirun_across_hosts_listens_on_the_job_interface_only(hosts, data_paral
     status, output, _, seen = data_parallel
     assert status == 0, output[-3000:]
     assert hosts.listeners_off_the_job_interface(seen, hydra=True) == {}, seen
-    # Each rank's netmod listened on its host's address: 2 on each host.
+    # Each rank's netmod and its watchdog beacon listened on its host's address: 2 ranks on
+    # each host.
     for host in hosts:
         ranks = [k for k, names in seen[host.name].items() if names == {"python"}]
-        assert len(ranks) == 2, (host.name, seen)
+        assert len(ranks) == 2 * 2, (host.name, seen)
