@@ -11,8 +11,8 @@ the root namespace gets nothing: no interface, no address, no route):
 A network namespace persists by name (`ip netns`), but UTS and mount namespaces live only as
 long as a process is in them: the anchor, started under `ip netns exec NS unshare --uts
 --mount`, sets the hostname, mounts private tmpfs on /dev/shm and /tmp and binds the hosts'
-shared /etc/hosts, then sleeps. Everything a test runs on a host enters the anchor's namespaces with
-`nsenter` (Host.command), so the processes of one host share a hostname and /dev/shm exactly
+shared /etc/hosts, then sleeps. Everything a test runs on a host enters the anchor's namespaces
+with `nsenter` (Host.command), so the processes of one host share a hostname and /dev/shm exactly
 as on a real machine, and those of two hosts share neither. The PID namespace stays shared
 (the test must see and kill them all), and so does the file system outside /dev/shm and /tmp,
 as nodes sharing a network file system see the same venv and job folders: Hosts.folder, made
@@ -23,14 +23,19 @@ inter-host data through shared memory or cross-memory attach; JOB_ENV's UCX_TLS=
 use the network as it must between real hosts (measured: a 20-step job sent 22 KiB over the
 veth without it, 5.6 MB with it).
 
+Link faults: Host.set_link takes a host's veth end down (a pulled cable); Hosts.impaired delays
+and drops what each host sends (tc netem, or impaired_link.py where the kernel lacks netem).
+
 Teardown (Hosts.close) kills every process in each host's network namespace, the anchors
 included, then deletes the namespaces (which destroys the veths and the bridge), whether the
-tests passed or not.
+tests passed or not; a session killed before its teardown leaves namespaces that the next one
+removes (_remove_orphans).
 """
 import contextlib
 import ipaddress
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -46,7 +51,7 @@ IFACE = "eth0"              # the host's side of its link, named as on a real ma
 JOB_ENV = {"UCX_TLS": "tcp"}
 CABLE = str(Path(__file__).resolve().parent / "impaired_link.py")
 SHARED_ROOT = "/var/tmp"      # the hosts' shared folder: not /tmp, which each host has its own
-_TOOLS = ("ip", "unshare", "nsenter", "tc", "bash")
+_TOOLS = ("ip", "unshare", "nsenter", "bash")
 
 
 def why_hosts_are_unavailable():
@@ -97,6 +102,20 @@ def _run(*argv, check=True):
     if check and done.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, argv))} failed: {done.stderr.strip()}")
     return done.stdout
+
+
+def _remove_orphans():
+    """Delete the namespaces of sessions that died before their teardown (their pid, in the
+    name, is gone), so a crashed run leaves nothing behind for long."""
+    for line in _run("ip", "netns", "list", check=False).splitlines():
+        found = re.match(r"ms(\d+)-(sw|h\d+)\b", line)
+        if found and not os.path.exists(f"/proc/{found.group(1)}"):
+            for pid in _run("ip", "netns", "pids", found.group(0), check=False).split():
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            _run("ip", "netns", "del", found.group(0), check=False)
 
 
 class Host:
@@ -194,6 +213,7 @@ class Hosts:
         return iter(self.hosts)
 
     def _create(self):
+        _remove_orphans()
         _run("ip", "netns", "add", self.switch)
         _run("ip", "-n", self.switch, "link", "add", "br0", "type", "bridge", "forward_delay", "0")
         _run("ip", "-n", self.switch, "link", "set", "br0", "up")
@@ -261,7 +281,7 @@ class Hosts:
         try:
             yield
         finally:
-            for host in self.hosts:
+            for host in self.hosts if shutil.which("tc") else ():
                 _run("ip", "netns", "exec", host.netns, "tc", "qdisc", "del", "dev", IFACE,
                      "root", check=False)
             for host, relay in zip(self.hosts, relays):
@@ -271,6 +291,8 @@ class Hosts:
 
     def _netem(self, host, spec):
         """Whether `tc netem` took on host's eth0 (the kernel may lack sch_netem)."""
+        if shutil.which("tc") is None:
+            return False
         return subprocess.run(["ip", "netns", "exec", host.netns, "tc", "qdisc", "replace",
                                "dev", IFACE, "root", "netem", *spec],
                               capture_output=True).returncode == 0
