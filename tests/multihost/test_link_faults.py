@@ -71,9 +71,12 @@ class SteadyJob:
         return {name: (self.folder / f"{name}.log").read_text() for name in self.procs}
 
     def wait_for_steps(self, step):
-        """Until every rank has printed `step` (the job is training across the link)."""
+        """Until every rank has printed `step` (the job is training across the link). The
+        ranks' lines may run together in mpirun's output ("... step 3rank 1 ...")."""
         give_up = time.monotonic() + HARD_TIMEOUT_S
-        while len(re.findall(rf"step {step}\b", "".join(self.logs().values()))) < 2:
+        while len({rank for rank, done in re.findall(r"rank (\d+) host \w+ step (\d+)",
+                                                     "".join(self.logs().values()))
+                   if int(done) >= step}) < 2:
             assert time.monotonic() < give_up, self.logs()
             assert all(p.poll() is None for p in self.procs.values()), self.logs()
             time.sleep(0.1)
