@@ -6,8 +6,9 @@ Run inside the switch namespace as `python impaired_link.py PORT TAP DELAY_MS LO
 host's veth end, already taken off the bridge; TAP is created here and put on the bridge by the
 caller once this prints "ready". Every Ethernet frame the host sends waits DELAY_MS and is
 dropped with probability LOSS (a seeded generator, so a run is repeatable), as netem on its
-eth0 would do; frames to the host pass at once (the sender's cable delayed them). The host's eth0 must send whole frames of at most its MTU with their checksums computed
-(`offload_off`), since a frame read here is written as it is to the other side.
+eth0 would do; frames to the host pass at once (the sender's cable delayed them). The host's
+eth0 must send whole frames of at most its MTU with their checksums computed (`offload_off`),
+since a frame read here is written as it is to the other side.
 
 `python impaired_link.py --offload-off IFACE`, in the host's namespace, does that.
 """
