@@ -48,6 +48,9 @@ GPU_PYTEST = $(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/gpu
 PTX_PYTEST = $(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/cuda_ptx
 NOT_HERE = --ignore=tests/gpu --ignore=tests/cuda_ptx
 
+# The first line also runs tests/multihost (jobs across namespace hosts: each test starts its own
+# processes; they need root and skip, saying why, without it) and the launch tests; the MPI runs
+# below select `-m mpi` tests only, so neither is collected twice.
 test: warm
 	$(PY) -m pytest $(NOT_HERE) $(PYTEST_ARGS)
 	$(PTX_PYTEST)

@@ -6,6 +6,11 @@ from minispore.communication.relaunch import relaunch_under_launcher
 
 relaunch_under_launcher()
 
+# Under `mpirun -iface IFACE` the ranks' netmods listen on IFACE only (listen.py says why).
+from minispore.communication.listen import pin_netmods_to_launcher_interface
+
+pin_netmods_to_launcher_interface()
+
 from minispore.common.log_level import apply_glog_v
 
 apply_glog_v()

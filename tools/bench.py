@@ -490,13 +490,15 @@ def bench_parallel(quick=False):
     pipeline parallel's step time and bubble (tools/bench_pipeline.py), optimizer
     parallel's bytes per rank (tools/bench_optimizer_parallel.py), communication fusion
     and subgraph reuse in compiled steps (tools/bench_comm_graph.py), the overlap of
-    gradient all-reduces with the backward (tools/bench_overlap.py) and the parameter server
-    against data parallel (tools/bench_ps.py)."""
+    gradient all-reduces with the backward (tools/bench_overlap.py), the parameter server
+    against data parallel (tools/bench_ps.py) and data parallel across two namespace hosts on
+    a clean and an impaired link (tools/bench_multihost.py; needs root)."""
     import types
 
     import bench_comm
     import bench_comm_graph
     import bench_dp
+    import bench_multihost
     import bench_optimizer_parallel
     import bench_overlap
     import bench_pipeline
@@ -514,7 +516,7 @@ def bench_parallel(quick=False):
             bench_watchdog.watchdog_table(), bench_pipeline.pipeline_table(),
             bench_optimizer_parallel.optimizer_parallel_table(),
             *bench_comm_graph.comm_graph_tables(), bench_overlap.overlap_table(),
-            bench_ps.ps_table()]
+            bench_ps.ps_table(), bench_multihost.multihost_table()]
 
 
 def main():

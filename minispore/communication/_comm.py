@@ -175,7 +175,7 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     # The launcher forwards our stderr pipe asynchronously and stops forwarding once the job
     # is torn down; without a pause the traceback was sometimes lost (seen in CI).
     time.sleep(0.5)
-    STATE.world.comm.Abort(1)
+    STATE.abort(1)
 
 
 def install_abort_hooks():

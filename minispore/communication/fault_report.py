@@ -119,7 +119,9 @@ def arrived(p, me):
 def describe_rank(rank, p, me, groups):
     """One line on world rank `rank` as seen from this rank's call `me`."""
     if p is None:
-        return f"rank {rank}: on another host (its state is not visible from here)"
+        host = _host_of(rank)
+        return f"rank {rank}: on another host{f' {host}' if host else ''} (its state is not " \
+               f"visible from here)"
     if p.status == EXITED:
         note = f" ({p.note})" if p.note else ""
         return f"rank {rank}: has left its script{note}, exit code {p.exit_code}"
@@ -132,6 +134,12 @@ def describe_rank(rank, p, me, groups):
     last = f"; its last call: {describe_call(p, groups)}" if p.progress else \
         "; it has made no call yet"
     return f"rank {rank}: is not in a collective (running Python){last}"
+
+
+def _host_of(rank):
+    """`name (address)` of world rank `rank` on another host, when its beacon says."""
+    beacons = getattr(STATE.watchdog, "beacons", None)
+    return beacons.host_of(rank) if beacons is not None else None
 
 
 def _members(me, peers, groups):
@@ -161,6 +169,8 @@ def headline(verdict, me, peers, groups, settings, waited):
         return f"the ranks called different collectives as call #{me.seq} on {group} (the " \
                f"desync check compares each call's collective and byte count): this rank: " \
                f"{_signature(me)}; {theirs}"
+    if verdict.reason == "vanished":
+        return "; ".join(f"rank {r} vanished: {why}" for r, why in verdict.why.items())
     if verdict.reason == "miscount":
         theirs = ", ".join(f"rank {r} in call #{peers[r].seq}" for r in verdict.ranks)
         return f"the ranks have made a different number of collectives on {group}: this " \

@@ -19,6 +19,9 @@ import sys
 NETMOD_IFACE_VARS = ("UCX_NET_DEVICES", "FI_TCP_IFACE", "FI_SOCKETS_IFACE")
 LOOPBACK_IFACE = "lo"
 LOOPBACK_VARS = {var: LOOPBACK_IFACE for var in NETMOD_IFACE_VARS}
+# Hydra's `mpirun -iface IFACE` tells the ranks only through ch3's variable, which the ch4
+# netmods (UCX, libfabric) ignore: they then listen on every interface, loopback included.
+HYDRA_IFACE_VAR = "MPIR_CVAR_NEMESIS_TCP_NETWORK_IFACE"
 FORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forker.py")
 _SIOCGIFADDR = 0x8915       # Linux: an interface's (primary) IPv4 address
 
@@ -55,6 +58,19 @@ def netmod_environment(peers=None, environ=None):
         return {}
     iface = LOOPBACK_IFACE if peers is None or is_loopback(peers) else interface_toward(peers)
     return {var: iface for var in unset}
+
+
+def pin_netmods_to_launcher_interface(environ=None):
+    """Under Hydra's `mpirun -iface IFACE`, set the netmod variables `environ` (default
+    os.environ) leaves unset to IFACE, so the rank's netmod listens there alone; called when
+    minispore is imported, before MPI starts. Returns what it set ({} without -iface)."""
+    environ = os.environ if environ is None else environ
+    iface = environ.get(HYDRA_IFACE_VAR)
+    if not iface or "PMI_RANK" not in environ:
+        return {}
+    pinned = {var: iface for var in NETMOD_IFACE_VARS if not environ.get(var)}
+    environ.update(pinned)
+    return pinned
 
 
 def interface_toward(host):

@@ -52,5 +52,13 @@ class CommState:
         self.run_id = None            # shared by all ranks of this init(); checkpoints record it
         self.watchdog = None          # the watchdog thread, once started (it outlives stop())
 
+    def abort(self, code=1):
+        """MPI_Abort this process's job. A dynamic-cluster worker aborts its own one-rank job
+        (COMM_WORLD, through its launcher), and the scheduler ends the others: MPICH's abort on
+        the merged communicator also messages every member over the network, and spun forever
+        on one whose host was unreachable (found across namespace hosts, tests/multihost)."""
+        comm = mpi().COMM_WORLD if self.cluster is not None else self.world.comm
+        comm.Abort(code)
+
 
 STATE = CommState()

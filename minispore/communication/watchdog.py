@@ -23,8 +23,14 @@ no other member on this host skip it). Whichever of two
 neighbours arrives second sees a difference, so a call whose ranks disagree anywhere is
 refused (``Mismatch``) before the MPI call, by one rank, which ends the job naming both calls;
 MPI would otherwise wait forever (element counts) or return wrong values (dtype, op, shape).
-Ranks on other hosts are not compared (only the deadline watches them); the full check
-(``set_collective_check``) compares every rank through MPI and replaces this one.
+Ranks on other hosts are not compared; the full check (``set_collective_check``) compares
+every rank through MPI and replaces this one.
+
+Ranks on other hosts (beacon.py): once a call has waited a sixteenth of MS_COMM_TIMEOUT, the
+thread connects every tick to the beacons of the awaited ranks on other hosts; a rank whose
+host has not answered for an eighth of it (link or host down), or whose host refuses it (its
+process is gone), has vanished, and the job is aborted naming it and its host, within the
+first quarter of MS_COMM_TIMEOUT.
 """
 import os
 import sys
@@ -33,7 +39,7 @@ import time
 import traceback
 from collections import namedtuple
 
-from minispore.communication import arrivals, fault_report
+from minispore.communication import arrivals, beacon, fault_report
 from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
                                               GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
                                               PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
@@ -288,7 +294,8 @@ def start(settings=None):
         return False
     table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
     WATCH.table, WATCH.words = table, table.mine
-    STATE.watchdog = Watchdog(table, settings)
+    STATE.watchdog = Watchdog(table, settings,
+                              beacon.Beacons(STATE.world.comm, table.local_ranks))
     STATE.watchdog.start()
     return True
 
@@ -312,7 +319,7 @@ def abort_job(text):
         # MPI_Abort ends only this worker's own one-rank job; the scheduler ends the others.
         STATE.cluster[1].report_failure(text.splitlines()[0])
     time.sleep(ABORT_PAUSE_S)
-    STATE.world.comm.Abort(1)
+    STATE.abort(1)
     # Called from a thread, MPICH's MPI_Abort sometimes returns once the launcher has the
     # request (seen here: the thread went on printing); this rank must not go on.
     _exit_now(1)
@@ -328,9 +335,9 @@ class Watchdog(threading.Thread):
     """Looks at this rank's record every tick: a call seen on two ticks is waiting; its
     group's records then decide (``judge``) whether it warns, waits on or aborts the job."""
 
-    def __init__(self, table, settings):
+    def __init__(self, table, settings, beacons):
         super().__init__(name="minispore-comm-watchdog", daemon=True)
-        self.table, self.settings = table, settings
+        self.table, self.settings, self.beacons = table, settings, beacons
         self.waiting = None         # the Waiting call, once seen on two ticks
         self.seen = {}              # peer world rank -> PROGRESS at the previous tick
         self.warnings = 0           # stall warnings given for the current call
@@ -363,6 +370,7 @@ class Watchdog(threading.Thread):
         now = time.monotonic()
         if self.waiting is None or self.waiting.position.progress != position.progress:
             self.waiting, self.seen, self.warnings = Waiting(position, now), {}, 0
+            self.beacons.reset()
             return
         self.check(position, now - self.waiting.since)
 
@@ -371,7 +379,8 @@ class Watchdog(threading.Thread):
         stable = {m for m, p in peers.items() if p is not None and p.in_call
                   and self.seen.get(m) == p.progress}
         self.seen = {m: p.progress for m, p in peers.items() if p is not None}
-        verdict = judge(me, peers, stable, waited, self.settings)
+        verdict = judge(me, peers, stable, waited, self.settings) or \
+            self.vanished(peers, waited)
         if verdict is not None:
             try:
                 report = fault_report.fatal_report(verdict, me, peers, waited, WATCH,
@@ -384,6 +393,18 @@ class Watchdog(threading.Thread):
             self.warnings += 1
             fault_report.write(fault_report.stall_warning(me, peers, waited, WATCH,
                                                           self.settings))
+
+    def vanished(self, peers, waited):
+        """A VANISHED verdict naming the awaited ranks on other hosts (peers read as None)
+        whose beacons have stopped answering, once the call has waited a sixteenth of the
+        deadline (of 600 s without one); else None."""
+        quarter = self.settings.stall
+        if waited < quarter / 4:
+            return None
+        gone = self.beacons.vanished([r for r, p in peers.items() if p is None], quarter / 2)
+        if not gone:
+            return None
+        return Verdict(VANISHED, [rank for rank, _ in gone], dict(gone))
 
     def another_aborting(self):
         """A local rank that is aborting the job, or None."""
@@ -403,8 +424,9 @@ def members_awaited(me, groups):
     return [r for r in world_ranks if r != STATE.world.rank]
 
 
-Verdict = namedtuple("Verdict", "reason ranks")
-LEFT, DESYNC, MISCOUNT, DEADLINE = "left", "desync", "miscount", "deadline"
+Verdict = namedtuple("Verdict", "reason ranks why", defaults=(None,))
+Verdict.__doc__ = "why: {rank: why it counts} where the reason needs it (VANISHED)."
+LEFT, DESYNC, MISCOUNT, DEADLINE, VANISHED = "left", "desync", "miscount", "deadline", "vanished"
 
 
 def judge(me, peers, stable, waited, settings):

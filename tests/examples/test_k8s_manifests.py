@@ -1,10 +1,23 @@
 """The Kubernetes manifests of examples/k8s parse and carry what Kubeflow's MPIJob (v2beta1)
 and the MS_ROLE dynamic-cluster launch need; they are not run here (no cluster): this checks
-their structure, the environment each pod gets, and that both launch the same script."""
+them against the schemas an API server would (Kubernetes' own resources against its OpenAPI
+schema, from the kubernetes-validate package; the MPIJob against the MPI Operator's CRD schema,
+pinned in schemas/), the environment each pod gets, and that both launch the same script.
+
+Both validations are strict, as `kubectl apply` is by default since Kubernetes 1.25 (server-side
+field validation): a field the schema does not know is an error, not silently dropped.
+"""
+import copy
 import json
 from pathlib import Path
 
+import jsonschema
+import kubernetes_validate
+import pytest
+
 K8S = Path(__file__).resolve().parents[2] / "examples" / "k8s"
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+KUBERNETES_VERSION = "1.33.0"
 CLUSTER_VARS = {"MS_ROLE", "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_WORKER_NUM", "MS_CLUSTER_TOKEN"}
 
 
@@ -53,3 +66,54 @@ def test_dynamic_cluster_pods_get_the_ms_role_environment():
     secret = items[("Secret", "minispore-cluster-token")]["metadata"]["name"]
     for env in envs.values():
         assert env["MS_CLUSTER_TOKEN"]["secretKeyRef"]["name"] == secret
+
+
+def _strict(schema):
+    """A CRD's structural schema where an object with listed properties refuses others, as the
+    API server's strict field validation does (x-kubernetes-preserve-unknown-fields keeps
+    them)."""
+    schema = copy.deepcopy(schema)
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if ("properties" in node and "additionalProperties" not in node
+                    and not node.get("x-kubernetes-preserve-unknown-fields")):
+                node["additionalProperties"] = False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return schema
+
+
+def _mpijob_errors(job):
+    schema = _strict(json.loads((SCHEMAS / "mpijob-v2beta1.schema.json").read_text()))
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in jsonschema.Draft7Validator(schema).iter_errors(job)]
+
+
+def test_mpijob_validates_against_the_mpi_operators_crd_schema():
+    assert _mpijob_errors(_load("mpijob.json")) == []
+
+
+def test_the_crd_schema_refuses_an_unknown_or_mistyped_field():
+    job = _load("mpijob.json")
+    job["spec"]["slotsPerWroker"] = 1
+    job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] = "4"
+    errors = _mpijob_errors(job)
+    assert any("slotsPerWroker" in e for e in errors), errors
+    assert any("'4' is not of type 'integer'" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("index", range(len(_load("dynamic-cluster.json")["items"])))
+def test_dynamic_cluster_items_validate_against_the_kubernetes_api_schema(index):
+    manifest = _load("dynamic-cluster.json")
+    assert (manifest["apiVersion"], manifest["kind"]) == ("v1", "List")
+    kubernetes_validate.validate(manifest["items"][index], KUBERNETES_VERSION, strict=True)
+
+
+def test_the_kubernetes_schema_refuses_an_unknown_field():
+    job = next(i for i in _load("dynamic-cluster.json")["items"] if i["kind"] == "Job")
+    job["spec"]["template"]["spec"]["containers"][0]["enviroment"] = []
+    with pytest.raises(kubernetes_validate.ValidationError, match="enviroment"):
+        kubernetes_validate.validate(job, KUBERNETES_VERSION, strict=True)

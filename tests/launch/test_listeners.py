@@ -234,3 +234,14 @@ def test_an_interface_that_cannot_be_found_is_an_error_naming_the_address():
     with pytest.raises(RuntimeError, match=r"cannot find the network interface toward "
                                            r"'no-such-host.invalid' \(the scheduler's address"):
         listen.netmod_environment("no-such-host.invalid", {})
+
+
+def test_hydras_iface_pins_the_netmods_of_its_ranks():
+    """`mpirun -iface eth0` tells the ranks only through ch3's variable, which UCX ignores
+    (it listened on loopback too: tests/multihost/test_mpirun_hosts.py saw it)."""
+    env = {"PMI_RANK": "0", listen.HYDRA_IFACE_VAR: "eth0", "FI_TCP_IFACE": "eth1"}
+    assert listen.pin_netmods_to_launcher_interface(env) == \
+        {"UCX_NET_DEVICES": "eth0", "FI_SOCKETS_IFACE": "eth0"}
+    assert env["FI_TCP_IFACE"] == "eth1" and env["UCX_NET_DEVICES"] == "eth0"
+    assert listen.pin_netmods_to_launcher_interface({"PMI_RANK": "0"}) == {}
+    assert listen.pin_netmods_to_launcher_interface({listen.HYDRA_IFACE_VAR: "eth0"}) == {}
