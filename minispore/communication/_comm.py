@@ -19,7 +19,7 @@ import uuid
 import numpy as np
 
 from minispore.communication import cluster_worker, exits, scheduler, watchdog
-from minispore.communication.arrivals import KINDS, describe_attribute
+from minispore.communication.arrivals import KINDS, describe_attribute, outside_world
 from minispore.communication.fault_report import caller_site
 from minispore.communication.roles import Role, cluster_config_from_environment
 from minispore.communication.state import STATE, Communicator, mpi  # noqa: F401 - re-exported
@@ -82,9 +82,10 @@ def start(runtime_num_threads=0):
         if config.server_num:
             # The workers' world and the servers' own: collectives never mix them; the
             # parameter server talks to the workers point-to-point on the job's comm.
-            STATE.job, STATE.worker_num, STATE.server_num = (world, config.worker_num,
-                                                             config.server_num)
+            job, STATE.worker_num, STATE.server_num = world, config.worker_num, \
+                config.server_num
             world = world.Split(int(config.role is Role.SERVER), world.Get_rank())
+            STATE.job = _job_communicator(job, world, config.role is Role.SERVER)
     STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
     STATE.by_ranks[STATE.world.world_ranks] = world
     local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
@@ -97,8 +98,19 @@ def start(runtime_num_threads=0):
     STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
     if watchdog.start():    # the first start opened the arrival table the exits publish in
-        exits.install(watchdog.WATCH, STATE.watchdog.table, STATE.watchdog.settings)
+        exits.install(STATE.watch, STATE.watchdog.table, STATE.watchdog.settings)
     STATE.inited = True
+
+
+def _job_communicator(job, world, server):
+    """The Communicator of a parameter-server job: workers first, then servers. Its members in
+    the other world (the servers seen from a worker, the workers from a server) have no world
+    rank here: they stand as arrivals.outside_world(job rank)."""
+    mine = list(range(world.Get_size()))
+    others = [outside_world(r) for r in range(job.Get_size())]
+    ranks = others[:len(others) - len(mine)] + mine if server else \
+        mine + others[len(mine):]
+    return Communicator("parameter-server job", job, ranks, world.Get_rank())
 
 
 def _shared_run_id(world):
@@ -137,11 +149,11 @@ def create(name, world_ranks):
         if comm is None:
             world = STATE.world.comm
             group = world.Get_group().Incl(list(ranks))
-            watchdog.WATCH.enter_group_creation(ranks)
+            STATE.watch.enter_group_creation(ranks)
             try:
                 comm = world.Create_group(group, tag=_tag_of(ranks))
             finally:
-                watchdog.WATCH.leave()
+                STATE.watch.leave()
             group.Free()
             STATE.by_ranks[ranks] = comm
     STATE.groups[name] = Communicator(name, comm, ranks, me)

@@ -27,11 +27,8 @@ import time
 from minispore.communication import cluster_token, cluster_wire
 from minispore.communication.relaunch import LAUNCHER_PID_VAR, runs_a_script, \
     started_by_mpi_launcher
-from minispore.communication.state import mpi
+from minispore.communication.state import STATE, mpi
 
-# Workers the scheduler dropped from an asynchronous parameter-server job (their job ranks):
-# the servers stop waiting for them, and the workers' exits do not wait for them.
-LOST_RANKS = set()
 RETRY_INTERVAL = 0.2        # between attempts to reach a scheduler that is not up yet
 HANDSHAKE_TIMEOUT = 30.0    # a scheduler answers hello at once; silence means something else
 ABORT_STATUS = 1
@@ -153,7 +150,9 @@ class SchedulerLink:
                 if message["kind"] == "abort":
                     self.exit_job(f"the job is aborting: {message.get('reason')}")
                 if message["kind"] == "lost":
-                    LOST_RANKS.add(message["rank"])
+                    # A worker the scheduler dropped from an asynchronous parameter-server
+                    # job: the servers stop waiting for it, the workers' exits too.
+                    STATE.lost_ranks.add(message["rank"])
                     continue
                 self.inbox.put(message)
 

@@ -9,7 +9,7 @@ import traceback
 
 from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
                                               EXITED, FAILING, POINT_TO_POINT, SEND,
-                                              describe_attribute)
+                                              describe_attribute, peer_name)
 from minispore.communication.state import STATE
 
 TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
@@ -17,7 +17,7 @@ TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The modules whose frames mean "inside a watched MPI call".
 _CALL_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                    for name in ("collectives.py", "_comm.py"))
+                    for name in ("collectives.py", "p2p.py", "_comm.py"))
 
 
 def write(text):
@@ -44,7 +44,7 @@ def _site(frame):
 
 
 # The names the collectives give the buffer they pass to MPI, most specific first.
-_BUFFER_NAMES = ("target", "buf", "x", "array", "out")
+_BUFFER_NAMES = ("target", "buf", "buffer", "x", "array", "out")
 
 
 def current_call():
@@ -101,7 +101,7 @@ def describe_call(p, groups, shape=None):
         details.append(f"shape {tuple(shape)}")
     if p.kind in POINT_TO_POINT:
         direction = "to" if p.kind == SEND else "from"
-        return f"{kind} {direction} rank {p.peer} on {group_name(p.group, groups)} " \
+        return f"{kind} {direction} {peer_name(p.peer)} on {group_name(p.group, groups)} " \
                f"({', '.join(details)})"
     return f"{kind} on {group_name(p.group, groups)} " \
            f"({', '.join([f'call #{p.seq} there'] + details)})"
@@ -118,6 +118,8 @@ def arrived(p, me):
 
 def describe_rank(rank, p, me, groups):
     """One line on world rank `rank` as seen from this rank's call `me`."""
+    if p is None and rank < 0:
+        return f"{peer_name(rank)}: its state is not visible from here"
     if p is None:
         return f"rank {rank}: on another host (its state is not visible from here)"
     if p.status == EXITED:

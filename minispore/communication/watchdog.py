@@ -34,10 +34,10 @@ import traceback
 from collections import namedtuple
 
 from minispore.communication import arrivals, fault_report
-from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
-                                              GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
-                                              PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
-                                              WRITTEN, calls_made, group_key)
+from minispore.communication.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
+                                              FAILING, GROUP, KIND, NBYTES, PEER,
+                                              POINT_TO_POINT, PROGRESS, RING, RUNNING, SEQ,
+                                              SEQ_MASK, WRITTEN, calls_made, group_key)
 from minispore.communication.fault_report import TIMEOUT_ENV
 from minispore.communication.state import STATE
 
@@ -141,10 +141,12 @@ class Watch:
         self.words[PROGRESS] = progress
 
     def enter_point_to_point(self, comm, kind, nbytes, peer_group_rank):
-        """A Send or Receive with group rank `peer_group_rank` of `comm` begins; it takes no
-        number in the group's collective sequence (the other members do not join it)."""
+        """A Send or Receive with group rank `peer_group_rank` of `comm` (None: a receive from
+        any) begins; it takes no number in the group's collective sequence (the other members
+        do not join it)."""
         track = self.tracks.get(comm) or self.track(comm)
-        self.words[PEER] = comm.world_ranks[peer_group_rank]
+        self.words[PEER] = ANY_PEER if peer_group_rank is None else \
+            comm.world_ranks[peer_group_rank]
         self._publish(kind, track[0], track[1], nbytes)
 
     def resume(self, comm, kind, seq, nbytes):
@@ -243,8 +245,8 @@ class Mismatch(Exception):
 
 
 class _IdleWatch(Watch):
-    """The watch under MS_COMM_WATCHDOG=0 (``WATCH.__class__`` is switched, so the collectives
-    keep their one reference): the hooks do nothing."""
+    """The watch under MS_COMM_WATCHDOG=0 (``STATE.watch.__class__`` is switched, so the watch
+    keeps its call counts and table): the hooks do nothing."""
 
     __slots__ = ()
 
@@ -268,18 +270,19 @@ def _display_name(comm):
     return "the world" if comm.name == "world" else repr(comm.name)
 
 
-WATCH = Watch()
-
-
 def start(settings=None):
-    """At init(): open the arrival table (once per process) and start the thread (kept in
-    STATE.watchdog), or, with MS_COMM_WATCHDOG=0, make the hot path a no-op. True when this
-    call started the thread: the caller then installs the exit handshake (exits.install)."""
+    """At init(): make the watch (STATE.watch, once per process), open the arrival table (once
+    per process) and start the thread (kept in STATE.watchdog), or, with MS_COMM_WATCHDOG=0,
+    make the hot path a no-op. True when this call started the thread: the caller then
+    installs the exit handshake (exits.install)."""
     settings = settings or settings_from_environment()
-    WATCH.tracks.clear()     # a new init() starts every group's call sequence afresh
+    if STATE.watch is None:
+        STATE.watch = Watch()
+    watch = STATE.watch
+    watch.tracks.clear()     # a new init() starts every group's call sequence afresh
     # ... and its rings: tagged by the run (the same on every rank), so a neighbour's rings of
     # an earlier init() are never compared with this one's calls.
-    WATCH.epoch = int(STATE.run_id[:15], 16)
+    watch.epoch = int(STATE.run_id[:15], 16)
     set_hot_path(settings.enabled)
     if not settings.enabled:
         return False
@@ -287,7 +290,7 @@ def start(settings=None):
         STATE.watchdog.settings = settings
         return False
     table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
-    WATCH.table, WATCH.words = table, table.mine
+    watch.table, watch.words = table, table.mine
     STATE.watchdog = Watchdog(table, settings)
     STATE.watchdog.start()
     return True
@@ -295,13 +298,13 @@ def start(settings=None):
 
 def set_hot_path(enabled):
     """Whether collectives publish their calls (the benchmark compares both in one job)."""
-    WATCH.__class__ = Watch if enabled else _IdleWatch
+    STATE.watch.__class__ = Watch if enabled else _IdleWatch
 
 
 def announce_abort():
     """This rank is about to call MPI_Abort: the others' watchdogs say where they are."""
-    if WATCH.table is not None:
-        WATCH.table.set_status(ABORTING)
+    if STATE.watch is not None and STATE.watch.table is not None:
+        STATE.watch.table.set_status(ABORTING)
 
 
 def abort_job(text):
@@ -355,7 +358,8 @@ class Watchdog(threading.Thread):
             # is, and what it was handling if it was failing.
             if not self.told_abort:
                 self.told_abort = True
-                fault_report.write(fault_report.where_this_rank_is(aborting, position, WATCH))
+                fault_report.write(fault_report.where_this_rank_is(aborting, position,
+                                                                 STATE.watch))
             return
         if not position.in_call:
             self.waiting = None
@@ -367,14 +371,14 @@ class Watchdog(threading.Thread):
         self.check(position, now - self.waiting.since)
 
     def check(self, me, waited):
-        peers = {m: self.table.read(m) for m in members_awaited(me, WATCH.groups)}
+        peers = {m: self.table.read(m) for m in members_awaited(me, STATE.watch.groups)}
         stable = {m for m, p in peers.items() if p is not None and p.in_call
                   and self.seen.get(m) == p.progress}
         self.seen = {m: p.progress for m, p in peers.items() if p is not None}
         verdict = judge(me, peers, stable, waited, self.settings)
         if verdict is not None:
             try:
-                report = fault_report.fatal_report(verdict, me, peers, waited, WATCH,
+                report = fault_report.fatal_report(verdict, me, peers, waited, STATE.watch,
                                                    self.settings)
             except Exception:   # the job must end even if describing it fails
                 report = f"minispore watchdog: {verdict} (the report failed:\n" \
@@ -382,7 +386,7 @@ class Watchdog(threading.Thread):
             abort_job(report)
         if waited >= self.settings.stall * (self.warnings + 1):
             self.warnings += 1
-            fault_report.write(fault_report.stall_warning(me, peers, waited, WATCH,
+            fault_report.write(fault_report.stall_warning(me, peers, waited, STATE.watch,
                                                           self.settings))
 
     def another_aborting(self):
@@ -395,10 +399,10 @@ class Watchdog(threading.Thread):
 
 
 def members_awaited(me, groups):
-    """The world ranks call `me` waits for: the peer of a Send/Receive, else the group's other
-    members."""
+    """The world ranks call `me` waits for: the peer of a Send/Receive (none for a receive from
+    any rank), else the group's other members."""
     if me.kind in POINT_TO_POINT:
-        return [me.peer]
+        return [] if me.peer == ANY_PEER else [me.peer]
     _, world_ranks = groups.get(me.group, (None, ()))
     return [r for r in world_ranks if r != STATE.world.rank]
 
