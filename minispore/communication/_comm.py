@@ -9,7 +9,6 @@ The world is MPI_COMM_WORLD under mpirun, and in a dynamic cluster (MS_ROLE) the
 the workers built through the scheduler (cluster_worker.py); the scheduler process never gets
 here: it serves the job and exits (scheduler.py).
 """
-import os
 import sys
 import threading
 import time
@@ -18,10 +17,12 @@ import uuid
 
 import numpy as np
 
+from minispore.common.environment import environment
 from minispore.communication import cluster_worker, exits, scheduler, watchdog
 from minispore.communication.arrivals import KINDS, describe_attribute, outside_world
 from minispore.communication.fault_report import caller_site
-from minispore.communication.roles import Role, cluster_config_from_environment
+from minispore.communication.roles import ENVIRONMENT_VARS, Role, \
+    cluster_config_from_environment
 from minispore.communication.state import STATE, Communicator, mpi  # noqa: F401 - re-exported
 from minispore.communication.threads import limit_threads
 
@@ -66,7 +67,7 @@ def start(runtime_num_threads=0):
     communicators, this rank's thread pools sized for the ranks sharing its host, and the
     abort hooks. In a dynamic cluster the scheduler process serves the job here and exits
     with its status; a worker joins the other workers the first time (release() keeps them)."""
-    config = cluster_config_from_environment(os.environ)
+    config = cluster_config_from_environment(environment(ENVIRONMENT_VARS))
     if config is not None and config.role is Role.SCHEDULER:
         from minispore.common.ps_context import get_ps_context
         scheduler.serve_and_exit(config, drop_lost_workers=bool(
@@ -94,7 +95,8 @@ def start(runtime_num_threads=0):
     STATE.role = Role.WORKER if config is None else config.role
     if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
-    STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
+    STATE.check = environment([CHECK_ENV]).get(CHECK_ENV, "0") not in ("", "0", "false",
+                                                                       "False")
     STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
     if watchdog.start():    # the first start opened the arrival table the exits publish in

@@ -24,9 +24,10 @@ import sys
 import threading
 import time
 
+from minispore.common.environment import environment
 from minispore.communication import cluster_token, cluster_wire
-from minispore.communication.relaunch import LAUNCHER_PID_VAR, runs_a_script, \
-    started_by_mpi_launcher
+from minispore.communication.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS, \
+    runs_a_script, started_by_mpi_launcher
 from minispore.communication.state import STATE, mpi
 
 RETRY_INTERVAL = 0.2        # between attempts to reach a scheduler that is not up yet
@@ -121,7 +122,7 @@ class SchedulerLink:
 
     # -- the job (watcher thread) ----------------------------------------------------------
     def start_watching(self):
-        launcher = os.environ.get(LAUNCHER_PID_VAR)
+        launcher = environment([LAUNCHER_PID_VAR]).get(LAUNCHER_PID_VAR)
         launcher_fd = _pidfd(int(launcher)) if launcher else None
         if launcher and launcher_fd is None:
             self.exit_job(f"its launcher (pid {launcher}) is gone")
@@ -239,7 +240,7 @@ def join(config):
         RuntimeError: the process was not relaunched under a launcher (interactive interpreter),
             the scheduler is unreachable within MS_TOPO_TIMEOUT, or it refused this worker.
     """
-    if not started_by_mpi_launcher(os.environ):
+    if not started_by_mpi_launcher(environment(MPI_LAUNCHED_VARS)):
         why = ("the interactive interpreter cannot be" if not runs_a_script()
                else "this process was not")
         raise RuntimeError(

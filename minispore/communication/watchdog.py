@@ -33,6 +33,7 @@ import time
 import traceback
 from collections import namedtuple
 
+from minispore.common.environment import environment
 from minispore.communication import arrivals, fault_report
 from minispore.communication.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
                                               FAILING, GROUP, KIND, NBYTES, PEER,
@@ -61,7 +62,7 @@ def settings_from_environment(environ=None):
     Raises:
         ValueError: MS_COMM_TIMEOUT is not a non-negative number of seconds.
     """
-    environ = os.environ if environ is None else environ
+    environ = environment([TIMEOUT_ENV, WATCHDOG_ENV]) if environ is None else environ
     raw = environ.get(TIMEOUT_ENV, "").strip()
     try:
         timeout = float(raw) if raw else DEFAULT_TIMEOUT_S
