@@ -56,10 +56,20 @@ def current_call():
         while ident != me and frame is not None and frame.f_code.co_filename not in _CALL_FILES:
             frame = frame.f_back
         if ident != me and frame is not None:
-            buffers = [frame.f_locals.get(name) for name in _BUFFER_NAMES]
-            shapes = [getattr(b, "shape", None) for b in buffers if b is not None]
-            return _site(_outside_minispore(frame)), (shapes[0] if shapes else None)
+            return _site(_outside_minispore(frame)), _buffer_shape(frame)
     return None, None
+
+
+def _buffer_shape(frame):
+    """The shape of the buffer of the watched call `frame` is in: its own, or that of the
+    frame that called it inside the communication backend (p2p.receive calls p2p.probe)."""
+    while frame is not None and frame.f_code.co_filename in _CALL_FILES:
+        buffers = [frame.f_locals.get(name) for name in _BUFFER_NAMES]
+        shapes = [b.shape for b in buffers if getattr(b, "shape", None) is not None]
+        if shapes:
+            return shapes[0]
+        frame = frame.f_back
+    return None
 
 
 def caller_site():
