@@ -1,5 +1,6 @@
-"""Test-wide setup: the repo root on sys.path; no context, seed or tape state leaking
-between tests (a test that calls ms.set_seed(7) must not change what a later test draws);
+"""Test-wide setup: the repo root on sys.path; no context, seed, tape or communication run-time
+state leaking between tests (a test that calls ms.set_seed(7) must not change what a later test
+draws);
 and, under mpirun (--with-mpi), ranks compare outcomes after each test: when a test failed on
 some ranks only, the failing ranks print their traceback and the job aborts, because those
 ranks skipped collectives the others still wait in (a hang instead of a red test)."""
@@ -16,6 +17,7 @@ if str(ROOT) not in sys.path:
 import minispore  # noqa: E402,F401  (declares every setting in the registry)
 from minispore.common.context import context  # noqa: E402
 from minispore.common.registry import REGISTRY  # noqa: E402
+from minispore.communication.state import STATE  # noqa: E402
 
 
 def _reloading(change):
@@ -35,13 +37,15 @@ pytest.MonkeyPatch.delenv = _reloading(pytest.MonkeyPatch.delenv)
 @pytest.fixture(autouse=True)
 def isolated_context():
     """Put every setting back after each test (set_context, the parallel and parameter-server
-    contexts, the seeds, the dataset config: one registry) and drop tapes or cell scopes a
-    failing test left open, so one failure does not cascade into others."""
+    contexts, the seeds, the dataset config: one registry), drop tapes or cell scopes a
+    failing test left open, and forget the communication run-time state (collective counters,
+    parameter-server progress) the world keeps, so one failure does not cascade into others."""
     ctx = context()
     saved = ctx.snapshot()
     yield
     ctx.restore(saved)
     REGISTRY.reload_environment()
+    STATE.reset_run_state()
 
 
 _FAILED = pytest.StashKey[object]()

@@ -10,7 +10,7 @@ from minispore.common.registry import REGISTRY, Option
 
 logger = logging.getLogger("minispore")
 
-__all__ = ["COMM_REUSE_DEFAULT_LIMIT"]
+__all__ = ["COMM_REUSE_DEFAULT_LIMIT", "environment"]
 
 COMM_REUSE_DEFAULT_LIMIT = 1000    # MS_COMM_COMPILER_OPT=-1's reuse limit (MindSpore's)
 
@@ -66,3 +66,41 @@ REGISTRY.declare(
     _env("MINISPORE_FUSED_DIR", ""),
     _env("NUMBA_CACHE_DIR", ""),
 )
+
+# Read by minispore.communication when init() starts (which role and cluster this process has,
+# the watchdog, the collective check, the cluster token, the thread pools). Declared as text:
+# the communication modules validate them with their own messages, through ``environment``.
+# (MS_ROLE above is one of them.) Only communication/forker.py reads os.environ itself: it runs
+# as ``python -I forker.py``, without minispore; and relaunch.py hands this process's whole
+# environment on to the process it relaunches.
+COMMUNICATION_VARS = (
+    # MindSpore's dynamic-networking variables (communication/roles.py) ...
+    "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_WORKER_NUM", "MS_SERVER_NUM", "MS_NODE_ID",
+    "MS_TOPO_TIMEOUT",
+    # ... those refused while set (roles.UNBUILT_VARS), the servers' recovery among them ...
+    "MS_ENABLE_RECOVERY", "MS_RECOVERY_PATH", "MS_RECOVERY_INTERVAL", "MS_WORKER_IP",
+    "MS_NODE_TIMEOUT", "MS_DISABLE_HEARTBEAT", "MS_RECEIVE_MSG_TIMEOUT",
+    "MS_RETRY_INTERVAL_LOWER", "MS_RETRY_INTERVAL_UPPER",
+    # ... the MPI launcher's, which say this process runs under one (and its size)
+    "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
+    # the launcher a dynamic-cluster process was relaunched under (communication/relaunch.py)
+    "MINISPORE_CLUSTER_LAUNCHER_PID",
+    # the cluster token (communication/cluster_token.py)
+    "MS_CLUSTER_TOKEN", "MS_CLUSTER_TOKEN_FILE",
+    # the watchdog (communication/watchdog.py) and the full collective check (_comm.py)
+    "MS_COMM_TIMEOUT", "MS_COMM_WATCHDOG", "MINISPORE_CHECK_COLLECTIVES",
+    # the thread pools a user sized (communication/threads.py)
+    "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+)
+REGISTRY.declare(*(_env(name) for name in COMMUNICATION_VARS))
+
+
+def environment(names):
+    """{name: text} of the declared environment variables `names` that are set (not empty), as
+    the registry read them: the mapping the functions that take an ``environ`` read."""
+    found = {}
+    for name in names:
+        value = REGISTRY.env(name)
+        if value is not None and value != "":
+            found[name] = value
+    return found

@@ -9,7 +9,6 @@ The world is MPI_COMM_WORLD under mpirun, and in a dynamic cluster (MS_ROLE) the
 the workers built through the scheduler (cluster_worker.py); the scheduler process never gets
 here: it serves the job and exits (scheduler.py).
 """
-import os
 import sys
 import threading
 import time
@@ -18,10 +17,12 @@ import uuid
 
 import numpy as np
 
+from minispore.common.environment import environment
 from minispore.communication import cluster_worker, exits, scheduler, watchdog
-from minispore.communication.arrivals import KINDS, describe_attribute
+from minispore.communication.arrivals import KINDS, describe_attribute, outside_world
 from minispore.communication.fault_report import caller_site
-from minispore.communication.roles import Role, cluster_config_from_environment
+from minispore.communication.roles import ENVIRONMENT_VARS, Role, \
+    cluster_config_from_environment
 from minispore.communication.state import STATE, Communicator, mpi  # noqa: F401 - re-exported
 from minispore.communication.threads import limit_threads
 
@@ -66,7 +67,7 @@ def start(runtime_num_threads=0):
     communicators, this rank's thread pools sized for the ranks sharing its host, and the
     abort hooks. In a dynamic cluster the scheduler process serves the job here and exits
     with its status; a worker joins the other workers the first time (release() keeps them)."""
-    config = cluster_config_from_environment(os.environ)
+    config = cluster_config_from_environment(environment(ENVIRONMENT_VARS))
     if config is not None and config.role is Role.SCHEDULER:
         from minispore.common.ps_context import get_ps_context
         scheduler.serve_and_exit(config, drop_lost_workers=bool(
@@ -82,9 +83,10 @@ def start(runtime_num_threads=0):
         if config.server_num:
             # The workers' world and the servers' own: collectives never mix them; the
             # parameter server talks to the workers point-to-point on the job's comm.
-            STATE.job, STATE.worker_num, STATE.server_num = (world, config.worker_num,
-                                                             config.server_num)
+            job, STATE.worker_num, STATE.server_num = world, config.worker_num, \
+                config.server_num
             world = world.Split(int(config.role is Role.SERVER), world.Get_rank())
+            STATE.job = _job_communicator(job, world, config.role is Role.SERVER)
     STATE.world = Communicator("world", world, range(world.Get_size()), world.Get_rank())
     STATE.by_ranks[STATE.world.world_ranks] = world
     local = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
@@ -93,12 +95,24 @@ def start(runtime_num_threads=0):
     STATE.role = Role.WORKER if config is None else config.role
     if STATE.local_size > 1 or runtime_num_threads:
         limit_threads(STATE.local_size, runtime_num_threads)
-    STATE.check = os.environ.get(CHECK_ENV, "0") not in ("", "0", "false", "False")
+    STATE.check = environment([CHECK_ENV]).get(CHECK_ENV, "0") not in ("", "0", "false",
+                                                                       "False")
     STATE.run_id = _shared_run_id(world)
     install_abort_hooks()
     if watchdog.start():    # the first start opened the arrival table the exits publish in
-        exits.install(watchdog.WATCH, STATE.watchdog.table, STATE.watchdog.settings)
+        exits.install(STATE.watch, STATE.watchdog.table, STATE.watchdog.settings)
     STATE.inited = True
+
+
+def _job_communicator(job, world, server):
+    """The Communicator of a parameter-server job: workers first, then servers. Its members in
+    the other world (the servers seen from a worker, the workers from a server) have no world
+    rank here: they stand as arrivals.outside_world(job rank)."""
+    mine = list(range(world.Get_size()))
+    others = [outside_world(r) for r in range(job.Get_size())]
+    ranks = others[:len(others) - len(mine)] + mine if server else \
+        mine + others[len(mine):]
+    return Communicator("parameter-server job", job, ranks, world.Get_rank())
 
 
 def _shared_run_id(world):
@@ -137,11 +151,11 @@ def create(name, world_ranks):
         if comm is None:
             world = STATE.world.comm
             group = world.Get_group().Incl(list(ranks))
-            watchdog.WATCH.enter_group_creation(ranks)
+            STATE.watch.enter_group_creation(ranks)
             try:
                 comm = world.Create_group(group, tag=_tag_of(ranks))
             finally:
-                watchdog.WATCH.leave()
+                STATE.watch.leave()
             group.Free()
             STATE.by_ranks[ranks] = comm
     STATE.groups[name] = Communicator(name, comm, ranks, me)

@@ -39,7 +39,7 @@ KIND = 2        # index in CALL_KINDS
 GROUP = 3       # group_key() of the call's group
 SEQ = 4         # the call's number on its group (1, 2, ...): equal on every member for a call
 NBYTES = 5      # bytes this rank passes in (the default desync check compares them)
-PEER = 6        # the other world rank of a Send/Receive, else -1
+PEER = 6        # the other world rank of a Send/Receive (see peer_name), else -1
 EXIT_CODE = 7
 NOTE_LEN = 8
 N_GROUPS = 9    # entries in the group table, written when the rank leaves
@@ -83,6 +83,24 @@ def describe_attribute(kind, arg):
 CALL_KINDS = KINDS + ("Send", "Receive", "iallreduce", "create_group")
 SEND, RECEIVE, IALLREDUCE, CREATE_GROUP = (CALL_KINDS.index(k) for k in CALL_KINDS[-4:])
 POINT_TO_POINT = (SEND, RECEIVE)
+# PEER of a receive from any rank; a member of a communicator that is not in this world (a
+# parameter server seen from a worker, a worker from a server) is -1 - its rank there.
+ANY_PEER = -(1 << 62)
+
+
+def outside_world(rank):
+    """The stand-in world rank of rank `rank` of a communicator reaching beyond this world:
+    negative, so no arrival-table record answers for it (only the deadline watches it)."""
+    return -1 - rank
+
+
+def peer_name(peer):
+    """'rank 3', 'any rank' or 'job rank 2 (in another world)' for a PEER word."""
+    if peer == ANY_PEER:
+        return "any rank"
+    if peer < 0:
+        return f"job rank {-1 - peer} (in another world)"
+    return f"rank {peer}"
 BARRIER = CALL_KINDS.index("Barrier")
 
 

@@ -29,6 +29,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from minispore.common.environment import environment
+
 TOKEN_VAR = "MS_CLUSTER_TOKEN"
 TOKEN_FILE_VAR = "MS_CLUSTER_TOKEN_FILE"
 NONCE_BYTES = 32
@@ -36,8 +38,13 @@ NONCE_BYTES = 32
 logger = logging.getLogger("minispore.cluster")
 
 
+def _environ():
+    """The token variables as the settings registry read them."""
+    return environment([TOKEN_VAR, TOKEN_FILE_VAR])
+
+
 def token_path(port, environ=None):
-    environ = os.environ if environ is None else environ
+    environ = _environ() if environ is None else environ
     explicit = environ.get(TOKEN_FILE_VAR)
     if explicit:
         return Path(explicit)
@@ -47,7 +54,7 @@ def token_path(port, environ=None):
 def scheduler_token(port, environ=None):
     """(token, path of the file written, or None): MS_CLUSTER_TOKEN, else a fresh token
     written to token_path(port) with mode 0600 in a 0700 folder."""
-    environ = os.environ if environ is None else environ
+    environ = _environ() if environ is None else environ
     if environ.get(TOKEN_VAR):
         return environ[TOKEN_VAR], None
     path = token_path(port, environ)
@@ -73,7 +80,7 @@ def worker_token(port, environ=None):
         RuntimeError: no MS_CLUSTER_TOKEN and the file is missing, not the user's own, or
             readable by others.
     """
-    environ = os.environ if environ is None else environ
+    environ = _environ() if environ is None else environ
     if environ.get(TOKEN_VAR):
         return environ[TOKEN_VAR]
     path = token_path(port, environ)

@@ -24,14 +24,12 @@ import sys
 import threading
 import time
 
+from minispore.common.environment import environment
 from minispore.communication import cluster_token, cluster_wire
-from minispore.communication.relaunch import LAUNCHER_PID_VAR, runs_a_script, \
-    started_by_mpi_launcher
-from minispore.communication.state import mpi
+from minispore.communication.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS, \
+    runs_a_script, started_by_mpi_launcher
+from minispore.communication.state import STATE, mpi
 
-# Workers the scheduler dropped from an asynchronous parameter-server job (their job ranks):
-# the servers stop waiting for them, and the workers' exits do not wait for them.
-LOST_RANKS = set()
 RETRY_INTERVAL = 0.2        # between attempts to reach a scheduler that is not up yet
 HANDSHAKE_TIMEOUT = 30.0    # a scheduler answers hello at once; silence means something else
 ABORT_STATUS = 1
@@ -124,7 +122,7 @@ class SchedulerLink:
 
     # -- the job (watcher thread) ----------------------------------------------------------
     def start_watching(self):
-        launcher = os.environ.get(LAUNCHER_PID_VAR)
+        launcher = environment([LAUNCHER_PID_VAR]).get(LAUNCHER_PID_VAR)
         launcher_fd = _pidfd(int(launcher)) if launcher else None
         if launcher and launcher_fd is None:
             self.exit_job(f"its launcher (pid {launcher}) is gone")
@@ -153,7 +151,9 @@ class SchedulerLink:
                 if message["kind"] == "abort":
                     self.exit_job(f"the job is aborting: {message.get('reason')}")
                 if message["kind"] == "lost":
-                    LOST_RANKS.add(message["rank"])
+                    # A worker the scheduler dropped from an asynchronous parameter-server
+                    # job: the servers stop waiting for it, the workers' exits too.
+                    STATE.lost_ranks.add(message["rank"])
                     continue
                 self.inbox.put(message)
 
@@ -240,7 +240,7 @@ def join(config):
         RuntimeError: the process was not relaunched under a launcher (interactive interpreter),
             the scheduler is unreachable within MS_TOPO_TIMEOUT, or it refused this worker.
     """
-    if not started_by_mpi_launcher(os.environ):
+    if not started_by_mpi_launcher(environment(MPI_LAUNCHED_VARS)):
         why = ("the interactive interpreter cannot be" if not runs_a_script()
                else "this process was not")
         raise RuntimeError(

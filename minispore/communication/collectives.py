@@ -21,26 +21,19 @@ export), the all-reduces hand it the device buffers directly after a device sync
 """
 import ctypes
 import functools
-import time
 
 import numpy as np
 
 from minispore import device
 from minispore.common import profiling
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
-from minispore.communication.arrivals import IALLREDUCE, RECEIVE, SEND
-from minispore.communication.watchdog import WATCH, Mismatch
+from minispore.communication.arrivals import IALLREDUCE
+from minispore.communication.watchdog import Mismatch
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
 _BOOL_OP = {SUM: "LOR", MAX: "LOR", MIN: "LAND", PROD: "LAND"}
 _ops = {}
-_listeners = []   # fn(collective name, input bytes, group size), e.g. parallel.comm_stats
-
-
-def add_listener(fn):
-    """Call fn(collective, nbytes, group_size) before every collective this rank runs."""
-    _listeners.append(fn)
 
 
 def mpi_op(op, dtype):
@@ -93,26 +86,27 @@ def _staged(fn):
 
 def _checked(group, kind, arg, x, api, comm=None):
     """The Communicator of `group`, once collective `kind` (an index in KINDS) on buffer `x`
-    has entered the watch; the caller runs the MPI call and then ``WATCH.leave()`` in a
+    has entered the watch; the caller runs the MPI call and then ``STATE.watch.leave()`` in a
     ``finally``. With the full check on, the ranks' signatures are compared first."""
     comm = comm or communicator(group, api)
     _notify(KINDS[kind], x.nbytes, comm.size)
     try:
-        WATCH.enter(comm, kind, x.nbytes, x, arg)
+        STATE.watch.enter(comm, kind, x.nbytes, x, arg)
     except Mismatch as mismatch:
-        WATCH.refuse(mismatch, kind, arg, x)
+        STATE.watch.refuse(mismatch, kind, arg, x)
     if STATE.check:
         try:
             check_same_call(comm, kind, arg, x)
         except BaseException:
-            WATCH.leave()
+            STATE.watch.leave()
             raise
     return comm
 
 
 def _notify(collective, nbytes, k):
-    for fn in _listeners:
-        fn(collective, nbytes, k)
+    """Count `collective` over k ranks with an nbytes-byte input in the world's counters
+    (minispore.parallel.comm_stats reads them)."""
+    STATE.stats.record(collective, nbytes, k)
 
 
 @profiling.collective("AllReduce")
@@ -131,7 +125,7 @@ def _reduce_into(x, out, op, group):
     try:
         comm.comm.Allreduce(x, out, mpi_op(op, x.dtype))
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return out
 
 
@@ -158,7 +152,7 @@ def all_reduce_(buf, op=SUM, group="hccl_world_group"):
     try:
         comm.comm.Allreduce(mpi().IN_PLACE, buf, mpi_op(op, buf.dtype))
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return buf
 
 
@@ -177,11 +171,11 @@ class CommHandle:
     def wait(self):
         if self.request is not None:
             target = self.buffer if self.staged is None else self.staged
-            WATCH.resume(self.comm, IALLREDUCE, self.seq, target.nbytes)
+            STATE.watch.resume(self.comm, IALLREDUCE, self.seq, target.nbytes)
             try:
                 self.request.Wait()
             finally:
-                WATCH.leave()
+                STATE.watch.leave()
             self.request = None
         if self.staged is not None:
             self.buffer.copy_to_device(self.staged)
@@ -213,15 +207,15 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
     comm = communicator(group, "iallreduce")
     _notify(KINDS[0], target.nbytes, comm.size)
     try:
-        seq = WATCH.enter(comm, IALLREDUCE, target.nbytes, target, _OP_CODE[op])
+        seq = STATE.watch.enter(comm, IALLREDUCE, target.nbytes, target, _OP_CODE[op])
     except Mismatch as mismatch:
-        WATCH.refuse(mismatch, 0, _OP_CODE[op], target)
+        STATE.watch.refuse(mismatch, 0, _OP_CODE[op], target)
     try:
         if STATE.check:
             check_same_call(comm, 0, _OP_CODE[op], target)
         request = comm.comm.Iallreduce(mpi().IN_PLACE, target, mpi_op(op, target.dtype))
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return CommHandle(request, buf, staged, comm, seq)
 
 
@@ -236,7 +230,7 @@ def all_gather(x, group="hccl_world_group"):
     try:
         comm.comm.Allgather(x, out)
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return out
 
 
@@ -251,7 +245,7 @@ def reduce_scatter(x, op=SUM, group="hccl_world_group"):
     try:
         comm.comm.Reduce_scatter_block(x, out, mpi_op(op, x.dtype))
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return out
 
 
@@ -270,7 +264,7 @@ def all_to_all(x, split_count, split_dim, concat_dim, group="hccl_world_group"):
     try:
         comm.comm.Alltoall(send, recv)
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     # recv is (k, *block); put the k axis just before concat_dim and merge the two.
     merged = np.moveaxis(recv, 0, concat_dim)
     out_shape = list(send.shape[1:])
@@ -293,7 +287,7 @@ def broadcast(arrays, root_rank, group="hccl_world_group"):
         try:
             comm.comm.Bcast(out, root=root_rank)
         finally:
-            WATCH.leave()
+            STATE.watch.leave()
         outs.append(out)
     return tuple(outs)
 
@@ -309,57 +303,8 @@ def reduce(x, dest_rank, op=SUM, group="hccl_world_group"):
     try:
         comm.comm.Reduce(x, out, mpi_op(op, x.dtype), root=dest_rank)
     finally:
-        WATCH.leave()
+        STATE.watch.leave()
     return np.zeros_like(x) if out is None else out
-
-
-@profiling.collective("Send")
-@_staged
-def send(x, dest_rank, sr_tag, group="hccl_world_group"):
-    """Blocking send of x to group rank `dest_rank` with tag `sr_tag`."""
-    comm = communicator(group, "Send")
-    x = _contig(x)
-    # A point-to-point pair is not a group call: the divergence check does not apply, but
-    # the listeners count it (two ranks take part) and the watchdog watches it.
-    _notify("Send", x.nbytes, 2)
-    WATCH.enter_point_to_point(comm, SEND, x.nbytes, dest_rank)
-    try:
-        comm.comm.Send(x, dest=dest_rank, tag=sr_tag)
-    finally:
-        WATCH.leave()
-
-
-@profiling.collective("Receive")
-def receive(shape, dtype, src_rank, sr_tag, group="hccl_world_group", waited=None):
-    """Blocking receive of an array of `shape`/`dtype` from group rank `src_rank`, returned
-    on the active device; `waited(seconds)`, when given, learns how long the message took to
-    arrive (a pipeline stage's idle time).
-
-    The incoming message's size is probed first, so a sender whose array has another size
-    gives a clear error naming both sizes instead of MPI's truncation error.
-    """
-    comm = communicator(group, "Receive")
-    MPI = mpi()
-    out = np.empty(shape, dtype)
-    status = MPI.Status()
-    start = time.perf_counter()
-    WATCH.enter_point_to_point(comm, RECEIVE, out.nbytes, src_rank)
-    try:
-        comm.comm.Probe(source=src_rank, tag=sr_tag, status=status)
-    finally:
-        WATCH.leave()
-    if waited is not None:
-        waited(time.perf_counter() - start)
-    nbytes = status.Get_count(MPI.BYTE)
-    if nbytes != out.nbytes:
-        # Drain the message so the peer's Send completes before this rank raises.
-        comm.comm.Recv(np.empty(nbytes, np.uint8), source=src_rank, tag=sr_tag)
-        raise RuntimeError(f"For 'Receive', the message from rank {src_rank} (tag {sr_tag}) "
-                           f"has {nbytes} bytes, but the declared shape {tuple(shape)} and "
-                           f"dtype {np.dtype(dtype)} need {out.nbytes} bytes.")
-    _notify("Receive", out.nbytes, 2)
-    comm.comm.Recv(out, source=src_rank, tag=sr_tag)
-    return device.asarray(out)
 
 
 _NOTHING = np.empty(0, np.int8)
@@ -371,4 +316,4 @@ def barrier(group="hccl_world_group"):
     try:
         comm.comm.Barrier()
     finally:
-        WATCH.leave()
+        STATE.watch.leave()

@@ -21,8 +21,8 @@ import sys
 import time
 
 from minispore.communication import fault_report, watchdog
-from minispore.communication.cluster_worker import LOST_RANKS
 from minispore.communication.arrivals import ABORTING, EXITED
+from minispore.communication.state import STATE
 
 
 class _Exits:
@@ -48,7 +48,7 @@ class _Exits:
         while True:
             statuses = {r: table.read(r).status for r in others}
             pending = [r for r, status in statuses.items()
-                       if status != EXITED and r not in LOST_RANKS]
+                       if status != EXITED and r not in STATE.lost_ranks]
             if not pending:
                 return
             waited = time.monotonic() - left_at
@@ -63,20 +63,17 @@ class _Exits:
             time.sleep(settings.tick)
 
 
-_EXITS = None
-
-
 def install(watch, table, settings):
-    """Once per process, when the watchdog starts."""
-    global _EXITS
-    _EXITS = _Exits(watch, table, settings)
+    """Once per process, when the watchdog starts (the handshake is STATE.exits)."""
+    STATE.exits = _Exits(watch, table, settings)
     atexit.register(_at_exit)
     sys.exit = _sys_exit
     os._exit = _os_exit
 
 
 def _ours():
-    return _EXITS is not None and os.getpid() == _EXITS.pid and not _EXITS.left
+    exits = STATE.exits
+    return exits is not None and os.getpid() == exits.pid and not exits.left
 
 
 def _caller():
@@ -85,24 +82,26 @@ def _caller():
 
 
 def _sys_exit(status=None):
+    exits = STATE.exits
     if _ours():
-        _EXITS.requested = (status, _caller()[1])
-    _EXITS.sys_exit(status)
+        exits.requested = (status, _caller()[1])
+    exits.sys_exit(status)
 
 
 def _os_exit(code):
+    exits = STATE.exits
     if _ours():
         filename, site = _caller()
         note = f"os._exit({code}) at {site}"
         if code == 0 and not filename.startswith(fault_report.PACKAGE_DIR):
             # Leaving with 0 would make the launcher end the whole job with 0 at once.
-            _EXITS.leave(code, note)
+            exits.leave(code, note)
         else:
             # A failure status ends the job non-zero anyway, and minispore's own exits (the
             # dynamic cluster's watcher ending a failed job) must not wait: say so and go.
-            _EXITS.left = True
-            _EXITS.table.publish_exit(code, _EXITS.watch.calls_by_group(), note)
-    _EXITS.os_exit(code)
+            exits.left = True
+            exits.table.publish_exit(code, exits.watch.calls_by_group(), note)
+    exits.os_exit(code)
 
 
 def _exit_code(status):
@@ -115,13 +114,14 @@ def _exit_code(status):
 def _at_exit():
     if not _ours():
         return
+    exits = STATE.exits
     uncaught = getattr(sys, "last_value", None)
     if uncaught is not None:
         # Only without the abort hook (after release()): Python printed it and exits 1.
         code, note = 1, f"uncaught {fault_report.exception_note(uncaught)}"
-    elif _EXITS.requested is not None:
-        status, site = _EXITS.requested
+    elif exits.requested is not None:
+        status, site = exits.requested
         code, note = _exit_code(status), f"sys.exit({status!r}) at {site}"
     else:
         code, note = 0, "reached the end of its script"
-    _EXITS.leave(code, note)
+    exits.leave(code, note)

@@ -9,7 +9,7 @@ import traceback
 
 from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
                                               EXITED, FAILING, POINT_TO_POINT, SEND,
-                                              describe_attribute)
+                                              describe_attribute, peer_name)
 from minispore.communication.state import STATE
 
 TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
@@ -17,7 +17,7 @@ TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The modules whose frames mean "inside a watched MPI call".
 _CALL_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                    for name in ("collectives.py", "_comm.py"))
+                    for name in ("collectives.py", "p2p.py", "_comm.py"))
 
 
 def write(text):
@@ -44,7 +44,7 @@ def _site(frame):
 
 
 # The names the collectives give the buffer they pass to MPI, most specific first.
-_BUFFER_NAMES = ("target", "buf", "x", "array", "out")
+_BUFFER_NAMES = ("target", "buf", "buffer", "x", "array", "out")
 
 
 def current_call():
@@ -56,10 +56,20 @@ def current_call():
         while ident != me and frame is not None and frame.f_code.co_filename not in _CALL_FILES:
             frame = frame.f_back
         if ident != me and frame is not None:
-            buffers = [frame.f_locals.get(name) for name in _BUFFER_NAMES]
-            shapes = [getattr(b, "shape", None) for b in buffers if b is not None]
-            return _site(_outside_minispore(frame)), (shapes[0] if shapes else None)
+            return _site(_outside_minispore(frame)), _buffer_shape(frame)
     return None, None
+
+
+def _buffer_shape(frame):
+    """The shape of the buffer of the watched call `frame` is in: its own, or that of the
+    frame that called it inside the communication backend (p2p.receive calls p2p.probe)."""
+    while frame is not None and frame.f_code.co_filename in _CALL_FILES:
+        buffers = [frame.f_locals.get(name) for name in _BUFFER_NAMES]
+        shapes = [b.shape for b in buffers if getattr(b, "shape", None) is not None]
+        if shapes:
+            return shapes[0]
+        frame = frame.f_back
+    return None
 
 
 def caller_site():
@@ -101,7 +111,7 @@ def describe_call(p, groups, shape=None):
         details.append(f"shape {tuple(shape)}")
     if p.kind in POINT_TO_POINT:
         direction = "to" if p.kind == SEND else "from"
-        return f"{kind} {direction} rank {p.peer} on {group_name(p.group, groups)} " \
+        return f"{kind} {direction} {peer_name(p.peer)} on {group_name(p.group, groups)} " \
                f"({', '.join(details)})"
     return f"{kind} on {group_name(p.group, groups)} " \
            f"({', '.join([f'call #{p.seq} there'] + details)})"
@@ -118,6 +128,8 @@ def arrived(p, me):
 
 def describe_rank(rank, p, me, groups):
     """One line on world rank `rank` as seen from this rank's call `me`."""
+    if p is None and rank < 0:
+        return f"{peer_name(rank)}: its state is not visible from here"
     if p is None:
         host = _host_of(rank)
         return f"rank {rank}: on another host{f' {host}' if host else ''} (its state is not " \

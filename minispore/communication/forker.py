@@ -77,6 +77,8 @@ class Job:
         for end in (self.wakeup_r, self.wakeup_w):
             end.setblocking(False)
         self.selector.register(self.wakeup_r, selectors.EVENT_READ)
+        # The ranks' environment is this process's own, copied whole: forker runs as
+        # `python -I forker.py`, without minispore (so without its settings registry).
         environ = dict(os.environ if environ is None else environ)
         self.ranks = [self._start(i, argv, environ) for i in range(ranks)]
 

@@ -25,8 +25,10 @@ is an error naming the address).
 import os
 import sys
 
+from minispore.common.environment import environment
 from minispore.communication.listen import launcher_command, netmod_environment
-from minispore.communication.roles import Role, cluster_config_from_environment
+from minispore.communication.roles import ENVIRONMENT_VARS, Role, \
+    cluster_config_from_environment
 
 # The pid the user (or msrun) started, now the launcher's: the worker exits when it dies (the
 # launcher also arms PR_SET_PDEATHSIG; this covers systems without it).
@@ -65,12 +67,14 @@ def relaunch_under_launcher(environ=None):
         RuntimeError: the netmods' interface toward MS_SCHED_HOST cannot be found
             (listen.netmod_environment).
     """
-    environ = os.environ if environ is None else environ
-    if not needs_relaunch(environ):
+    settings = environment(ENVIRONMENT_VARS + MPI_LAUNCHED_VARS) if environ is None else environ
+    if not needs_relaunch(settings):
         return
-    env = dict(environ)
+    # The child gets this process's whole environment, not only the variables the registry
+    # declares (the user's PATH, PYTHONPATH, ... as well).
+    env = dict(os.environ if environ is None else environ)
     env[LAUNCHER_PID_VAR] = str(os.getpid())
-    env.update(netmod_environment(cluster_config_from_environment(environ).sched_host, env))
+    env.update(netmod_environment(cluster_config_from_environment(settings).sched_host, env))
     sys.stdout.flush()
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_RDONLY)

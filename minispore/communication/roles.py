@@ -45,6 +45,10 @@ UNBUILT_VARS = {
 }
 # ... except in a job with parameter servers, whose servers checkpoint (minispore/ps/recovery.py).
 PS_RECOVERY_VARS = ("MS_ENABLE_RECOVERY", "MS_RECOVERY_PATH", "MS_RECOVERY_INTERVAL")
+# The size an MPI launcher gave the job (a dynamic-cluster process must run alone under one).
+LAUNCH_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
+# Every variable cluster_config_from_environment reads.
+ENVIRONMENT_VARS = CLUSTER_VARS + tuple(UNBUILT_VARS) + LAUNCH_SIZE_VARS
 DEFAULT_TOPO_TIMEOUT = 1800.0   # MindSpore's registration window: 30 minutes
 
 

@@ -10,6 +10,8 @@ other launch, after import, when the environment variables are read too late.
 import logging
 import os
 
+from minispore.common.environment import environment
+
 logger = logging.getLogger("minispore")
 
 # The variables that size each pool. A user who sets one sized that pool, not the other: the
@@ -32,7 +34,7 @@ def threads_per_rank(local_ranks, environ=None, runtime_num_threads=0, cores=Non
     pools, threads None where the user sized that pool with its variables (NUMBA_VARS,
     BLAS_VARS). Otherwise set_context(runtime_num_threads=N) gives N, else cores // local ranks
     (at least 1)."""
-    environ = os.environ if environ is None else environ
+    environ = environment(THREAD_VARS) if environ is None else environ
     cores = cores or host_cores()
     if runtime_num_threads:
         default = runtime_num_threads, f"set_context(runtime_num_threads={runtime_num_threads})"

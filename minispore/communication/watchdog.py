@@ -39,11 +39,12 @@ import time
 import traceback
 from collections import namedtuple
 
+from minispore.common.environment import environment
 from minispore.communication import arrivals, beacon, fault_report
-from minispore.communication.arrivals import (ABORTING, CREATE_GROUP, EXITED, FAILING,
-                                              GROUP, KIND, NBYTES, PEER, POINT_TO_POINT,
-                                              PROGRESS, RING, RUNNING, SEQ, SEQ_MASK,
-                                              WRITTEN, calls_made, group_key)
+from minispore.communication.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
+                                              FAILING, GROUP, KIND, NBYTES, PEER,
+                                              POINT_TO_POINT, PROGRESS, RING, RUNNING, SEQ,
+                                              SEQ_MASK, WRITTEN, calls_made, group_key)
 from minispore.communication.fault_report import TIMEOUT_ENV
 from minispore.communication.state import STATE
 
@@ -67,7 +68,7 @@ def settings_from_environment(environ=None):
     Raises:
         ValueError: MS_COMM_TIMEOUT is not a non-negative number of seconds.
     """
-    environ = os.environ if environ is None else environ
+    environ = environment([TIMEOUT_ENV, WATCHDOG_ENV]) if environ is None else environ
     raw = environ.get(TIMEOUT_ENV, "").strip()
     try:
         timeout = float(raw) if raw else DEFAULT_TIMEOUT_S
@@ -147,10 +148,12 @@ class Watch:
         self.words[PROGRESS] = progress
 
     def enter_point_to_point(self, comm, kind, nbytes, peer_group_rank):
-        """A Send or Receive with group rank `peer_group_rank` of `comm` begins; it takes no
-        number in the group's collective sequence (the other members do not join it)."""
+        """A Send or Receive with group rank `peer_group_rank` of `comm` (None: a receive from
+        any) begins; it takes no number in the group's collective sequence (the other members
+        do not join it)."""
         track = self.tracks.get(comm) or self.track(comm)
-        self.words[PEER] = comm.world_ranks[peer_group_rank]
+        self.words[PEER] = ANY_PEER if peer_group_rank is None else \
+            comm.world_ranks[peer_group_rank]
         self._publish(kind, track[0], track[1], nbytes)
 
     def resume(self, comm, kind, seq, nbytes):
@@ -249,8 +252,8 @@ class Mismatch(Exception):
 
 
 class _IdleWatch(Watch):
-    """The watch under MS_COMM_WATCHDOG=0 (``WATCH.__class__`` is switched, so the collectives
-    keep their one reference): the hooks do nothing."""
+    """The watch under MS_COMM_WATCHDOG=0 (``STATE.watch.__class__`` is switched, so the watch
+    keeps its call counts and table): the hooks do nothing."""
 
     __slots__ = ()
 
@@ -274,18 +277,19 @@ def _display_name(comm):
     return "the world" if comm.name == "world" else repr(comm.name)
 
 
-WATCH = Watch()
-
-
 def start(settings=None):
-    """At init(): open the arrival table (once per process) and start the thread (kept in
-    STATE.watchdog), or, with MS_COMM_WATCHDOG=0, make the hot path a no-op. True when this
-    call started the thread: the caller then installs the exit handshake (exits.install)."""
+    """At init(): make the watch (STATE.watch, once per process), open the arrival table (once
+    per process) and start the thread (kept in STATE.watchdog), or, with MS_COMM_WATCHDOG=0,
+    make the hot path a no-op. True when this call started the thread: the caller then
+    installs the exit handshake (exits.install)."""
     settings = settings or settings_from_environment()
-    WATCH.tracks.clear()     # a new init() starts every group's call sequence afresh
+    if STATE.watch is None:
+        STATE.watch = Watch()
+    watch = STATE.watch
+    watch.tracks.clear()     # a new init() starts every group's call sequence afresh
     # ... and its rings: tagged by the run (the same on every rank), so a neighbour's rings of
     # an earlier init() are never compared with this one's calls.
-    WATCH.epoch = int(STATE.run_id[:15], 16)
+    watch.epoch = int(STATE.run_id[:15], 16)
     set_hot_path(settings.enabled)
     if not settings.enabled:
         return False
@@ -293,7 +297,7 @@ def start(settings=None):
         STATE.watchdog.settings = settings
         return False
     table = arrivals.ArrivalTable(STATE.world.comm, STATE.world.rank, STATE.run_id)
-    WATCH.table, WATCH.words = table, table.mine
+    watch.table, watch.words = table, table.mine
     STATE.watchdog = Watchdog(table, settings,
                               beacon.Beacons(STATE.world.comm, table.local_ranks))
     STATE.watchdog.start()
@@ -302,13 +306,13 @@ def start(settings=None):
 
 def set_hot_path(enabled):
     """Whether collectives publish their calls (the benchmark compares both in one job)."""
-    WATCH.__class__ = Watch if enabled else _IdleWatch
+    STATE.watch.__class__ = Watch if enabled else _IdleWatch
 
 
 def announce_abort():
     """This rank is about to call MPI_Abort: the others' watchdogs say where they are."""
-    if WATCH.table is not None:
-        WATCH.table.set_status(ABORTING)
+    if STATE.watch is not None and STATE.watch.table is not None:
+        STATE.watch.table.set_status(ABORTING)
 
 
 def abort_job(text):
@@ -362,7 +366,8 @@ class Watchdog(threading.Thread):
             # is, and what it was handling if it was failing.
             if not self.told_abort:
                 self.told_abort = True
-                fault_report.write(fault_report.where_this_rank_is(aborting, position, WATCH))
+                fault_report.write(fault_report.where_this_rank_is(aborting, position,
+                                                                 STATE.watch))
             return
         if not position.in_call:
             self.waiting = None
@@ -375,7 +380,7 @@ class Watchdog(threading.Thread):
         self.check(position, now - self.waiting.since)
 
     def check(self, me, waited):
-        peers = {m: self.table.read(m) for m in members_awaited(me, WATCH.groups)}
+        peers = {m: self.table.read(m) for m in members_awaited(me, STATE.watch.groups)}
         stable = {m for m, p in peers.items() if p is not None and p.in_call
                   and self.seen.get(m) == p.progress}
         self.seen = {m: p.progress for m, p in peers.items() if p is not None}
@@ -383,7 +388,7 @@ class Watchdog(threading.Thread):
             self.vanished(peers, waited)
         if verdict is not None:
             try:
-                report = fault_report.fatal_report(verdict, me, peers, waited, WATCH,
+                report = fault_report.fatal_report(verdict, me, peers, waited, STATE.watch,
                                                    self.settings)
             except Exception:   # the job must end even if describing it fails
                 report = f"minispore watchdog: {verdict} (the report failed:\n" \
@@ -391,7 +396,7 @@ class Watchdog(threading.Thread):
             abort_job(report)
         if waited >= self.settings.stall * (self.warnings + 1):
             self.warnings += 1
-            fault_report.write(fault_report.stall_warning(me, peers, waited, WATCH,
+            fault_report.write(fault_report.stall_warning(me, peers, waited, STATE.watch,
                                                           self.settings))
 
     def vanished(self, peers, waited):
@@ -416,10 +421,10 @@ class Watchdog(threading.Thread):
 
 
 def members_awaited(me, groups):
-    """The world ranks call `me` waits for: the peer of a Send/Receive, else the group's other
-    members."""
+    """The world ranks call `me` waits for: the peer of a Send/Receive (none for a receive from
+    any rank), else the group's other members."""
     if me.kind in POINT_TO_POINT:
-        return [me.peer]
+        return [] if me.peer == ANY_PEER else [me.peer]
     _, world_ranks = groups.get(me.group, (None, ()))
     return [r for r in world_ranks if r != STATE.world.rank]
 

@@ -3,7 +3,7 @@
 `StageSend` / `StageReceive` carry one value of one micro-batch from a rank of one stage to the
 rank at the same position of a later stage (activations forward; their bprops carry the
 gradient back). A send is non-blocking and completed by the step's `PipelineStepEnd` (see
-minispore/communication/stage_p2p.py for why); a receive blocks and adds its wait to the
+minispore/communication/p2p.py for why); a receive blocks and adds its wait to the
 stage's idle time. Both ends of an edge run their bprop in every backward
 (``backward_always``) when the edge carries a gradient, so the peers always agree.
 """
@@ -12,7 +12,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
-from minispore.communication import stage_p2p
+from minispore.communication import p2p
 from minispore.ops.operations.comm_ops import Receive, Send
 from minispore.ops.primitive import Aval, Primitive
 from minispore.parallel.pipeline_stats import CLOCK
@@ -24,7 +24,7 @@ class StageSend(Send):
     """Start sending x to world rank `dest_rank` (tag `sr_tag`); returns a 0-d token."""
 
     def impl(self, x):
-        stage_p2p.isend(x, self.dest_rank, self.sr_tag, self.group)
+        p2p.isend(x, self.dest_rank, self.sr_tag, self.group)
         return device.zeros((), x.dtype)
 
     def bprop(self, inputs, out, dout):
@@ -37,7 +37,7 @@ class StageReceive(Receive):
     the stage's idle time."""
 
     def impl(self):
-        out, waited = stage_p2p.receive_waiting(self.shape, self.dtype.np_dtype, self.src_rank,
+        out, waited = p2p.receive_waiting(self.shape, self.dtype.np_dtype, self.src_rank,
                                                 self.sr_tag, self.group)
         CLOCK.waited(waited)
         return out
@@ -77,7 +77,7 @@ class PipelineStepEnd(_StepMarker):
             self.add_prim_attr(k, getattr(self, k))
 
     def impl(self):
-        CLOCK.waited(stage_p2p.wait_sends())
+        CLOCK.waited(p2p.wait_sends())
         CLOCK.end(self.stage, self.stages, self.micro_size)
         return np.zeros((), np.float32)
 

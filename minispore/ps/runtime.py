@@ -15,11 +15,6 @@ from minispore.ops.operations.optim_ops import _ApplyUpdate
 __all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile",
            "resume_step"]
 
-_OPTIMIZERS = []       # weak references to the optimizers made while enable_ps is on
-_STARTED = [False]
-_PULLED = [False]      # this worker has taken the servers' initial values
-_RESUMED = [0]         # the step the servers resumed at (worker.pull_initial)
-
 
 def install():
     from minispore.communication.management import INIT_HOOKS
@@ -40,9 +35,9 @@ def start():
             f"For 'init', this job has MS_SERVER_NUM={STATE.server_num} parameter servers, but "
             f"parameter-server training is off: call set_ps_context(enable_ps=True) before "
             f"init() in every process of the job (or unset MS_SERVER_NUM).")
-    if _STARTED[0]:
+    if STATE.ps.started:
         return
-    _STARTED[0] = True
+    STATE.ps.started = True
     from minispore.graph.jit import COMPILE_HOOKS
     COMPILE_HOOKS.append(before_compile)
     if STATE.role is Role.WORKER:
@@ -53,11 +48,11 @@ def start():
 
 def register_optimizer(optimizer):
     if get_ps_context("enable_ps"):
-        _OPTIMIZERS.append(weakref.ref(optimizer))
+        STATE.ps.optimizers.append(weakref.ref(optimizer))
 
 
 def _optimizer_with_ps_parameters():
-    found = [o for o in (ref() for ref in _OPTIMIZERS)
+    found = [o for o in (ref() for ref in STATE.ps.optimizers)
              if o is not None and any(p.is_param_ps for p in o.parameters)]
     if len(found) > 1:
         raise NotImplementedError(
@@ -71,15 +66,15 @@ def before_compile():
     """The graph compiler's hook, once the script has made the optimizer of its set_param_ps
     parameters: a server starts serving; a worker takes the servers' values first."""
     from minispore.ps import server, worker
-    if _PULLED[0] or server.serving():
+    if STATE.ps.pulled or server.serving():
         return
     optimizer = _optimizer_with_ps_parameters()
     if optimizer is None:
         return
     if STATE.role is Role.SERVER:
         server.serve(optimizer)
-    _PULLED[0] = True
-    _RESUMED[0] = worker.pull_initial(optimizer)
+    STATE.ps.pulled = True
+    STATE.ps.resumed = worker.pull_initial(optimizer)
 
 
 def resume_step():
@@ -96,21 +91,21 @@ def resume_step():
         RuntimeError: in a parameter-server job before an optimizer holds set_param_ps
             parameters.
     """
-    if not _STARTED[0]:
+    if not STATE.ps.started:
         return 0
     before_compile()
-    if not _PULLED[0]:
+    if not STATE.ps.pulled:
         raise RuntimeError("For 'resume_step', no optimizer holds set_param_ps parameters yet: "
                            "call it after making the optimizer of the parameters the servers "
                            "hold, which is where the servers' step and values are taken.")
-    return _RESUMED[0]
+    return STATE.ps.resumed
 
 
 def finish():
     """A worker's exit: take the initial values if it never compiled (the servers sent them),
     then tell the servers it has finished."""
     from minispore.ps import worker
-    if not _PULLED[0]:
+    if not STATE.ps.pulled:
         optimizer = _optimizer_with_ps_parameters()
         if optimizer is not None:
             worker.pull_initial(optimizer)
@@ -121,7 +116,7 @@ def optimizer_call(optimizer, call):
     """Run ``call()`` (the optimizer's own call) the parameter-server way: on a server, serve
     instead; on a worker, push and pull the PS parameters (worker.UpdateBatch)."""
     from minispore.ps import server, worker
-    if not _STARTED[0] or not any(p.is_param_ps for p in optimizer.parameters):
+    if not STATE.ps.started or not any(p.is_param_ps for p in optimizer.parameters):
         return call()
     if server.serving():
         return call()

@@ -26,8 +26,7 @@ from minispore.common import context as ms_context
 from minispore.common.auto_parallel_context import reset_auto_parallel_context
 from minispore.common.ps_context import get_ps_context
 from minispore.common.tensor import Tensor
-from minispore.communication._comm import STATE, mpi
-from minispore.communication.cluster_worker import LOST_RANKS
+from minispore.communication._comm import STATE
 from minispore.ps import placement, transport
 from minispore.ps.log import logger, start_logging
 from minispore.ps.recovery import ServerCheckpoints, recovery_settings
@@ -35,11 +34,10 @@ from minispore.ps.recovery import ServerCheckpoints, recovery_settings
 __all__ = ["serve", "serving"]
 
 POLL_S = 0.0002      # the asynchronous server's wait between polls for a message
-_SERVING = [False]
 
 
 def serving():
-    return _SERVING[0]
+    return STATE.ps.serving
 
 
 class _Keys:
@@ -65,7 +63,8 @@ class _Keys:
         once abandon() is true."""
         for key, buf in zip(self.keys, self.buffers[worker]):
             tag = transport.data_tag(key)
-            if abandon is not None and not transport.wait_for_message(worker, tag, abandon):
+            if abandon is not None and not transport.wait_for_message(worker, tag, abandon,
+                                                                      POLL_S):
                 return False
             transport.recv_into(buf, worker, tag)
         return True
@@ -75,7 +74,7 @@ class _Keys:
         values = [np.ascontiguousarray(p.asnumpy()) for p in self.params]
         for key, value in zip(self.keys, values):
             requests += transport.isend(value, worker, transport.data_tag(key))
-        mpi().Request.Waitall(requests)
+        transport.wait_sends(requests, worker, sum(v.nbytes for v in values))
 
 
 class _Updater:
@@ -95,9 +94,9 @@ def serve(optimizer):
     """Serve this process's keys of `optimizer` until every worker has finished, then end the
     process with status 0 (never returns)."""
     workers = STATE.worker_num
-    server = STATE.job.Get_rank() - workers
+    server = STATE.job.rank - workers
     start_logging("MS_PSERVER", server)
-    _SERVING[0] = True
+    STATE.ps.serving = True
     ms_context.set_context(mode=ms_context.PYNATIVE_MODE)
     reset_auto_parallel_context()
     keys = _Keys(optimizer, server)
@@ -123,8 +122,7 @@ def serve(optimizer):
     # The workers skip the batches of the steps already applied, so that a restarted job ends
     # at the same step with the same values as one never interrupted.
     for worker in range(workers):
-        transport.job().Send([np.array([step], np.int64), mpi().BYTE], dest=worker,
-                             tag=transport.TAG_STEP)
+        transport.send(np.array([step], np.int64), worker, transport.TAG_STEP)
         keys.send(worker)
     updater = _Updater(optimizer, keys)
     if sync:
@@ -138,19 +136,6 @@ def serve(optimizer):
     sys.exit(0)
 
 
-def _next_message(source):
-    """(source, tag) of the next message to this server (from `source`, or anyone)."""
-    MPI = mpi()
-    status = MPI.Status()
-    transport.job().Probe(source=MPI.ANY_SOURCE if source is None else source,
-                          tag=MPI.ANY_TAG, status=status)
-    return status.Get_source(), status.Get_tag()
-
-
-def _take_done(worker):
-    transport.job().Recv([np.empty(0, np.uint8), mpi().BYTE], source=worker,
-                         tag=transport.TAG_DONE)
-
 
 def _serve_sync(keys, updater, workers, step, checkpoints):
     live, pushes = list(range(workers)), [0] * workers
@@ -158,9 +143,9 @@ def _serve_sync(keys, updater, workers, step, checkpoints):
         start = time.perf_counter()
         pushed = []
         for worker in list(live):
-            _, tag = _next_message(worker)
+            _, tag = transport.next_message(worker)
             if tag == transport.TAG_DONE:
-                _take_done(worker)
+                transport.take_done(worker)
                 live.remove(worker)
                 continue
             keys.receive(worker)
@@ -189,22 +174,21 @@ def _serve_async(keys, updater, workers):
     this polls: a worker the scheduler reports lost (an asynchronous job goes on without it)
     leaves the live set, and a push it left half sent is dropped."""
     live, pushes = set(range(workers)), [0] * workers
-    MPI = mpi()
-    status = MPI.Status()
     while live:
         _forget_lost(live)
-        if not transport.job().Iprobe(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG, status=status):
-            time.sleep(POLL_S)
+        message = transport.next_message(abandon=lambda: bool(live & STATE.lost_ranks),
+                                         poll_s=POLL_S)
+        if message is None:
             continue
-        worker, tag = status.Get_source(), status.Get_tag()
+        worker, tag = message
         if worker not in live:
             transport.discard(worker, tag)       # what a dropped worker had sent
             continue
         if tag == transport.TAG_DONE:
-            _take_done(worker)
+            transport.take_done(worker)
             live.discard(worker)
             continue
-        if not keys.receive(worker, abandon=lambda: worker in LOST_RANKS):
+        if not keys.receive(worker, abandon=lambda: worker in STATE.lost_ranks):
             continue
         updater.apply(keys.buffers[worker], 1.0 / workers)
         keys.send(worker)
@@ -215,7 +199,7 @@ def _serve_async(keys, updater, workers):
 
 
 def _forget_lost(live):
-    for worker in sorted(live & LOST_RANKS):
+    for worker in sorted(live & STATE.lost_ranks):
         live.discard(worker)
         logger.warning("Worker %d was lost (the scheduler dropped it); serving the other %d.",
                        worker, len(live))

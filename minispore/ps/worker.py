@@ -29,7 +29,6 @@ class _Stats:
 
 
 STATS = _Stats()
-_PENDING = []      # (requests, buffer) of the pushes not yet completed
 
 
 class _Transfer(_ApplyUpdate):
@@ -65,7 +64,8 @@ class PSPush(_Transfer):
     def impl(self, parameters, gradient):
         self._check_whole(parameters)
         g = np.ascontiguousarray(device.to_host(gradient), dtype=parameters.dtype)
-        _PENDING.append((transport.isend(g, self.server, transport.data_tag(self.key)), g))
+        requests = transport.isend(g, self.server, transport.data_tag(self.key))
+        STATE.ps.pushes.append((requests, g, self.server))
         STATS.pushes += 1
         STATS.pushed_bytes += g.nbytes
         return parameters
@@ -87,10 +87,9 @@ class PSPull(_Transfer):
 
 
 def wait_pushes():
-    from minispore.communication._comm import mpi
-    for requests, _ in _PENDING:
-        mpi().Request.Waitall(requests)
-    _PENDING.clear()
+    for requests, gradient, server in STATE.ps.pushes:
+        transport.wait_sends(requests, server, gradient.nbytes)
+    STATE.ps.pushes.clear()
 
 
 class UpdateBatch:
@@ -135,7 +134,7 @@ def pull_initial(optimizer):
         transport.recv_into(data, server, transport.data_tag(key))
         STATS.initial_bytes += data.nbytes
     if step:
-        start_logging("MS_WORKER", STATE.job.Get_rank())
+        start_logging("MS_WORKER", STATE.job.rank)
         logger.info("Resuming at step %d (0-based; the parameter servers restored their "
                     "checkpoint of step %d from MS_RECOVERY_PATH): steps 0 to %d are done, so "
                     "Model.train skips their %d batches, and a hand-written loop starts at "

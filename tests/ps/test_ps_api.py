@@ -6,7 +6,8 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn
-from minispore.ps import placement, runtime
+from minispore.communication.state import STATE
+from minispore.ps import placement
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_an_optimizer_of_ps_parameters_refuses_pynative(ps_worker_env, monkeypat
     net = nn.Dense(3, 2)
     net.set_param_ps()
     optimizer = nn.SGD(net.trainable_params(), 0.1)
-    monkeypatch.setattr(runtime, "_STARTED", [True])     # as after init() in a PS job
+    monkeypatch.setattr(STATE.ps, "started", True)     # as after init() in a PS job
     ms.set_context(mode=ms.PYNATIVE_MODE)
     grads = tuple(Tensor(np.ones(p.shape, np.float32)) for p in optimizer.parameters)
     with pytest.raises(RuntimeError, match="For 'SGD', parameter-server training runs in "

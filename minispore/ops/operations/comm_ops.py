@@ -20,6 +20,7 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.common.symbolic import is_symbolic
 from minispore.communication import collectives as _coll
+from minispore.communication import p2p as _p2p
 from minispore.communication._comm import WORLD_NAMES, communicator
 from minispore.ops import sharding as rules
 from minispore.ops.interpreter import unobserved_host_eager
@@ -365,7 +366,7 @@ class Send(_Collective):
         return Aval((), x.dtype)
 
     def impl(self, x):
-        _coll.send(x, self.dest_rank, self.sr_tag, self.group)
+        _p2p.send(x, self.dest_rank, self.sr_tag, self.group)
         return device.zeros((), x.dtype)
 
     def bprop(self, inputs, out, dout):
@@ -411,7 +412,7 @@ class Receive(_Collective):
         return Aval(self.shape, self.dtype)
 
     def impl(self, *dummies):
-        return _coll.receive(self.shape, self.dtype.np_dtype, self.src_rank, self.sr_tag,
+        return _p2p.receive(self.shape, self.dtype.np_dtype, self.src_rank, self.sr_tag,
                              self.group)
 
     def bprop(self, inputs, out, dout):
@@ -439,7 +440,7 @@ class _DynamicReceive(Receive):
 
     def impl(self, *args):
         *_, shape = args
-        return _coll.receive(shape, self.dtype.np_dtype, self.src_rank, self.sr_tag, self.group)
+        return _p2p.receive(shape, self.dtype.np_dtype, self.src_rank, self.sr_tag, self.group)
 
     def bprop(self, inputs, out, dout):
         return super().bprop(inputs[:-1], out, dout) + (None,)
