@@ -128,6 +128,13 @@ class _ThreadState(threading.local):
     tracer = None        # the innermost graph tracer on this thread (None: not tracing)
     interpreter = None   # the top of the interpreter stack (None: the eager interpreter)
 
+    def __init__(self):
+        # Made once per thread (threading.local runs __init__ in each), so a reader on the
+        # eager hot path takes them as plain attributes; they are only ever changed in place.
+        self.tapes = []
+        self.scopes = []
+        self.frames = []
+
 
 class _Context:
     """The execution context: the set_context view over the settings registry, and this
@@ -176,27 +183,18 @@ class _Context:
     @property
     def tapes(self):
         """The stack of autodiff tapes recording right now (innermost last)."""
-        local = self._local
-        if not hasattr(local, "tapes"):
-            local.tapes = []
-        return local.tapes
+        return self._local.tapes
 
     @property
     def scopes(self):
         """The stack of cell names being called right now (root first), for error messages."""
-        local = self._local
-        if not hasattr(local, "scopes"):
-            local.scopes = []
-        return local.scopes
+        return self._local.scopes
 
     @property
     def annotation_frames(self):
         """The annotations (recompute, place, pipeline_stage …) of the cells running right
         now, outermost first: every node traced inside inherits them."""
-        local = self._local
-        if not hasattr(local, "frames"):
-            local.frames = []
-        return local.frames
+        return self._local.frames
 
     @property
     def interpreter(self):
