@@ -112,7 +112,9 @@ class Registry:
         self._values = {}           # qualname -> value (settable scopes only)
         self._user_set = set()      # qualnames the script set since their scope's reset
         self._environ = environ
-        self._version = 0           # bumped by every change of a settable value
+        # bumped by every change of a settable value (and of the environment options read):
+        # a reader that caches what it derives from the settings compares it (ops.interpreter)
+        self.version = 0
         self._compiled = False      # a graph has been compiled in this process
         self._env_values = {}       # qualname -> value of the environment options read so far
         self._keyed_cache = None    # (version, CompileOptions)
@@ -125,7 +127,7 @@ class Registry:
             self._options[option.qualname] = option
             if option.scope != "env":
                 self._values[option.qualname] = option.fresh_default()
-        self._version += 1
+        self.version += 1
 
     def options(self, scope=None):
         """The declared options (of one scope), in declaration order."""
@@ -161,7 +163,7 @@ class Registry:
     def reload_environment(self):
         """Read the environment options again at their next use."""
         self._env_values.clear()
-        self._version += 1
+        self.version += 1
 
     def user_set(self, scope, name):
         """Whether the script set the option since its scope was last reset."""
@@ -201,7 +203,7 @@ class Registry:
                                "the change).", SETTER_NAMES[scope], name, old, value)
             self._values[option.qualname] = value
             self._user_set.add(option.qualname)
-        self._version += 1
+        self.version += 1
 
     def set(self, scope, **values):
         """Validate every value, then store them all (none is stored when one is refused)."""
@@ -213,7 +215,7 @@ class Registry:
         for option in self.options(scope):
             self._values[option.qualname] = option.fresh_default()
             self._user_set.discard(option.qualname)
-        self._version += 1
+        self.version += 1
 
     # -- compiling -----------------------------------------------------------------------
     def note_compile(self):
@@ -224,12 +226,12 @@ class Registry:
         """The compile-keyed options now: one object until a setting changes (the compile
         cache asks at every call)."""
         cached = self._keyed_cache
-        if cached is not None and cached[0] == self._version:
+        if cached is not None and cached[0] == self.version:
             return cached[1]
         values = {o.qualname: copy.deepcopy(self.get(o.scope, o.name))
                   for o in self._options.values() if o.keys_compile}
         options = CompileOptions(values)
-        self._keyed_cache = (self._version, options)
+        self._keyed_cache = (self.version, options)
         return options
 
     # -- tests ---------------------------------------------------------------------------
@@ -242,7 +244,7 @@ class Registry:
         self._values.clear()
         self._values.update(values)
         self._user_set = set(user_set)
-        self._version += 1
+        self.version += 1
 
 
 def _as_tuple(kind):

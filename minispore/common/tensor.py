@@ -240,3 +240,14 @@ class Tensor:
             from minispore.device import cuda
             cuda.require()
         return Tensor(device.to_device(data, to), self._dtype, internal=True)
+
+
+def tensor_of(data, dtype, _new=object.__new__, _tensor=Tensor):
+    """The Tensor ``Tensor(data, dtype, internal=True)`` builds -- `data` an array on the active
+    device, taken as it is, `dtype` its ms dtype -- at half the cost (no keyword parsing): the
+    interpreters wrap every eager result with it."""
+    t = _new(_tensor)
+    t._data = data
+    t._dtype = dtype
+    t._placeholder_dims = None
+    return t

@@ -11,10 +11,24 @@ from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common import profiling
 from minispore.common.context import context
-from minispore.common.tensor import Tensor
+from minispore.common.registry import REGISTRY
+from minispore.common.tensor import Tensor, tensor_of
 
 _CTX = context()
 _THREAD = _CTX._local
+# What the eager interpreter reads from the settings at every call, re-read only when they
+# change: [REGISTRY.version when read, on GPU, pynative_synchronize, host_plain (on CPU and
+# not synchronizing: nothing to do after a kernel)].
+_SETTINGS = [-1, False, False, False]
+
+
+def _settings():
+    if _SETTINGS[0] != REGISTRY.version:
+        gpu = _CTX.device == "cuda"
+        sync = bool(_CTX.get("pynative_synchronize"))
+        _SETTINGS[1:] = gpu, sync, not gpu and not sync
+        _SETTINGS[0] = REGISTRY.version
+    return _SETTINGS
 
 
 def apply_primitive(prim, args):
@@ -28,7 +42,7 @@ def apply_primitive(prim, args):
         outs = interpreter.apply(prim, args)
         if interpreter.taped_inside:    # it ran operators the tapes recorded already
             return outs
-    tapes = _CTX.tapes
+    tapes = _THREAD.tapes
     if tapes and prim.differentiable:
         for tape in tapes:
             tape.record(prim, args, outs)
@@ -39,15 +53,25 @@ def unobserved_host_eager():
     """Whether a primitive called now runs straight on the eager CPU interpreter with nothing
     watching it: no interpreter pushed (graph tracer, shard region), no tape recording, no
     profiler. Collectives then take their short path (comm_ops._Collective.__call__)."""
-    return (_THREAD.interpreter is None and not _CTX.tapes and profiling.ACTIVE[0] is None
-            and _CTX.device == "cpu")
+    return (_THREAD.interpreter is None and not _THREAD.tapes and profiling.ACTIVE[0] is None
+            and not (_SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings())[1])
+
+
+def plain_host_eager():
+    """`unobserved_host_eager`, and no `pynative_synchronize` either: a call now would be the
+    eager CPU interpreter's infer, kernel and wrap and nothing else, so an operator that knows
+    its infer's answer for its inputs (the elementwise operators' dispatch cache) may run its
+    kernel directly."""
+    return (_THREAD.interpreter is None and not _THREAD.tapes and profiling.ACTIVE[0] is None
+            and (_SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings())[3])
 
 
 def eager_apply(prim, args):
     """Run `prim` on `args` eagerly (PYNATIVE). Tensors go to the kernel as arrays; every other
     argument (axes, shapes, Python scalars the op accepts) goes through unchanged."""
     out_aval = prim.infer(*args)
-    gpu = _CTX.device == "cuda"
+    settings = _SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings()
+    gpu = settings[1]
     arrays = []
     for a in args:
         if isinstance(a, Tensor):
@@ -66,13 +90,15 @@ def eager_apply(prim, args):
         result = prim.impl(*arrays)
         recorder.add(prim.name, profiling.category_of(prim), t0, time.perf_counter_ns() - t0,
                      profiling.nbytes_of(arrays))
-    if _CTX.get("pynative_synchronize"):
+    if settings[2]:
         # a failing kernel then raises at its own operator, not at a later one's copy
         device.synchronize()
     if type(out_aval) is tuple:
-        return tuple(Tensor(_as_array(r, gpu, prim), av.dtype, internal=True)
+        return tuple(tensor_of(_as_array(r, gpu, prim), av.dtype)
                      for r, av in zip(result, out_aval))
-    return Tensor(_as_array(result, gpu, prim), out_aval.dtype, internal=True)
+    if type(result) is np.ndarray and not gpu:     # the common case, without a call
+        return tensor_of(result, out_aval.dtype)
+    return tensor_of(_as_array(result, gpu, prim), out_aval.dtype)
 
 
 def _as_array(result, gpu, prim):
