@@ -35,7 +35,7 @@ class ExactUfunc:
         self.__doc__ = dufunc.__doc__
 
     def __call__(self, *args, out=None):
-        key = tuple(a.dtype for a in args)
+        key = tuple([a.dtype for a in args])
         loop = self._loops.get(key)
         if loop is None:
             loop = self._compile(key)
@@ -43,6 +43,15 @@ class ExactUfunc:
         if out is None and result_dtype is not None:
             out = np.empty(np.broadcast_shapes(*(np.shape(a) for a in args)), result_dtype)
         return self.dufunc.ufunc(*args, out=out, signature=signature)
+
+    def loop(self, *dtypes):
+        """(numpy ufunc, signature, result dtype) of a call on inputs of numpy `dtypes`, its loop
+        compiled now if need be: ``ufunc(*arrays, out=out, signature=signature)`` is what
+        ``self(*arrays, out=out)`` runs, for callers that cache their dispatch. The result dtype
+        is None where the ufunc allocates the result itself; else (float16 computed in float32)
+        the result must be an `out` buffer of that dtype."""
+        loop = self._loops.get(dtypes) or self._compile(dtypes)
+        return self.dufunc.ufunc, loop[0], loop[1]
 
     def _compile(self, key):
         compute = tuple(_COMPUTE.get(d, d) for d in key)
