@@ -5,14 +5,16 @@ import numbers
 import numpy as np
 
 from minispore.common import dtype as mstype
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 from minispore.ops import sharding as rules
-from minispore.ops.interpreter import to_tensor
+from minispore.ops.interpreter import plain_host_eager, to_tensor
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dtype,
                                             check_same_dtype, check_tensor)
 from minispore.ops.operations.array_ops import Cast
 from minispore.ops.primitive import Aval, Primitive
+
+_ndarray = np.ndarray
 
 
 class UnaryElementwise(Primitive):
@@ -68,11 +70,55 @@ class BinaryElementwise(Primitive):
     valid_dtypes = mstype.number_types
     out_dtype = None          # None: same as the inputs (comparisons set bool_)
     family = "elementwise"
+    _plain_loops = {}         # dtype -> what a plain eager call runs (each subclass its own)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._plain_loops = {}
 
     def __init__(self):
         super().__init__()
 
     def __call__(self, x, y):
+        # The plain eager call -- two host tensors of one dtype and one shape, nothing watching
+        # (no tracer or shard region, tape, profiler, GPU or pynative_synchronize: see
+        # plain_host_eager) -- goes to the kernel's ufunc directly. What infer, the dtype
+        # checks and the kernel lookup would say depends only on the operator class and that
+        # dtype, so it is asked once and kept (`_plain_loop`); every other call, and every
+        # call whose dtype infer refuses, takes the generic path with its checks and errors.
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype:
+            xd = x._data
+            yd = y._data
+            if (type(xd) is _ndarray and type(yd) is _ndarray and xd.shape == yd.shape
+                    and plain_host_eager()):
+                loop = self._plain_loops.get(x._dtype) or self._plain_loop(x._dtype)
+                if loop[0] is not None:
+                    out = loop[0](xd, yd, signature=loop[1])
+                    if type(out) is not _ndarray:       # a numpy scalar, from 0-d inputs
+                        out = np.asarray(out)
+                    return tensor_of(out, loop[2])
+            return Primitive.__call__(self, x, y)
+        return self._mixed(x, y)
+
+    def _plain_loop(self, dtype):
+        """(ufunc, signature, output ms dtype) for a plain eager call on two `dtype` tensors of
+        one shape, or (None,) where such a call must take the generic path: an operator whose
+        infer or impl is its own (Pow), a dtype infer refuses, a kernel that is not an exact
+        ufunc or whose result needs rounding into an out buffer (float16)."""
+        cls = type(self)
+        loop = (None,)
+        if (cls.infer is BinaryElementwise.infer and cls.impl is BinaryElementwise.impl
+                and cls.kernel_name is not None and dtype in cls.valid_dtypes):
+            fn = kernel(cls.family, cls.kernel_name, "cpu")
+            if hasattr(fn, "loop"):
+                ufunc, signature, result = fn.loop(dtype.np_dtype, dtype.np_dtype)
+                if result is None:
+                    loop = (ufunc, signature, cls.out_dtype or dtype)
+        cls._plain_loops[dtype] = loop
+        return loop
+
+    def _mixed(self, x, y):
+        """The general call: scalars made tensors, mixed dtypes promoted."""
         if not isinstance(x, Tensor):
             if not isinstance(y, Tensor):
                 raise self.error(f"at least one input must be a Tensor, but got "
