@@ -178,17 +178,10 @@ def bench_ops():
 
 
 def bench_dispatch():
-    t = Table("Per-operator dispatch overhead (µs)", ["call", "µs"])
-    a = Tensor(np.ones(4, np.float32))
-    raw = kernel("elementwise", "add")
-    an = a.asnumpy()
-    r = compare({"op": lambda: ops.add(a, a), "kernel": lambda: raw(an, an),
-                 "np": lambda: np.add(an, an)}, rounds=5)
-    t.add("ops.add on 4 floats (eager, public API)", r["op"] * 1e6)
-    t.add("the Numba ufunc alone", r["kernel"] * 1e6)
-    t.add("numpy.add alone", r["np"] * 1e6)
-    t.add("minispore dispatch overhead", (r["op"] - r["kernel"]) * 1e6)
-    return t
+    """Eager dispatch of one small add (tools/bench_dispatch.py): ops.add and Tensor + Tensor
+    against the kernel, numpy and torch (or the reason torch is left out)."""
+    import bench_dispatch as dispatch
+    return dispatch.dispatch_table()
 
 
 class MLP(nn.Cell):

@@ -83,9 +83,12 @@ class BinaryElementwise(Primitive):
         # The plain eager call -- two host tensors of one dtype and one shape, nothing watching
         # (no tracer or shard region, tape, profiler, GPU or pynative_synchronize: see
         # plain_host_eager) -- goes to the kernel's ufunc directly. What infer, the dtype
-        # checks and the kernel lookup would say depends only on the operator class and that
-        # dtype, so it is asked once and kept (`_plain_loop`); every other call, and every
-        # call whose dtype infer refuses, takes the generic path with its checks and errors.
+        # checks and the kernel lookup would say then depends only on the operator class
+        # (kernel_name, valid_dtypes, out_dtype, infer and impl are class attributes here) and
+        # that dtype, so it is asked once and kept (`_plain_loop`); device, mode and tracing
+        # state are not in that key because the guard admits one state only (CPU, eager
+        # interpreter on top; GRAPH_MODE outside a trace runs eagerly alike). Every other call,
+        # and every call whose dtype infer refuses, takes the generic path, checks and errors.
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype:
             xd = x._data
             yd = y._data
