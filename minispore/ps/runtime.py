@@ -8,6 +8,7 @@ import weakref
 
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.ps_context import get_ps_context
+from minispore.common.registry import REGISTRY
 from minispore.communication._comm import STATE
 from minispore.communication.roles import Role
 from minispore.ops.operations.optim_ops import _ApplyUpdate
@@ -38,8 +39,7 @@ def start():
     if STATE.ps.started:
         return
     STATE.ps.started = True
-    from minispore.graph.jit import COMPILE_HOOKS
-    COMPILE_HOOKS.append(before_compile)
+    REGISTRY.add_hook("graph.before_compile", before_compile)
     if STATE.role is Role.WORKER:
         from minispore.ps import worker
         _ApplyUpdate.redirect = staticmethod(worker.redirect)
