@@ -6,7 +6,8 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
     <- api
 
 - ps (the parameter server) hooks itself into the layers below at import (an init hook, a
-  compile hook, the optimizers' ps_hook, the update primitives' redirect).
+  compile hook, the parameter-server optimizer calls, the update redirect), each a plug point
+  of the settings registry (PLUG_POINTS).
 - api is the top-level package: minispore/__init__.py, context.py, run.py, msrun.py,
   __main__.py, _mindspore_alias.py and amp.py (mindspore.amp, over train/amp.py).
 - dataset stands beside the stack: it imports only common and device, and only train and api

@@ -39,6 +39,13 @@ PLUG_POINTS = {
                           "of a compile started now",
     "graph.before_compile": "functions called before every compile (minispore/ps/runtime.py "
                             "starts a parameter server's serving at the first one)",
+    "communication.after_init": "functions called at the end of every init() "
+                                "(minispore/ps/runtime.py starts a job's parameter servers)",
+    "nn.parameter_server": "minispore/ps/runtime.py, which an Optimizer hands its parameters "
+                           "and calls to, and Model asks for the servers' resume step",
+    "ops.update_redirect": "on a parameter-server worker, (parameter, gradient) -> bool that "
+                           "sends a set_param_ps parameter's gradient to its server instead "
+                           "of updating it (minispore/ps/worker.py)",
 }
 
 # What error messages call the function that sets each scope's options (MindSpore's names).

@@ -16,7 +16,9 @@ def test_plug_points_are_declared_and_read_by_name():
     assert REGISTRY.plugged("graph.jit") is jit
     assert REGISTRY.plugged("graph.passes") == tuple(PASSES)
     assert REGISTRY.plugged("graph.pass_context") is pass_context
+    assert REGISTRY.plugged("nn.parameter_server").__name__ == "minispore.ps.runtime"
     assert set(PLUG_POINTS) >= {"graph.jit", "graph.passes", "graph.pass_context",
-                                "graph.before_compile"}
+                                "graph.before_compile", "communication.after_init",
+                                "nn.parameter_server", "ops.update_redirect"}
     with pytest.raises(ValueError, match=r"unknown plug point 'graph\.nope'.*graph\.jit"):
         REGISTRY.plug("graph.nope", object())
