@@ -1,8 +1,8 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 # First, before anything else runs: a dynamic-cluster worker (MS_ROLE=MS_WORKER) started without
 # an MPI launcher is replaced here by a one-rank launcher running the same command line
-# (communication/relaunch.py says why).
-from minispore.communication.relaunch import relaunch_under_launcher
+# (communication/cluster/relaunch.py says why).
+from minispore.communication.cluster.relaunch import relaunch_under_launcher
 
 relaunch_under_launcher()
 

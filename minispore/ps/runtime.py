@@ -9,7 +9,7 @@ import weakref
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.ps_context import get_ps_context
 from minispore.communication._comm import STATE
-from minispore.communication.roles import Role
+from minispore.communication.cluster.roles import Role
 from minispore.ops.operations.optim_ops import _ApplyUpdate
 
 __all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile",
