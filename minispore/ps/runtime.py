@@ -10,7 +10,7 @@ from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.ps_context import get_ps_context
 from minispore.common.registry import REGISTRY
 from minispore.communication._comm import STATE
-from minispore.communication.roles import Role
+from minispore.communication.cluster.roles import Role
 
 __all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile",
            "resume_step"]

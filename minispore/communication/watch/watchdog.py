@@ -40,12 +40,12 @@ import traceback
 from collections import namedtuple
 
 from minispore.common.environment import environment
-from minispore.communication import arrivals, beacon, fault_report
-from minispore.communication.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
+from minispore.communication.watch import arrivals, beacon, fault_report
+from minispore.communication.watch.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
                                               FAILING, GROUP, KIND, NBYTES, PEER,
                                               POINT_TO_POINT, PROGRESS, RING, RUNNING, SEQ,
                                               SEQ_MASK, WRITTEN, calls_made, group_key)
-from minispore.communication.fault_report import TIMEOUT_ENV
+from minispore.communication.watch.fault_report import TIMEOUT_ENV
 from minispore.communication.state import STATE
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
