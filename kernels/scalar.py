@@ -307,6 +307,43 @@ def erfc(x):
     return math.erfc(x)
 
 
+# -- logic and floating-point class (ops/operations/logic_ops.py); a number is true when != 0 --
+def logical_and(x, y):
+    return x != 0 and y != 0
+
+
+def logical_or(x, y):
+    return x != 0 or y != 0
+
+
+def logical_xor(x, y):
+    return (x != 0) != (y != 0)
+
+
+def logical_not(x):
+    return x == 0
+
+
+def isnan(x):
+    return math.isnan(x)
+
+
+def isinf(x):
+    return math.isinf(x)
+
+
+def isfinite(x):
+    return not (math.isinf(x) or math.isnan(x))
+
+
+def atan2(y, x):
+    return math.atan2(y, x)
+
+
+def hypot(x, y):
+    return math.hypot(x, y)
+
+
 # Every elementwise body above -> the dtype of its result: "bool" for predicates, None for the
 # dtype of its last operand (callers put the operand whose dtype the result takes last). Each
 # device's kernel table and the fusion pass are generated from this table.
@@ -325,6 +362,8 @@ ELEMENTWISE = {
     "sin": None, "cos": None, "tan": None, "sinh": None, "cosh": None, "asin": None,
     "acos": None, "atan": None, "floor": None, "ceil": None, "sign": None, "reciprocal": None,
     "log1p": None, "expm1": None, "erf": None, "erfc": None,
+    "logical_and": "bool", "logical_or": "bool", "logical_xor": "bool", "logical_not": "bool",
+    "isnan": "bool", "isinf": "bool", "isfinite": "bool", "atan2": None, "hypot": None,
 }
 
 

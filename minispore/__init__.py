@@ -1,13 +1,13 @@
 """minispore: a MindSpore-like deep-learning framework on Numba kernels and mpi4py."""
 # First, before anything else runs: a dynamic-cluster worker (MS_ROLE=MS_WORKER) started without
 # an MPI launcher is replaced here by a one-rank launcher running the same command line
-# (communication/relaunch.py says why).
-from minispore.communication.relaunch import relaunch_under_launcher
+# (communication/cluster/relaunch.py says why).
+from minispore.communication.cluster.relaunch import relaunch_under_launcher
 
 relaunch_under_launcher()
 
 # Under `mpirun -iface IFACE` the ranks' netmods listen on IFACE only (listen.py says why).
-from minispore.communication.listen import pin_netmods_to_launcher_interface
+from minispore.communication.cluster.listen import pin_netmods_to_launcher_interface
 
 pin_netmods_to_launcher_interface()
 

@@ -11,7 +11,7 @@ MS_WORKER_NUM, MS_NODE_ID, MS_TOPO_TIMEOUT) and starts, on this node, the schedu
 --local_worker_num workers, each ``python -m minispore SCRIPT ARGS`` (MindSpore scripts run
 unchanged, ``import mindspore`` resolving to minispore), with its output in
 ``LOG_DIR/scheduler.log`` and ``LOG_DIR/worker_<rank>.log``. The processes form one job at
-``init()`` (minispore/communication/scheduler.py).
+``init()`` (minispore/communication/cluster/scheduler.py).
 
 As MindSpore's msrun: when --local_worker_num equals --worker_num every worker runs here and
 --node_rank is ignored; with --node_rank R worker i of this node gets MS_NODE_ID (so rank)

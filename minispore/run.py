@@ -1,8 +1,8 @@
 """`python -m minispore.run -n N script.py [args]`: an mpirun-like launcher of N ranks on this host.
 
 It starts N ranks of ``python script.py args`` (or ``python -m module args``) on this host with
-minispore's launcher (communication/forker.py; ``--mpirun PATH`` picks an MPI launcher instead,
-such as the `mpich` wheel's Hydra ``mpirun`` beside the running Python), gives every rank
+minispore's launcher (communication/cluster/forker.py; ``--mpirun PATH`` picks an MPI launcher
+instead, such as the `mpich` wheel's Hydra ``mpirun`` beside the running Python), gives every rank
 ``cores // ranks`` threads for Numba, OpenMP and BLAS (two thread pools per core collapse
 training speed; see shared/reference/numba_performance.md), and exits with the launcher's exit
 code, so a failure on any rank fails the launch.
@@ -27,7 +27,8 @@ import sys
 import time
 
 from minispore.common.malloc_tuning import MALLOC_VARS
-from minispore.communication.listen import LOOPBACK_VARS, launcher_command, netmod_environment
+from minispore.communication.cluster.listen import LOOPBACK_VARS, launcher_command, \
+    netmod_environment
 from minispore.communication.threads import THREAD_VARS, host_cores
 
 # MALLOC_VARS (common/malloc_tuning.py): glibc serves allocations above its mmap threshold with

@@ -29,9 +29,7 @@ REMAINING = {
     ("minispore/graph/dynamic.py", "_SPECS"): "symbol specs per placeholder",
     # registration slots (upper layers plugging into lower ones)
     ("minispore/device/__init__.py", "_target"): "device_target source (set by common)",
-    ("minispore/ops/grad.py", "_GRAPH_COMPILER"): "graph compiler slot (set by graph)",
     ("minispore/ops/primitive.py", "_APPLY"): "interpreter slots",
-    ("minispore/graph/jit.py", "_Compiler"): "pass list and PassContext slot (set by parallel)",
     ("minispore/device/strict_simulator.py", "_OBSERVERS"): "launch observers of the tests",
     # run-time state that belongs to the world object or the profiler
     ("minispore/common/profiling.py", "ACTIVE"): "the active profiler",

@@ -26,11 +26,11 @@ GLOBAL_BATCH, WARMUP, STEPS, ROUNDS = 256, 3, 15, 3
 def _median_step(overlap, bucket_mb):
     import minispore as ms
     from minispore import Tensor, nn
-    from minispore.graph import jit
+    from minispore.common.registry import REGISTRY
     from minispore.parallel import compiler
     from minispore.parallel.comm_overlap import overlap_communication
     passes = [p for p in compiler.PASSES if overlap or p is not overlap_communication]
-    jit.use_compiler(passes, compiler.pass_context)
+    REGISTRY.plug("graph.passes", tuple(passes))
     ms.reset_auto_parallel_context()
     ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True,
                                  comm_fusion={"allreduce": {"mode": "size",
@@ -46,7 +46,7 @@ def _median_step(overlap, bucket_mb):
     x = Tensor(rng.standard_normal((local, 784)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, local).astype(np.int32))
     median = median_step(step, (x, y), WARMUP, STEPS)
-    jit.use_compiler(compiler.PASSES, compiler.pass_context)
+    REGISTRY.plug("graph.passes", tuple(compiler.PASSES))
     return median
 
 

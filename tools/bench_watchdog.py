@@ -51,7 +51,8 @@ def _hot_path_ns():
 def allreduce_rows():
     """Under MPI: {size: {column: seconds per call}} for AllReduce(SUM) on float32."""
     from minispore import Tensor, ops
-    from minispore.communication import _comm, watchdog
+    from minispore.communication import _comm
+    from minispore.communication.watch import watchdog
     world = _comm.STATE.world.comm
     side = world.Dup()     # where a status-word exchange would run
     MPI = _comm.mpi()
@@ -87,7 +88,7 @@ def allreduce_rows():
 def dp_step_rows(steps=10):
     """Under MPI: {"off": s, "on": s} per data-parallel MLP step (tools/bench_dp.py's net)."""
     import bench_dp
-    from minispore.communication import watchdog
+    from minispore.communication.watch import watchdog
     from minispore.communication.management import get_group_size, get_rank
     step, barrier = bench_dp._minispore_dp_step(get_rank(), get_group_size())
     for _ in range(3):

@@ -70,11 +70,11 @@ REGISTRY.declare(
 # Read by minispore.communication when init() starts (which role and cluster this process has,
 # the watchdog, the collective check, the cluster token, the thread pools). Declared as text:
 # the communication modules validate them with their own messages, through ``environment``.
-# (MS_ROLE above is one of them.) Only communication/forker.py reads os.environ itself: it runs
-# as ``python -I forker.py``, without minispore; and relaunch.py hands this process's whole
-# environment on to the process it relaunches.
+# (MS_ROLE above is one of them.) Only communication/cluster/forker.py reads os.environ itself:
+# it runs as ``python -I forker.py``, without minispore; and relaunch.py hands this process's
+# whole environment on to the process it relaunches.
 COMMUNICATION_VARS = (
-    # MindSpore's dynamic-networking variables (communication/roles.py) ...
+    # MindSpore's dynamic-networking variables (communication/cluster/roles.py) ...
     "MS_SCHED_HOST", "MS_SCHED_PORT", "MS_WORKER_NUM", "MS_SERVER_NUM", "MS_NODE_ID",
     "MS_TOPO_TIMEOUT",
     # ... those refused while set (roles.UNBUILT_VARS), the servers' recovery among them ...
@@ -83,11 +83,11 @@ COMMUNICATION_VARS = (
     "MS_RETRY_INTERVAL_LOWER", "MS_RETRY_INTERVAL_UPPER",
     # ... the MPI launcher's, which say this process runs under one (and its size)
     "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
-    # the launcher a dynamic-cluster process was relaunched under (communication/relaunch.py)
+    # the launcher a dynamic-cluster process was relaunched under (cluster/relaunch.py)
     "MINISPORE_CLUSTER_LAUNCHER_PID",
-    # the cluster token (communication/cluster_token.py)
+    # the cluster token (communication/cluster/cluster_token.py)
     "MS_CLUSTER_TOKEN", "MS_CLUSTER_TOKEN_FILE",
-    # the watchdog (communication/watchdog.py) and the full collective check (_comm.py)
+    # the watchdog (communication/watch/watchdog.py) and the full collective check (_comm.py)
     "MS_COMM_TIMEOUT", "MS_COMM_WATCHDOG", "MINISPORE_CHECK_COLLECTIVES",
     # the thread pools a user sized (communication/threads.py)
     "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",

@@ -25,7 +25,28 @@ from dataclasses import dataclass
 
 logger = logging.getLogger("minispore")
 
-__all__ = ["Option", "CompileOptions", "REGISTRY", "SETTER_NAMES"]
+__all__ = ["Option", "CompileOptions", "REGISTRY", "SETTER_NAMES", "PLUG_POINTS"]
+
+# Where an upper layer plugs a function into a lower one (DESIGN.md's layers: a lower layer may
+# not import the upper one). Each point is declared here once, with who plugs in what; the
+# lower layer reads it by name (`Registry.plugged`), so no module of its own holds the slot.
+PLUG_POINTS = {
+    "graph.jit": "minispore/graph/jit.py's `jit`: how ops.grad compiles a gradient function "
+                 "in GRAPH_MODE",
+    "graph.passes": "minispore/parallel/compiler.py's full pass list (the graph layer's own "
+                    "GRAPH_PASSES until parallel is imported)",
+    "graph.pass_context": "minispore/parallel/compiler.py's `pass_context()`: the PassContext "
+                          "of a compile started now",
+    "graph.before_compile": "functions called before every compile (minispore/ps/runtime.py "
+                            "starts a parameter server's serving at the first one)",
+    "communication.after_init": "functions called at the end of every init() "
+                                "(minispore/ps/runtime.py starts a job's parameter servers)",
+    "nn.parameter_server": "minispore/ps/runtime.py, which an Optimizer hands its parameters "
+                           "and calls to, and Model asks for the servers' resume step",
+    "ops.update_redirect": "on a parameter-server worker, (parameter, gradient) -> bool that "
+                           "sends a set_param_ps parameter's gradient to its server instead "
+                           "of updating it (minispore/ps/worker.py)",
+}
 
 # What error messages call the function that sets each scope's options (MindSpore's names).
 SETTER_NAMES = {
@@ -118,6 +139,7 @@ class Registry:
         self._compiled = False      # a graph has been compiled in this process
         self._env_values = {}       # qualname -> value of the environment options read so far
         self._keyed_cache = None    # (version, CompileOptions)
+        self._plugged = {}          # plug point -> what an upper layer plugged in (or a tuple)
 
     # -- declaring -----------------------------------------------------------------------
     def declare(self, *options):
@@ -233,6 +255,29 @@ class Registry:
         options = CompileOptions(values)
         self._keyed_cache = (self.version, options)
         return options
+
+    # -- plug-ins ------------------------------------------------------------------------
+    def plug(self, point, value):
+        """An upper layer provides `point` (declared in PLUG_POINTS)."""
+        self._check_point(point)
+        self._plugged[point] = value
+
+    def add_hook(self, point, fn):
+        """Append `fn` to the functions of `point` (once)."""
+        self._check_point(point)
+        hooks = self._plugged.get(point, ())
+        if fn not in hooks:
+            self._plugged[point] = hooks + (fn,)
+
+    def plugged(self, point, default=None):
+        """What was plugged into `point`, else `default` (a hook point: a tuple)."""
+        return self._plugged.get(point, default)
+
+    @staticmethod
+    def _check_point(point):
+        if point not in PLUG_POINTS:
+            raise ValueError(f"unknown plug point {point!r}; the points are "
+                             f"{sorted(PLUG_POINTS)} (declared in PLUG_POINTS)")
 
     # -- tests ---------------------------------------------------------------------------
     def snapshot(self):

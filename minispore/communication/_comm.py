@@ -18,11 +18,12 @@ import uuid
 import numpy as np
 
 from minispore.common.environment import environment
-from minispore.communication import cluster_worker, exits, scheduler, watchdog
-from minispore.communication.arrivals import KINDS, describe_attribute, outside_world
-from minispore.communication.fault_report import caller_site
-from minispore.communication.roles import ENVIRONMENT_VARS, Role, \
+from minispore.communication.cluster import cluster_worker, scheduler
+from minispore.communication.cluster.roles import ENVIRONMENT_VARS, Role, \
     cluster_config_from_environment
+from minispore.communication.watch import exits, watchdog
+from minispore.communication.watch.arrivals import KINDS, describe_attribute, outside_world
+from minispore.communication.watch.fault_report import caller_site
 from minispore.communication.state import STATE, Communicator, mpi  # noqa: F401 - re-exported
 from minispore.communication.threads import limit_threads
 

@@ -27,8 +27,8 @@ import numpy as np
 from minispore import device
 from minispore.common import profiling
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
-from minispore.communication.arrivals import IALLREDUCE
-from minispore.communication.watchdog import Mismatch
+from minispore.communication.watch.arrivals import IALLREDUCE
+from minispore.communication.watch.watchdog import Mismatch
 
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}

@@ -10,6 +10,7 @@ import logging
 
 from minispore.common.auto_parallel_context import set_auto_parallel_context
 from minispore.common.context import get_context
+from minispore.common.registry import REGISTRY
 from minispore.communication import _comm
 from minispore.communication._comm import (HCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP,
                                            NCCL_WORLD_COMM_GROUP, STATE, WORLD_NAMES,
@@ -25,11 +26,6 @@ __all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_g
 _BACKENDS = {"hccl": HCCL_WORLD_COMM_GROUP, "nccl": NCCL_WORLD_COMM_GROUP,
              "mccl": MCCL_WORLD_COMM_GROUP, "mpi": MCCL_WORLD_COMM_GROUP}
 _DEVICE_BACKEND = {"CPU": "mccl", "GPU": "nccl", "Ascend": "hccl"}
-
-
-# Called with no argument at the end of every init() (minispore/ps/runtime.py starts the
-# parameter server's side of a job that has servers).
-INIT_HOOKS = []
 
 
 class GlobalComm:
@@ -74,7 +70,7 @@ def init(backend_name=None):
                        "CPU through mpi4py.", backend_name)
     if not STATE.inited:
         _comm.start(get_context("runtime_num_threads"))
-    for hook in INIT_HOOKS:
+    for hook in REGISTRY.plugged("communication.after_init", ()):
         hook()
     GlobalComm.BACKEND = "mccl" if backend_name == "mpi" else backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]

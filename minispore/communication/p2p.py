@@ -23,7 +23,7 @@ import numpy as np
 from minispore import device
 from minispore.common import profiling
 from minispore.communication._comm import STATE, communicator, mpi
-from minispore.communication.arrivals import RECEIVE, SEND
+from minispore.communication.watch.arrivals import RECEIVE, SEND
 
 __all__ = ["send", "receive", "isend", "wait_sends", "receive_waiting", "start_send",
            "wait_requests", "send_buffer", "probe", "poll", "recv", "drain"]

@@ -1,9 +1,10 @@
 """ms.jit and the compile cache shared by GRAPH-mode Cells and ms.jit: trace once per input
 signature, compile the Program, then run the executable on every call with that signature.
 
-The pass list and the PassContext come from the layer above (minispore/parallel/compiler.py
-registers them with `use_compiler` when minispore.parallel is imported), so graph never
-imports parallel.
+The pass list and the PassContext come from the layer above: minispore/parallel/compiler.py
+plugs them into the registry's "graph.passes" and "graph.pass_context" points when
+minispore.parallel is imported (graph's own GRAPH_PASSES and PassContext until then), so graph
+never imports parallel.
 """
 import functools
 import time
@@ -16,32 +17,15 @@ from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.program import PassContext
 from minispore.graph.tracer import to_program, trace
-from minispore.ops.grad import use_graph_compiler
 from minispore.ops.primitive import Aval
 
 _CTX = context()
 _JIT_TOTALS = {"compiles": 0, "hits": 0, "entries": 0}
-# Called with no argument before every compile (a parameter server starts serving at its first
-# compile: minispore/ps/runtime.py).
-COMPILE_HOOKS = []
-
-
-class _Compiler:
-    """The registered pass list and the function building this compile's PassContext."""
-    passes = GRAPH_PASSES
-    pass_context = PassContext
-
-
-def use_compiler(passes, pass_context):
-    """Compile with `passes` and a PassContext from ``pass_context()`` from now on (called once
-    by minispore/parallel/compiler.py, which assembles the full list)."""
-    _Compiler.passes = list(passes)
-    _Compiler.pass_context = staticmethod(pass_context)
 
 
 def current_pass_context():
     """The PassContext a compile started now would run with."""
-    return _Compiler.pass_context()
+    return REGISTRY.plugged("graph.pass_context", PassContext)()
 
 
 def jit_enabled():
@@ -135,7 +119,7 @@ class CompileCache:
         return executable.run(arrays, bindings)
 
     def _compile(self, fn, args, avals, prepare, ctx):
-        for hook in COMPILE_HOOKS:
+        for hook in REGISTRY.plugged("graph.before_compile", ()):
             hook()
         REGISTRY.note_compile()
         start = time.perf_counter()
@@ -143,7 +127,8 @@ class CompileCache:
         program = to_program(graph, tracer)
         if prepare is not None:
             prepare(program)
-        executable, _ = compile_program(program, ctx, _Compiler.passes,
+        executable, _ = compile_program(program, ctx,
+                                        REGISTRY.plugged("graph.passes", GRAPH_PASSES),
                                         dump_dir_for(self.name))
         self.compile_seconds += time.perf_counter() - start
         return executable
@@ -225,4 +210,4 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     return wrapper
 
 
-use_graph_compiler(jit)
+REGISTRY.plug("graph.jit", jit)

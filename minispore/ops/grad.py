@@ -9,19 +9,15 @@ import functools
 from contextlib import nullcontext
 
 from minispore.common.context import GRAPH_MODE, context
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.ops.autodiff import Tape
 
 _CTX = context()
 # Node phase names (minispore/graph/ir.py), spelled here so ops need not import graph.
 BACKWARD = "backward"
-# How GRAPH_MODE compiles a gradient function: minispore.graph.jit registers its `jit` here
-# once at import (graph sits above ops, which cannot import it).
-_GRAPH_COMPILER = []
-
-
-def use_graph_compiler(jit):
-    _GRAPH_COMPILER[:] = [jit]
+# How GRAPH_MODE compiles a gradient function: minispore.graph.jit plugs its `jit` into the
+# registry's "graph.jit" point at import (graph sits above ops, which cannot import it).
 
 
 def _compiled_in_graph_mode(run, fn):
@@ -33,11 +29,12 @@ def _compiled_in_graph_mode(run, fn):
 
     @functools.wraps(run)
     def dispatch(*args):
-        if _CTX.mode != GRAPH_MODE or _CTX.tracer is not None or not _GRAPH_COMPILER:
+        compile_ = REGISTRY.plugged("graph.jit")
+        if _CTX.mode != GRAPH_MODE or _CTX.tracer is not None or compile_ is None:
             return run(*args)
         if not compiled:
             get_inputs = getattr(fn, "get_inputs", None)
-            compiled.append(_GRAPH_COMPILER[0](
+            compiled.append(compile_(
                 run, input_signature=get_inputs() if get_inputs is not None else None))
         return compiled[0](*args)
 

@@ -9,6 +9,19 @@ from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 
 
+def _bool_op(symbol, logical, x, y):
+    """`x & y`, `|`, `^` on bool tensors (and bools): the logical operator. On integers they are
+    MindSpore's bitwise operators, which minispore does not implement: it says so."""
+    for v in (x, y):
+        if (v.dtype if isinstance(v, Tensor) else None) not in (mstype.bool_, None) or \
+                (not isinstance(v, (Tensor, bool))):
+            kind = v.dtype if isinstance(v, Tensor) else type(v).__name__
+            raise NotImplementedError(f"'{symbol}' with a {kind} operand is MindSpore's bitwise "
+                                      f"operator, which minispore does not implement; on bool "
+                                      f"Tensors it is the logical one.")
+    return logical(x, y)
+
+
 class _TensorMethods:
     """The methods `install` puts on Tensor (written as a class body so they read as methods)."""
 
@@ -28,6 +41,20 @@ class _TensorMethods:
     def __rfloordiv__(self, other): return F.floor_div(other, self)
     def __mod__(self, other): return F.floor_mod(self, other)
     def __rmod__(self, other): return F.floor_mod(other, self)
+    def __and__(self, other): return _bool_op("&", F.logical_and, self, other)
+    def __rand__(self, other): return _bool_op("&", F.logical_and, other, self)
+    def __or__(self, other): return _bool_op("|", F.logical_or, self, other)
+    def __ror__(self, other): return _bool_op("|", F.logical_or, other, self)
+    def __xor__(self, other): return _bool_op("^", F.logical_xor, self, other)
+    def __rxor__(self, other): return _bool_op("^", F.logical_xor, other, self)
+
+    def __invert__(self):
+        if self.dtype != mstype.bool_:
+            raise NotImplementedError(f"'~' on a {self.dtype} Tensor is MindSpore's bitwise "
+                                      f"not, which minispore does not implement; on bool "
+                                      f"Tensors it is logical_not.")
+        return F.logical_not(self)
+
     def __matmul__(self, other): return F.matmul(self, other)
     def __rmatmul__(self, other): return F.matmul(other, self)
     def __pow__(self, other): return F.pow(self, other)
@@ -100,6 +127,16 @@ class _TensorMethods:
     def expm1(self): return F.expm1(self)
     def erf(self): return F.erf(self)
     def erfc(self): return F.erfc(self)
+    def isnan(self): return F.isnan(self)
+    def isinf(self): return F.isinf(self)
+    def isfinite(self): return F.isfinite(self)
+    def logical_and(self, other): return F.logical_and(self, other)
+    def logical_or(self, other): return F.logical_or(self, other)
+    def logical_xor(self, other): return F.logical_xor(self, other)
+    def logical_not(self): return F.logical_not(self)
+    def atan2(self, other): return F.atan2(self, other)
+    def arctan2(self, other): return F.atan2(self, other)
+    def hypot(self, other): return F.hypot(self, other)
     def floor_divide(self, other): return F.floor_div(self, other)
     def remainder(self, other): return F.floor_mod(self, other)
     def square(self): return F.square(self)

@@ -9,7 +9,6 @@ from minispore.common.registry import REGISTRY
 from minispore.communication.state import STATE
 from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
-from minispore.graph.jit import use_compiler
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
 from minispore.parallel.comm_fusion import fuse_communication
@@ -125,4 +124,5 @@ def _build_pass_context(options, state, local, scoped_mesh):
                        parallel=settings, workers=workers, pipeline=pipeline)
 
 
-use_compiler(PASSES, pass_context)
+REGISTRY.plug("graph.passes", tuple(PASSES))
+REGISTRY.plug("graph.pass_context", pass_context)

@@ -2,7 +2,7 @@
 ``set_param_ps``): the parameters marked ``set_param_ps`` live on the servers, which apply
 their optimizer update; the workers compute gradients.
 
-The job (minispore/communication/scheduler.py) is one MPI communicator: the workers at ranks
+The job (minispore/communication/cluster/scheduler.py) is one MPI communicator: the workers at ranks
 0..W-1, the servers at W..W+S-1. The workers' world for collectives is their own part of it,
 so the parameters without ``set_param_ps`` still train by data (or operator) parallel among
 the workers. Per step, each worker's compiled update sends the gradient of every PS parameter

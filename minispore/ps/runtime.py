@@ -8,20 +8,17 @@ import weakref
 
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.ps_context import get_ps_context
+from minispore.common.registry import REGISTRY
 from minispore.communication._comm import STATE
-from minispore.communication.roles import Role
-from minispore.ops.operations.optim_ops import _ApplyUpdate
+from minispore.communication.cluster.roles import Role
 
 __all__ = ["install", "start", "register_optimizer", "optimizer_call", "before_compile",
            "resume_step"]
 
 
 def install():
-    from minispore.communication.management import INIT_HOOKS
-    from minispore.nn.optim.optimizer import Optimizer
-    if start not in INIT_HOOKS:
-        INIT_HOOKS.append(start)
-    Optimizer.ps_hook = sys.modules[__name__]
+    REGISTRY.add_hook("communication.after_init", start)
+    REGISTRY.plug("nn.parameter_server", sys.modules[__name__])
 
 
 def start():
@@ -38,11 +35,10 @@ def start():
     if STATE.ps.started:
         return
     STATE.ps.started = True
-    from minispore.graph.jit import COMPILE_HOOKS
-    COMPILE_HOOKS.append(before_compile)
+    REGISTRY.add_hook("graph.before_compile", before_compile)
     if STATE.role is Role.WORKER:
         from minispore.ps import worker
-        _ApplyUpdate.redirect = staticmethod(worker.redirect)
+        REGISTRY.plug("ops.update_redirect", worker.redirect)
         atexit.register(finish)
 
 

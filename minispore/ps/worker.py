@@ -1,7 +1,7 @@
 """The worker's side of parameter-server training: an optimizer update of a set_param_ps
 parameter becomes a push of its gradient (`PSPush`) and a pull of its new value (`PSPull`).
 
-Inside an optimizer call (`UpdateBatch`), ``_ApplyUpdate.redirect`` hands each PS parameter's
+Inside an optimizer call (`UpdateBatch`), the registry's "ops.update_redirect" point hands each PS parameter's
 (parameter, gradient) here instead of updating it; the batch emits one `PSPush` per parameter
 at once (traced into the compiled step like any update) and, when the optimizer returns, one
 `PSPull` per pushed parameter, so every gradient is on its way before the first value is
@@ -156,7 +156,7 @@ def _resume_step_of_servers():
 
 
 def redirect(param, grad):
-    """``_ApplyUpdate.redirect`` on a worker: push instead of updating a PS parameter."""
+    """The "ops.update_redirect" plug point on a worker: push instead of updating a PS parameter."""
     if not param.is_param_ps:
         return False
     if UpdateBatch.current is None:

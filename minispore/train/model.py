@@ -6,6 +6,7 @@ import numpy as np
 
 from minispore import nn
 from minispore.common.auto_parallel_context import get_auto_parallel_context
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.parallel.settings import get_device_num
 from minispore.train.callback._callback import (CallbackManager, InternalCallbackParam,
@@ -290,7 +291,7 @@ class Model:
         """(epochs, batches) of this run already trained before a restart: with MS_ENABLE_RECOVERY
         the parameter servers restore a step, counted from the first step of the job
         (``initial_epoch`` epochs of ``size`` steps come before this call's first)."""
-        hook = nn.Optimizer.ps_hook
+        hook = REGISTRY.plugged("nn.parameter_server")
         if hook is None or self._optimizer is None or \
                 not any(p.is_param_ps for p in self._optimizer.parameters):
             return 0, 0

@@ -1,11 +1,12 @@
-"""Where a rank's watchdog beacon listens (minispore/communication/beacon.py), without
+"""Where a rank's watchdog beacon listens (minispore/communication/watch/beacon.py), without
 processes: nowhere for a job pinned to loopback, else on the job's interface. The beacons at
 work (a link down, a host killed) are tested across namespace hosts: tests/multihost."""
 import socket
 
 import pytest
 
-from minispore.communication import beacon, listen
+from minispore.communication.cluster import listen
+from minispore.communication.watch import beacon
 
 
 def test_a_job_pinned_to_loopback_opens_no_beacon():

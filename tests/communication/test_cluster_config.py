@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from minispore.communication import cluster_token, cluster_wire, relaunch
-from minispore.communication.roles import (DEFAULT_TOPO_TIMEOUT, ClusterConfig, Role,
+from minispore.communication.cluster import cluster_token, cluster_wire, relaunch
+from minispore.communication.cluster.roles import (DEFAULT_TOPO_TIMEOUT, ClusterConfig, Role,
                                            cluster_config_from_environment,
                                            role_from_environment)
-from minispore.communication.scheduler import assign_ranks, missing_ranks
+from minispore.communication.cluster.scheduler import assign_ranks, missing_ranks
 
 WORKER = {"MS_ROLE": "MS_WORKER", "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118",
           "MS_WORKER_NUM": "4"}

@@ -4,11 +4,12 @@ again when the registry reloads the environment, as a process reads it at start.
 import os
 
 from minispore.common.registry import REGISTRY
-from minispore.communication import _comm, watchdog
-from minispore.communication.cluster_token import TOKEN_FILE_VAR, TOKEN_VAR
-from minispore.communication.fault_report import TIMEOUT_ENV
-from minispore.communication.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS
-from minispore.communication.roles import ENVIRONMENT_VARS
+from minispore.communication import _comm
+from minispore.communication.watch import watchdog
+from minispore.communication.cluster.cluster_token import TOKEN_FILE_VAR, TOKEN_VAR
+from minispore.communication.watch.fault_report import TIMEOUT_ENV
+from minispore.communication.cluster.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS
+from minispore.communication.cluster.roles import ENVIRONMENT_VARS
 from minispore.communication.threads import THREAD_VARS, threads_per_rank
 
 

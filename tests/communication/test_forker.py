@@ -1,5 +1,5 @@
-"""minispore's one-host launcher (communication/forker.py) on real processes whose ranks speak
-PMI-1 by hand (no MPI, so each job takes a second): how a job ends when a rank fails, what it
+"""minispore's one-host launcher (communication/cluster/forker.py) on real processes whose ranks
+speak PMI-1 by hand (no MPI, so each job takes a second): how a job ends when a rank fails, what it
 refuses, and that no rank outlives it. The MPI jobs of the suite (``make test``'s mpi runs,
 tests/communication/test_no_hang.py, tests/launch) run under it too.
 """
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from minispore.communication.listen import launcher_command
+from minispore.communication.cluster.listen import launcher_command
 from tests.communication.conftest import alive
 
 pytestmark = pytest.mark.skipif("PMI_RANK" in os.environ,

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from minispore.communication import cluster_token, cluster_wire, scheduler
-from minispore.communication.roles import ClusterConfig, Role
+from minispore.communication.cluster import cluster_token, cluster_wire, scheduler
+from minispore.communication.cluster.roles import ClusterConfig, Role
 
 TOKEN = "test-token"
 

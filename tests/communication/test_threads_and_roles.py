@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from minispore.communication.roles import Role, role_from_environment
+from minispore.communication.cluster.roles import Role, role_from_environment
 from minispore.communication.threads import (THREAD_VARS, host_cores, limit_threads,
                                              threads_per_rank)
 

@@ -84,6 +84,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:atan2._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:ceil._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -156,6 +160,22 @@ SIGNATURES = {
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:hypot._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:isfinite._kernel': (
+        'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:isinf._kernel': (
+        'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:isnan._kernel': (
+        'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:less._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
@@ -172,6 +192,22 @@ SIGNATURES = {
     'elementwise:log1p._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:logical_and._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:logical_not._kernel': (
+        'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:logical_or._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:logical_xor._kernel': (
+        'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'elementwise:maximum._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',

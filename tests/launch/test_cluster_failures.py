@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from minispore.communication import cluster_wire
+from minispore.communication.cluster import cluster_wire
 from tests.launch.harness import PYTHON, cluster_env, free_port, needs_own_launch
 
 pytestmark = needs_own_launch

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from minispore.communication import listen
+from minispore.communication.cluster import listen
 from tests.launch.harness import PYTHON, clean_env, cluster_env, free_port, needs_own_launch
 
 pytestmark = needs_own_launch

@@ -174,8 +174,12 @@ def test_a_job_started_again_resumes_at_the_servers_step_and_equals_an_uninterru
     finally:
         procs.close()
     assert status["sched"] != 0
-    saved = [sorted(int(m) for m in re.findall(rf"ps_server_{s}_step_(\d+)\.ckpt",
-                                               " ".join(os.listdir(tmp_path / "recovery"))))
+    # Whole names only: the job's teardown can kill a server mid-save, leaving
+    # ".ps_server_0_step_8.ckpt.<host>.<pid>.<x>.tmp", which is no checkpoint (the restarted
+    # server says so and restores the newest complete one).
+    names = os.listdir(tmp_path / "recovery")
+    saved = [sorted(int(m.group(1)) for m in
+                    (re.fullmatch(rf"ps_server_{s}_step_(\d+)\.ckpt", n) for n in names) if m)
              for s in (0, 1)]
     # The last two are kept: each save prunes the older ones after it, so a server the job's
     # teardown kills between its save and its prune may hold one more (seen: [4, 6, 8]).

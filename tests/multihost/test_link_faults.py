@@ -2,7 +2,7 @@
 (50 ms delay and 1% loss on what each host sends: tc netem, or hosts.Hosts.impaired's cable
 where the kernel lacks netem) changes nothing in what a job computes; a link
 taken down mid-step ends the job, the watchdog naming the rank that vanished and its host
-(minispore/communication/beacon.py) well before MS_COMM_TIMEOUT; a host whose processes are
+(minispore/communication/watch/beacon.py) well before MS_COMM_TIMEOUT; a host whose processes are
 all killed ends the job, the report naming that host.
 
 Each test puts the link back as it was, pass or fail (the hosts are shared by the session).

@@ -10,7 +10,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn
-from minispore.graph import jit
+from minispore.common.registry import REGISTRY
 from minispore.graph.ir import BACKWARD
 from minispore.parallel import compiler
 from minispore.parallel.comm_overlap import overlap_communication
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.mpi(min_size=2)
 
 def _train(overlap, parallel_mode="data_parallel", steps=3, gradients_mean=True, **context):
     passes = [p for p in compiler.PASSES if overlap or p is not overlap_communication]
-    jit.use_compiler(passes, compiler.pass_context)
+    REGISTRY.plug("graph.passes", tuple(passes))
     try:
         ms.set_context(mode=ms.GRAPH_MODE)
         ms.reset_auto_parallel_context()
@@ -40,7 +40,7 @@ def _train(overlap, parallel_mode="data_parallel", steps=3, gradients_mean=True,
         graph = next(iter(step._graph_cache.entries.values())).graph
         params = [p.asnumpy().copy() for p in net.trainable_params()]
     finally:
-        jit.use_compiler(compiler.PASSES, compiler.pass_context)
+        REGISTRY.plug("graph.passes", tuple(compiler.PASSES))
         ms.reset_auto_parallel_context()
     return losses, params, graph
 

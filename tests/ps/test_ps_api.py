@@ -93,7 +93,7 @@ def test_placement_rule_balances_bytes_in_the_optimizers_order():
 
 
 def test_recovery_settings_are_read_in_a_job_with_servers_only():
-    from minispore.communication.roles import cluster_config_from_environment
+    from minispore.communication.cluster.roles import cluster_config_from_environment
     from minispore.ps.recovery import recovery_settings
     job = {"MS_ROLE": "MS_PSERVER", "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118",
            "MS_WORKER_NUM": "2", "MS_SERVER_NUM": "1", "MS_ENABLE_RECOVERY": "1",

@@ -6,6 +6,7 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter, ParameterTuple
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.nn.learning_rate_schedule import LearningRateSchedule, _ListLR
@@ -47,7 +48,6 @@ class Optimizer(Cell):
 
     # minispore/ps/runtime.py, which installs itself when minispore is imported: it keeps the
     # optimizers of set_param_ps parameters and runs their calls the parameter-server way.
-    ps_hook = None
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -118,14 +118,16 @@ class Optimizer(Cell):
             object.__setattr__(self, "learning_rate", default_lr)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32), mstype.int32),
                                      name="global_step", requires_grad=False)
-        if Optimizer.ps_hook is not None:
-            Optimizer.ps_hook.register_optimizer(self)
+        ps = REGISTRY.plugged("nn.parameter_server")
+        if ps is not None:
+            ps.register_optimizer(self)
 
     def __call__(self, *args, **kwargs):
         """The Cell's call; with parameter-server training on, the set_param_ps parameters'
-        updates go to the servers (``ps_hook.optimizer_call``)."""
-        if Optimizer.ps_hook is not None:
-            return Optimizer.ps_hook.optimizer_call(
+        updates go to the servers (the "nn.parameter_server" plug point's ``optimizer_call``)."""
+        ps = REGISTRY.plugged("nn.parameter_server")
+        if ps is not None:
+            return ps.optimizer_call(
                 self, lambda: super(Optimizer, self).__call__(*args, **kwargs))
         return super().__call__(*args, **kwargs)
 

@@ -5,6 +5,8 @@ from minispore.ops.function.array_func import reshape as _reshape
 from minispore.ops.operations import math_ops as _M
 from minispore.ops.operations._base import cached_op
 from minispore.ops.operations import matmul_ops as _MM
+from minispore.ops.operations import binary_math_ops as _B
+from minispore.ops.operations import logic_ops as _L
 from minispore.ops.operations import unary_math_ops as _U
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
@@ -292,3 +294,22 @@ log1p = _unary(_U.Log1p, "log1p", "log(1 + input), elementwise.")
 expm1 = _unary(_U.Expm1, "expm1", "exp(input) - 1, elementwise.")
 erf = _unary(_U.Erf, "erf", "The error function of input, elementwise.")
 erfc = _unary(_U.Erfc, "erfc", "1 - erf(input), elementwise.")
+
+
+def _binary(cls, name, doc):
+    def op(input, other):  # noqa: A002
+        return cached_op(cls)(input, other)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+atan2 = arctan2 = _binary(_B.Atan2, "atan2", "atan2(input, other): the angle of (other, input).")
+hypot = _binary(_B.Hypot, "hypot", "sqrt(input^2 + other^2) elementwise.")
+logical_and = _binary(_L.LogicalAnd, "logical_and", "input and other (true when not 0).")
+logical_or = _binary(_L.LogicalOr, "logical_or", "input or other (true when not 0).")
+logical_xor = _binary(_L.LogicalXor, "logical_xor", "exactly one of input, other is true.")
+logical_not = _unary(_L.LogicalNot, "logical_not", "not input (true when not 0).")
+isnan = _unary(_L.IsNan, "isnan", "Whether each element is NaN.")
+isinf = _unary(_L.IsInf, "isinf", "Whether each element is +inf or -inf.")
+isfinite = _unary(_L.IsFinite, "isfinite", "Whether each element is neither NaN nor infinite.")

@@ -12,6 +12,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.parameter import Parameter
+from minispore.common.registry import REGISTRY
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_bool, check_dtype, contiguous, is_tensor,
@@ -46,17 +47,17 @@ class _ApplyUpdate(Primitive):
     side_effect = True    # writes the Parameter and state in place: graphs keep and order it
     tensor_args = ()
     scalar_args = ()
-    # A parameter-server worker sets this to a callable (parameter, gradient) -> bool that
-    # sends the gradient of a set_param_ps parameter to its server instead of updating it
-    # here (minispore/ps/worker.py); the server runs the real update.
-    redirect = None
+    # A parameter-server worker plugs a callable (parameter, gradient) -> bool into the
+    # registry's "ops.update_redirect" point that sends the gradient of a set_param_ps
+    # parameter to its server instead of updating it here (minispore/ps/worker.py); the server
+    # runs the real update.
     redirectable = True
 
     def __call__(self, *args):
         if not isinstance(args[0], Parameter):
             raise self.error(f"'{self.tensor_args[0]}' must be a Parameter, but got "
                              f"{type(args[0]).__name__}.", TypeError)
-        redirect = _ApplyUpdate.redirect
+        redirect = REGISTRY.plugged("ops.update_redirect")
         if redirect is not None and self.redirectable and \
                 redirect(args[0], args[self.tensor_args.index("gradient")]):
             return args[0]

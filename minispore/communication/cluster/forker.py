@@ -13,7 +13,7 @@ get_my_kvsname, get_universe_size, put, get (``PMI_process_mapping``: every rank
 node), barrier_in, finalize, abort. Any other (MPI_Comm_spawn, name publishing) ends the job with
 a message naming it, never a silent fallback: run such a job under mpirun.
 
-How a job ends (Hydra's rules, which communication/exits.py relies on, plus one Hydra lacks):
+How a job ends (Hydra's rules, which communication/watch/exits.py relies on, plus one Hydra lacks):
 - a rank killed by a signal, or one that exits after PMI init and before PMI finalize
   (os._exit, a crash, MPI_Abort), ends the others at once with SIGKILL; so does one that exits
   without ever starting MPI while another rank did (Hydra leaves that job hanging in MPI_Init);
@@ -30,8 +30,8 @@ Rank 0 reads the launcher's stdin, the others /dev/null; all write straight to t
 stdout and stderr (nothing forwards them). Each rank gets PMI_FD, PMI_RANK, PMI_SIZE,
 MPI_LOCALRANKID and MPI_LOCALNRANKS, as under Hydra.
 
-Runs as a script file (``python -I .../forker.py -n N -- command ...``, communication/listen.py
-builds it) and imports only the standard library: importing the minispore package would run a
+Runs as a script file (``python -I .../forker.py -n N -- command ...``, cluster/listen.py builds
+it) and imports only the standard library: importing the minispore package would run a
 dynamic-cluster worker's relaunch again.
 """
 import ctypes

@@ -26,8 +26,8 @@ import os
 import sys
 
 from minispore.common.environment import environment
-from minispore.communication.listen import launcher_command, netmod_environment
-from minispore.communication.roles import ENVIRONMENT_VARS, Role, \
+from minispore.communication.cluster.listen import launcher_command, netmod_environment
+from minispore.communication.cluster.roles import ENVIRONMENT_VARS, Role, \
     cluster_config_from_environment
 
 # The pid the user (or msrun) started, now the launcher's: the worker exits when it dies (the

@@ -20,8 +20,8 @@ import os
 import sys
 import time
 
-from minispore.communication import fault_report, watchdog
-from minispore.communication.arrivals import ABORTING, EXITED
+from minispore.communication.watch import fault_report, watchdog
+from minispore.communication.watch.arrivals import ABORTING, EXITED
 from minispore.communication.state import STATE
 
 

@@ -7,16 +7,17 @@ import threading
 import time
 import traceback
 
-from minispore.communication.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
+from minispore.communication.watch.arrivals import (ABORTING, BARRIER, CALL_KINDS, CREATE_GROUP,
                                               EXITED, FAILING, POINT_TO_POINT, SEND,
                                               describe_attribute, peer_name)
 from minispore.communication.state import STATE
 
 TIMEOUT_ENV = "MS_COMM_TIMEOUT"   # read by watchdog.settings_from_environment
 
-PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_COMMUNICATION_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_DIR = os.path.dirname(_COMMUNICATION_DIR)     # minispore/
 # The modules whose frames mean "inside a watched MPI call".
-_CALL_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+_CALL_FILES = tuple(os.path.join(_COMMUNICATION_DIR, name)
                     for name in ("collectives.py", "p2p.py", "_comm.py"))
 
 

@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 
-from minispore.communication import listen
+from minispore.communication.cluster import listen
 
 PROBE_TIMEOUT_S = 1.0       # one round of connects at most (a reachable host answers in
                             # milliseconds); shorter when the job's deadline is short

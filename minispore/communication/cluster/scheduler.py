@@ -36,8 +36,8 @@ import sys
 import threading
 import time
 
-from minispore.communication import cluster_token, cluster_wire
-from minispore.communication.roles import Role
+from minispore.communication.cluster import cluster_token, cluster_wire
+from minispore.communication.cluster.roles import Role
 
 logger = logging.getLogger("minispore.cluster")
 

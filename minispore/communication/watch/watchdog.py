@@ -40,12 +40,12 @@ import traceback
 from collections import namedtuple
 
 from minispore.common.environment import environment
-from minispore.communication import arrivals, beacon, fault_report
-from minispore.communication.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
+from minispore.communication.watch import arrivals, beacon, fault_report
+from minispore.communication.watch.arrivals import (ABORTING, ANY_PEER, CREATE_GROUP, EXITED,
                                               FAILING, GROUP, KIND, NBYTES, PEER,
                                               POINT_TO_POINT, PROGRESS, RING, RUNNING, SEQ,
                                               SEQ_MASK, WRITTEN, calls_made, group_key)
-from minispore.communication.fault_report import TIMEOUT_ENV
+from minispore.communication.watch.fault_report import TIMEOUT_ENV
 from minispore.communication.state import STATE
 
 WATCHDOG_ENV = "MS_COMM_WATCHDOG"
@@ -58,6 +58,9 @@ ABORT_PAUSE_S = 0.5
 _pending_exception = getattr(sys, "exception", None) or (lambda: sys.exc_info()[1])
 
 Settings = namedtuple("Settings", "enabled timeout stall tick")
+# How long a peer in another call number of the group must not move before MISCOUNT is judged
+# (capped at a quarter of the stall interval for short test deadlines).
+SETTLE_S = 2.0
 Settings.__doc__ = """timeout: seconds a call may wait, None for no deadline; stall: seconds
 between stall warnings; tick: how often the thread looks."""
 
@@ -343,7 +346,7 @@ class Watchdog(threading.Thread):
         super().__init__(name="minispore-comm-watchdog", daemon=True)
         self.table, self.settings, self.beacons = table, settings, beacons
         self.waiting = None         # the Waiting call, once seen on two ticks
-        self.seen = {}              # peer world rank -> PROGRESS at the previous tick
+        self.seen = {}              # peer world rank -> (PROGRESS, when first seen at it)
         self.warnings = 0           # stall warnings given for the current call
         self.told_abort = False     # this rank has said where it is as another aborts
 
@@ -381,10 +384,18 @@ class Watchdog(threading.Thread):
 
     def check(self, me, waited):
         peers = {m: self.table.read(m) for m in members_awaited(me, STATE.watch.groups)}
-        stable = {m for m, p in peers.items() if p is not None and p.in_call
-                  and self.seen.get(m) == p.progress}
-        self.seen = {m: p.progress for m, p in peers.items() if p is not None}
-        verdict = judge(me, peers, stable, waited, self.settings) or \
+        now = time.monotonic()
+        seen = {m: (p.progress, self.seen[m][1] if self.seen.get(m, (None,))[0] == p.progress
+                    else now) for m, p in peers.items() if p is not None}
+        stable = {m for m, (progress, since) in seen.items()
+                  if peers[m].in_call and m in self.seen and self.seen[m][0] == progress}
+        # A rank starved of CPU on a loaded machine can sit in the call before this one (which
+        # every rank has entered, so it will return) for more than a tick: a call-number
+        # difference is judged only once the peer has not moved for SETTLE_S.
+        settle = min(SETTLE_S, self.settings.stall / 4)
+        settled = {m for m in stable if now - seen[m][1] >= settle}
+        self.seen = seen
+        verdict = judge(me, peers, stable, waited, self.settings, settled) or \
             self.vanished(peers, waited)
         if verdict is not None:
             try:
@@ -434,7 +445,7 @@ Verdict.__doc__ = "why: {rank: why it counts} where the reason needs it (VANISHE
 LEFT, DESYNC, MISCOUNT, DEADLINE, VANISHED = "left", "desync", "miscount", "deadline", "vanished"
 
 
-def judge(me, peers, stable, waited, settings):
+def judge(me, peers, stable, waited, settings, settled=None):
     """Why the call `me` (this rank's Position, waiting for `waited` s) will never complete,
     as a Verdict, or None while it may still complete.
 
@@ -446,8 +457,10 @@ def judge(me, peers, stable, waited, settings):
     - MISCOUNT: a member waits in another call number of the group: the ranks have made a
       different number of collectives on it;
     - DEADLINE: the call has waited MS_COMM_TIMEOUT.
-    `stable`: the members whose call has not changed since the previous tick.
+    `stable`: the members whose call has not changed since the previous tick; `settled`: those
+    unchanged for SETTLE_S (default: the stable ones), which MISCOUNT needs.
     """
+    settled = stable if settled is None else settled
     point_to_point = me.kind in POINT_TO_POINT
     for rank, p in peers.items():
         if p is None:
@@ -462,7 +475,7 @@ def judge(me, peers, stable, waited, settings):
                       and (peers[r].kind, peers[r].nbytes) != (me.kind, me.nbytes)]
         if other_call:
             return Verdict(DESYNC, other_call)
-        other_number = [r for r in same_group if peers[r].seq != me.seq]
+        other_number = [r for r in same_group if peers[r].seq != me.seq and r in settled]
         if other_number:
             return Verdict(MISCOUNT, other_number)
     if settings.timeout is not None and waited >= settings.timeout:

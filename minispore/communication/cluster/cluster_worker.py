@@ -25,8 +25,8 @@ import threading
 import time
 
 from minispore.common.environment import environment
-from minispore.communication import cluster_token, cluster_wire
-from minispore.communication.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS, \
+from minispore.communication.cluster import cluster_token, cluster_wire
+from minispore.communication.cluster.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS, \
     runs_a_script, started_by_mpi_launcher
 from minispore.communication.state import STATE, mpi
 
