@@ -139,6 +139,7 @@ class Registry:
         self._compiled = False      # a graph has been compiled in this process
         self._env_values = {}       # qualname -> value of the environment options read so far
         self._keyed_cache = None    # (version, CompileOptions)
+        self._memos = {}            # name -> a hot path's list of values derived from settings
         self._plugged = {}          # plug point -> what an upper layer plugged in (or a tuple)
 
     # -- declaring -----------------------------------------------------------------------
@@ -255,6 +256,12 @@ class Registry:
         options = CompileOptions(values)
         self._keyed_cache = (self.version, options)
         return options
+
+    def memo(self, name, initial):
+        """The registry-owned list `name` (created from `initial` once) in which a hot path
+        keeps values it derives from the settings, tagged with the `version` it read them at
+        (its first item, -1 until then): the caller re-derives them when `version` moved."""
+        return self._memos.setdefault(name, list(initial))
 
     # -- plug-ins ------------------------------------------------------------------------
     def plug(self, point, value):

@@ -19,7 +19,7 @@ _THREAD = _CTX._local
 # What the eager interpreter reads from the settings at every call, re-read only when they
 # change: [REGISTRY.version when read, on GPU, pynative_synchronize, host_plain (on CPU and
 # not synchronizing: nothing to do after a kernel)].
-_SETTINGS = [-1, False, False, False]
+_SETTINGS = REGISTRY.memo("ops.eager_settings", [-1, False, False, False])
 
 
 def _settings():

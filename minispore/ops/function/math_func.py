@@ -270,46 +270,41 @@ def _argmax_op(axis):
 
 
 # -- trigonometric, rounding and special functions (MindSpore's functional names) -------------
-def _unary(cls, name, doc):
-    def op(input):  # noqa: A002
-        return cached_op(cls)(input)
+def _functional(cls, name, doc):
+    """ops.<name>(*tensors): the operator `cls` (one cached instance) applied to them."""
+    def op(*inputs):
+        return cached_op(cls)(*inputs)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return op
 
 
-sin = _unary(_U.Sin, "sin", "sin(input) elementwise.")
-cos = _unary(_U.Cos, "cos", "cos(input) elementwise.")
-tan = _unary(_U.Tan, "tan", "tan(input) elementwise.")
-sinh = _unary(_U.Sinh, "sinh", "sinh(input) elementwise.")
-cosh = _unary(_U.Cosh, "cosh", "cosh(input) elementwise.")
-asin = arcsin = _unary(_U.Asin, "asin", "arcsin(input) elementwise (NaN outside [-1, 1]).")
-acos = arccos = _unary(_U.ACos, "acos", "arccos(input) elementwise (NaN outside [-1, 1]).")
-atan = arctan = _unary(_U.Atan, "atan", "arctan(input) elementwise.")
-floor = _unary(_U.Floor, "floor", "The largest integer <= input, elementwise.")
-ceil = _unary(_U.Ceil, "ceil", "The smallest integer >= input, elementwise.")
-sign = _unary(_U.Sign, "sign", "1, -1 or 0 by the sign of input, elementwise.")
-reciprocal = _unary(_U.Reciprocal, "reciprocal", "1 / input, elementwise.")
-log1p = _unary(_U.Log1p, "log1p", "log(1 + input), elementwise.")
-expm1 = _unary(_U.Expm1, "expm1", "exp(input) - 1, elementwise.")
-erf = _unary(_U.Erf, "erf", "The error function of input, elementwise.")
-erfc = _unary(_U.Erfc, "erfc", "1 - erf(input), elementwise.")
 
 
-def _binary(cls, name, doc):
-    def op(input, other):  # noqa: A002
-        return cached_op(cls)(input, other)
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
-    return op
+sin = _functional(_U.Sin, "sin", "sin(input) elementwise.")
+cos = _functional(_U.Cos, "cos", "cos(input) elementwise.")
+tan = _functional(_U.Tan, "tan", "tan(input) elementwise.")
+sinh = _functional(_U.Sinh, "sinh", "sinh(input) elementwise.")
+cosh = _functional(_U.Cosh, "cosh", "cosh(input) elementwise.")
+asin = arcsin = _functional(_U.Asin, "asin", "arcsin(input) elementwise (NaN outside [-1, 1]).")
+acos = arccos = _functional(_U.ACos, "acos", "arccos(input) elementwise (NaN outside [-1, 1]).")
+atan = arctan = _functional(_U.Atan, "atan", "arctan(input) elementwise.")
+floor = _functional(_U.Floor, "floor", "The largest integer <= input, elementwise.")
+ceil = _functional(_U.Ceil, "ceil", "The smallest integer >= input, elementwise.")
+sign = _functional(_U.Sign, "sign", "1, -1 or 0 by the sign of input, elementwise.")
+reciprocal = _functional(_U.Reciprocal, "reciprocal", "1 / input, elementwise.")
+log1p = _functional(_U.Log1p, "log1p", "log(1 + input), elementwise.")
+expm1 = _functional(_U.Expm1, "expm1", "exp(input) - 1, elementwise.")
+erf = _functional(_U.Erf, "erf", "The error function of input, elementwise.")
+erfc = _functional(_U.Erfc, "erfc", "1 - erf(input), elementwise.")
 
 
-atan2 = arctan2 = _binary(_B.Atan2, "atan2", "atan2(input, other): the angle of (other, input).")
-hypot = _binary(_B.Hypot, "hypot", "sqrt(input^2 + other^2) elementwise.")
-logical_and = _binary(_L.LogicalAnd, "logical_and", "input and other (true when not 0).")
-logical_or = _binary(_L.LogicalOr, "logical_or", "input or other (true when not 0).")
-logical_xor = _binary(_L.LogicalXor, "logical_xor", "exactly one of input, other is true.")
-logical_not = _unary(_L.LogicalNot, "logical_not", "not input (true when not 0).")
-isnan = _unary(_L.IsNan, "isnan", "Whether each element is NaN.")
-isinf = _unary(_L.IsInf, "isinf", "Whether each element is +inf or -inf.")
-isfinite = _unary(_L.IsFinite, "isfinite", "Whether each element is neither NaN nor infinite.")
+atan2 = arctan2 = _functional(_B.Atan2, "atan2", "The angle of the point (other, input).")
+hypot = _functional(_B.Hypot, "hypot", "sqrt(input^2 + other^2) elementwise.")
+logical_and = _functional(_L.LogicalAnd, "logical_and", "input and other (true when not 0).")
+logical_or = _functional(_L.LogicalOr, "logical_or", "input or other (true when not 0).")
+logical_xor = _functional(_L.LogicalXor, "logical_xor", "exactly one of input, other is true.")
+logical_not = _functional(_L.LogicalNot, "logical_not", "not input (true when not 0).")
+isnan = _functional(_L.IsNan, "isnan", "Whether each element is NaN.")
+isinf = _functional(_L.IsInf, "isinf", "Whether each element is +inf or -inf.")
+isfinite = _functional(_L.IsFinite, "isfinite", "Whether each element is finite.")
