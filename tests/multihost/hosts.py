@@ -54,6 +54,17 @@ SHARED_ROOT = "/var/tmp"      # the hosts' shared folder: not /tmp, which each h
 _TOOLS = ("ip", "unshare", "nsenter", "bash")
 
 
+def _paths_under_tmp():
+    """The project's checkout and its Python environment where they lie under /tmp (each as
+    its outermost folder there, once): the hosts' processes must still find them."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for p in (root, Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent):
+        if p.is_relative_to("/tmp") and not any(p.is_relative_to(f) for f in found):
+            found = [f for f in found if not f.is_relative_to(p)] + [p]
+    return [str(p) for p in found]
+
+
 def why_hosts_are_unavailable():
     """None when this process may create namespaces, else the reason (for pytest.skip)."""
     missing = [tool for tool in _TOOLS if shutil.which(tool) is None]
@@ -230,9 +241,13 @@ class Hosts:
 
     def _anchor(self, host):
         """Start host's anchor process and wait until its namespaces are set up."""
+        # A checkout or venv under /tmp (a CI clone) would vanish under the host's own /tmp:
+        # bind it back from this process's view of the file system (/proc/PID/root).
+        keep = "".join(f" && mkdir -p {p} && mount --bind /proc/{os.getpid()}/root{p} {p}"
+                       for p in _paths_under_tmp())
         setup = (f"hostname {host.name} && mount -t tmpfs -o size=1g tmpfs /dev/shm && "
-                 f"mount -t tmpfs tmpfs /tmp && mount --bind {self.etc_hosts} /etc/hosts && "
-                 f"echo ready && exec sleep infinity")
+                 f"mount -t tmpfs tmpfs /tmp{keep} && mount --bind {self.etc_hosts} /etc/hosts "
+                 f"&& echo ready && exec sleep infinity")
         # --propagation private: the mounts stay in this host, never reach the real ones.
         anchor = subprocess.Popen(["ip", "netns", "exec", host.netns, "unshare", "--uts",
                                    "--mount", "--propagation", "private", "sh", "-c", setup],
