@@ -242,11 +242,15 @@ class Hosts:
     def _anchor(self, host):
         """Start host's anchor process and wait until its namespaces are set up."""
         # A checkout or venv under /tmp (a CI clone) would vanish under the host's own /tmp:
-        # bind it back from this process's view of the file system (/proc/PID/root).
-        keep = "".join(f" && mkdir -p {p} && mount --bind /proc/{os.getpid()}/root{p} {p}"
-                       for p in _paths_under_tmp())
-        setup = (f"hostname {host.name} && mount -t tmpfs -o size=1g tmpfs /dev/shm && "
-                 f"mount -t tmpfs tmpfs /tmp{keep} && mount --bind {self.etc_hosts} /etc/hosts "
+        # each is bound to a holder in the host's fresh /dev/shm before /tmp is covered, then
+        # moved back to its path in the new /tmp.
+        kept = list(enumerate(_paths_under_tmp()))
+        hold = "".join(f" && mkdir /dev/shm/.keep{i} && mount --bind {p} /dev/shm/.keep{i}"
+                       for i, p in kept)
+        back = "".join(f" && mkdir -p {p} && mount --move /dev/shm/.keep{i} {p} && "
+                       f"rmdir /dev/shm/.keep{i}" for i, p in kept)
+        setup = (f"hostname {host.name} && mount -t tmpfs -o size=1g tmpfs /dev/shm{hold} && "
+                 f"mount -t tmpfs tmpfs /tmp{back} && mount --bind {self.etc_hosts} /etc/hosts "
                  f"&& echo ready && exec sleep infinity")
         # --propagation private: the mounts stay in this host, never reach the real ones.
         anchor = subprocess.Popen(["ip", "netns", "exec", host.netns, "unshare", "--uts",
