@@ -4,7 +4,7 @@ from minispore.common import dtype as mstype
 from minispore.common.init_array import (Constant, HeNormal, HeUniform, Initializer, Normal, One,
                                          TruncatedNormal, Uniform, XavierNormal, XavierUniform,
                                          Zero, init_array)
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 
 __all__ = ["Initializer", "initializer", "Normal", "TruncatedNormal", "Uniform", "XavierUniform",
            "XavierNormal", "HeUniform", "HeNormal", "Zero", "One", "Constant"]
@@ -30,4 +30,4 @@ def initializer(init, shape=None, dtype=mstype.float32):
                                  f"{tuple(init.shape)} is not equal to 'shape' {want}.")
         return init
     dtype = mstype.to_type(dtype)
-    return Tensor(init_array(init, shape, dtype), dtype, internal=True)
+    return tensor_of(init_array(init, shape, dtype), dtype)

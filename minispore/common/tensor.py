@@ -59,7 +59,7 @@ class Tensor:
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False,
                  internal=False):
-        if internal:               # fast path used by the interpreters: input_data is an array
+        if internal:   # input_data an array taken as it is (Parameter; plain tensors: tensor_of)
             self._data = input_data
             self._dtype = dtype
             self._placeholder_dims = None
@@ -239,7 +239,7 @@ class Tensor:
         if to == device.GPU:
             from minispore.device import cuda
             cuda.require()
-        return Tensor(device.to_device(data, to), self._dtype, internal=True)
+        return tensor_of(device.to_device(data, to), self._dtype)
 
 
 def tensor_of(data, dtype, _new=object.__new__, _tensor=Tensor):

@@ -15,7 +15,7 @@ import sys
 import threading
 
 from minispore.common import profiling
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 from minispore.device import CPU, active_device, device_of, scalar_array, to_device
 from minispore.device import empty as device_empty
 from minispore.graph.arena import describe_memory, plan_buffers
@@ -114,7 +114,7 @@ def _build(graph, plan, device, accounted, profiled=False):
 
 class _Namer:
     def __init__(self):
-        self.env = {"_asarray": scalar_array, "_Tensor": Tensor, "_rc": sys.getrefcount,
+        self.env = {"_asarray": scalar_array, "_Tensor": tensor_of, "_rc": sys.getrefcount,
                     "_renew": _renew}
         self.names = {}
 
@@ -237,7 +237,7 @@ def _output_expr(obj, nm):
     if isinstance(obj, Value):
         if obj.param is not None:
             return nm.bind("P", obj.param)
-        return f"_Tensor({nm.value(obj)}, {nm.bind('d', obj.aval.dtype)}, internal=True)"
+        return f"_Tensor({nm.value(obj)}, {nm.bind('d', obj.aval.dtype)})"
     if isinstance(obj, tuple):
         body = ", ".join(_output_expr(x, nm) for x in obj)
         return f"({body},)" if obj else "()"

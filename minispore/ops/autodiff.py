@@ -4,7 +4,7 @@ recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
 from contextlib import contextmanager
 
 from minispore.common.context import context
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 
 _CTX = context()
 
@@ -422,7 +422,7 @@ class CellBackwardHookOutput:
 
 def _alias(t):
     """A new tensor object over the same buffer: the identity a boundary hands on."""
-    return Tensor(t._data, t.dtype, internal=True)
+    return tensor_of(t._data, t.dtype)
 
 
 def _describe(x):

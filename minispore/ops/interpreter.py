@@ -138,5 +138,5 @@ def to_tensor(value, like=None):
         dtype = like.dtype
         if dtype == mstype.bool_ or (dtype.is_int and isinstance(value, float)):
             dtype = mstype.float32 if isinstance(value, float) else mstype.int64
-        return Tensor(device.asarray(value, dtype.np_dtype), dtype, internal=True)
+        return tensor_of(device.asarray(value, dtype.np_dtype), dtype)
     return Tensor(value)

@@ -13,8 +13,7 @@ def _bool_op(symbol, logical, x, y):
     """`x & y`, `|`, `^` on bool tensors (and bools): the logical operator. On integers they are
     MindSpore's bitwise operators, which minispore does not implement: it says so."""
     for v in (x, y):
-        if (v.dtype if isinstance(v, Tensor) else None) not in (mstype.bool_, None) or \
-                (not isinstance(v, (Tensor, bool))):
+        if not (v.dtype == mstype.bool_ if isinstance(v, Tensor) else isinstance(v, bool)):
             kind = v.dtype if isinstance(v, Tensor) else type(v).__name__
             raise NotImplementedError(f"'{symbol}' with a {kind} operand is MindSpore's bitwise "
                                       f"operator, which minispore does not implement; on bool "

@@ -54,11 +54,11 @@ def local_block_of(param, value):
     """`value` (a Tensor of `param`'s logical shape, e.g. its whole gradient) cut to the block
     `param` holds; unchanged when `param` is not sliced or `value` already has its block's
     shape."""
-    from minispore.common.tensor import Tensor
+    from minispore.common.tensor import tensor_of
     if not is_sliced(param) or tuple(value.shape) != tuple(param.global_shape):
         return value
     block = _block(value.asnumpy(), param.layout, param.layout_rank)
-    return Tensor(device.asarray(np.ascontiguousarray(block)), value.dtype, internal=True)
+    return tensor_of(device.asarray(np.ascontiguousarray(block)), value.dtype)
 
 
 def slice_parameter(param, layout, rank, mesh=None):

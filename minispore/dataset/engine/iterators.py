@@ -6,7 +6,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import tensor_of
 from minispore.dataset import config
 from minispore.dataset.engine.datasets import find_columns, fresh_entropy
 
@@ -24,7 +24,7 @@ def _to_tensor(arr):
     arr = _contiguous(arr)
     if arr.dtype.kind in "US":
         return arr
-    return Tensor(device.asarray(arr), dtype=mstype.to_type(arr.dtype), internal=True)
+    return tensor_of(device.asarray(arr), mstype.to_type(arr.dtype))
 
 
 def _put(q, stop, item):

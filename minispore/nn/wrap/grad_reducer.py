@@ -7,7 +7,7 @@ import numpy as np
 from minispore import communication as comm
 from minispore import device
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 from minispore.communication.collectives import all_reduce, broadcast, iallreduce
 from minispore.nn.cell import Cell
 from minispore.graph.bucket_ops import BucketView, PackBucket
@@ -226,7 +226,7 @@ class DistributedGradReducer(Cell):
             for slot, i in zip(bucket.slots, bucket.members):
                 # The buckets live in host memory (MPI's buffers); on GPU the optimizer wants
                 # the reduced gradient back on the device.
-                out[i] = Tensor(device.asarray(slot), self._parameters[i].dtype, internal=True)
+                out[i] = tensor_of(device.asarray(slot), self._parameters[i].dtype)
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1
         return tuple(out)

@@ -17,7 +17,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.common.tensor import Tensor
+from minispore.common.tensor import Tensor, tensor_of
 from minispore.common.symbolic import is_symbolic
 from minispore.communication import collectives as _coll
 from minispore.communication import p2p as _p2p
@@ -90,7 +90,7 @@ class _Collective(Primitive):
             if type(data) is np.ndarray and unobserved_host_eager():
                 signature = (data.shape, data.dtype)
                 if signature == self._inferred_for:
-                    return Tensor(self.impl(data), x.dtype, internal=True)
+                    return tensor_of(self.impl(data), x.dtype)
                 out = super().__call__(x)
                 self._inferred_for = signature
                 return out
