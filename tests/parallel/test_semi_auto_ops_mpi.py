@@ -170,6 +170,31 @@ def test_gradients_mean_averages_mirrored_gradients(two_ranks):
         np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("gradients_mean, loss_repeated_mean, scale", [
+    (True, True, (1, 2, 2)), (False, True, (1, 1, 1)), (False, False, (1 / 2, 1 / 2, 1 / 2))],
+    ids=["mean", "sum", "no_loss_divisor"])
+def test_gradient_scale_per_weight_is_mindspores(two_ranks, gradients_mean, loss_repeated_mean,
+                                                   scale):
+    """MindSpore's rule (step_parallel.cc, operator_info.cc, _MirrorOperator's bprop): the
+    scalar loss's seed is divided by the stage's device count (VirtualDiv, under
+    loss_repeated_mean), an AllReduce(SUM)'s bprop all-reduces, and the mirror sums over a
+    weight's replicas and, with gradients_mean, divides by their count. So the update is the
+    single-device one without gradients_mean, 1/k of it for a weight held by k ranks with it,
+    and 2x of it without the loss divisor. fc1 is split over both ranks (k=1); fc2 and fc3
+    are whole on both (k=2). `scale` is single-device update / parallel update per weight."""
+    rank, n = two_ranks
+    dims = (16, 8, 8, 4)
+    strategies = (((1, 2), (2, 1)), None, None, None)
+    lr = 50.0    # the weights start at N(0, 0.01): a large step keeps the updates well above
+    _, start = train((None,) * 4, steps=0, dims=dims, parallel=False)   # float32 rounding
+    _, ref_w = train(strategies, steps=1, dims=dims, parallel=False, lr=lr)
+    _, got_w = train(strategies, steps=1, dims=dims, rank=rank, n=n, lr=lr,
+                     gradients_mean=gradients_mean, loss_repeated_mean=loss_repeated_mean)
+    for w0, r, g, k in zip(start, ref_w, got_w, scale):
+        assert np.abs(r - w0).max() > 1e-3
+        np.testing.assert_allclose((g - w0) * k, r - w0, rtol=1e-3, atol=1e-6)
+
+
 @pytest.mark.parametrize("strategy, message", [
     ((((2, 2), (2, 1)),), "needs 4 devices, but the stage has 2"),
     ((((1, 2), (1, 1)),), "Strategies of relevant dimensions are not equal"),
