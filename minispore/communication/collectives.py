@@ -84,12 +84,13 @@ def _staged(fn):
     return run
 
 
-def _checked(group, kind, arg, x, api, comm=None):
+def _checked(group, kind, arg, x, api, comm=None, counted=True):
     """The Communicator of `group`, once collective `kind` (an index in KINDS) on buffer `x`
     has entered the watch; the caller runs the MPI call and then ``STATE.watch.leave()`` in a
     ``finally``. With the full check on, the ranks' signatures are compared first."""
     comm = comm or communicator(group, api)
-    _notify(KINDS[kind], x.nbytes, comm.size)
+    if counted:
+        _notify(KINDS[kind], x.nbytes, comm.size)
     try:
         STATE.watch.enter(comm, kind, x.nbytes, x, arg)
     except Mismatch as mismatch:
@@ -223,10 +224,21 @@ def iallreduce(buf, op=SUM, group="hccl_world_group"):
 @_staged
 def all_gather(x, group="hccl_world_group"):
     """out = the ranks' x concatenated along dim 0, in group-rank order: (k*x0, ...)."""
+    return _all_gather(x, group, True)
+
+
+def all_gather_control(x, group="hccl_world_group"):
+    """all_gather of control data (e.g. the shapes the ranks were fed): watched like every
+    collective, so a missing rank ends the job, but left out of comm_stats and the profiler,
+    which count the model's communication."""
+    return _all_gather(np.asarray(x), group, False)
+
+
+def _all_gather(x, group, counted):
     x = _contig(x)
     comm = communicator(group, "AllGather")
     out = np.empty((comm.size * x.shape[0],) + x.shape[1:], x.dtype)
-    _checked(group, 1, 0, x, "AllGather", comm)
+    _checked(group, 1, 0, x, "AllGather", comm, counted)
     try:
         comm.comm.Allgather(x, out)
     finally:

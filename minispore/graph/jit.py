@@ -88,6 +88,9 @@ class CompileCache:
         # PassContext (device, mesh, rank, parallel settings) keys the cache.
         ctx = current_pass_context()
         sharded = ctx.parallel is not None
+        if sharded:
+            ctx.check_fed_blocks([tuple(a.shape) for a in args if isinstance(a, Tensor)
+                                  and not isinstance(a, Parameter)], self.name)
         if dynamic is not None:
             key = (dynamic.signature_of(placeholders), extra_key, ctx,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))

@@ -123,6 +123,11 @@ class PassContext:
         """The reuse limit of communication subgraphs (MS_COMM_COMPILER_OPT), None when off."""
         return self.options["env.MS_COMM_COMPILER_OPT"]
 
+    def check_fed_blocks(self, local_shapes, who):
+        """Under operator parallelism: every rank fed blocks of one shape (ValueError else)."""
+        if self.parallel is not None:
+            self.parallel.check_fed_blocks(local_shapes, who)
+
     def logical_shape(self, index, local_shape):
         """The logical shape of graph input `index` whose block this rank feeds."""
         if self.parallel is None:

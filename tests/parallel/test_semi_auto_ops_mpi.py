@@ -14,7 +14,8 @@ import minispore as ms
 from minispore import Parameter, Symbol, Tensor, nn, ops
 from minispore.common.initializer import initializer
 from minispore.parallel.strategy import StrategyError, SymbolDivisorError
-from tests.parallel.semi_auto_net import TutorialNet, batches, train, train_cell
+from tests.parallel.semi_auto_net import (TutorialNet, batches, setup_training, train,
+                                          train_cell)
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
@@ -123,6 +124,29 @@ def test_dynamic_batch_one_graph_for_every_allowed_size(two_ranks):
     step = assert_same(lambda: TutorialNet(strategies, dims), xs, ys, rank, n,
                        set_inputs=declare)
     assert step.compile_cache_info()["compiles"] == 1
+
+
+@pytest.mark.parametrize("dynamic", [True, False], ids=["set_inputs", "static"])
+def test_ranks_fed_blocks_of_different_sizes_are_refused(two_ranks, dynamic):
+    """Rank 0 fed 2 rows, rank 1 fed 4: each would run a graph of another logical batch whose
+    gradient AllReduces still match in size (previously a loss and an update on both ranks, no
+    error). Symbol constraints hold for the logical dim (2 x 2 and 2 x 4 both satisfy
+    divisor=2); the fed blocks are compared across the ranks and both ranks raise."""
+    rank, n = two_ranks
+    dims = (16, 8, 8, 4)
+    net, loss_fn, _, opt = setup_training(
+        lambda: TutorialNet((((2, 1), (1, 1)),) + (None,) * 3, dims), True, n)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+    if dynamic:
+        sym = Symbol(divisor=2)
+        step.set_inputs(Tensor(shape=[sym, 16], dtype=ms.float32),
+                        Tensor(shape=[sym], dtype=ms.int32))
+    b = 2 if rank == 0 else 4
+    x, y = np.ones((b, 16), np.float32), np.zeros(b, np.int32)
+    with pytest.raises(ValueError, match=r"rank 0: \(2, 16\), \(2,\); rank 1: \(4, 16\), "
+                                         r"\(4,\)\)\. Under 'data_parallel'"):
+        step(Tensor(x), Tensor(y))
+    ms.reset_auto_parallel_context()
 
 
 def test_symbol_without_the_divisor_fails_at_compile_time(two_ranks):
