@@ -23,7 +23,8 @@ from minispore.common import dtype
 from minispore.common.auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                     reset_auto_parallel_context,
                                                     set_auto_parallel_context)
-from minispore.common.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from minispore.common.context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,
+                                      get_context, set_context)
 from minispore.common.dtype import (bool_, double, float16, float32, float64, half, int8, int16,
                                     int32, int64, single, uint8, uint16, uint32, uint64)
 from minispore.common.parameter import Parameter, ParameterTuple

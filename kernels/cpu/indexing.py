@@ -54,6 +54,11 @@ def unsorted_segment_sum(x, segment_ids, out):
                 out[o, row, i] += x[o, n, i]
 
 
+# The loop above adds each segment's rows in increasing n: deterministic already (the CUDA
+# module has a separate kernel for set_context(deterministic="ON")).
+unsorted_segment_sum_deterministic = unsorted_segment_sum
+
+
 @njit(cache=True)
 def one_hot(indices, on_value, off_value, out):
     """out[o, d, i] = on_value if indices[o, i] == d else off_value.

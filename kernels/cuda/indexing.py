@@ -73,6 +73,20 @@ def _segment_sum_kernel(x, segment_ids, out):
 
 
 @cuda.jit
+def _segment_sum_in_order_kernel(x, order, offsets, zero, out):
+    outer, num, inner = out.shape
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        i = e % inner
+        seg = (e // inner) % num
+        o = e // (inner * num)
+        acc = zero
+        for k in range(offsets[seg], offsets[seg + 1]):
+            acc += x[o, order[k], i]
+        out[o, seg, i] = acc
+
+
+@cuda.jit
 def _one_hot_kernel(indices, on_value, off_value, out):
     outer, depth, inner = out.shape
     start, stride = cuda.grid(1), cuda.gridsize(1)
@@ -119,6 +133,19 @@ def unsorted_segment_sum(x, segment_ids, out):
     """
     _launch(_fill_kernel, out.size, out.reshape(out.size), out.dtype.type(0))
     _launch(_segment_sum_kernel, x.size, x, segment_ids, out)
+
+
+def unsorted_segment_sum_deterministic(x, segment_ids, out):
+    """unsorted_segment_sum with a fixed summation order (set_context(deterministic="ON")):
+    each output element is one thread that adds its segment's rows in increasing n, the CPU
+    kernel's order, so the result is the CPU result bit for bit and the same on every run. The
+    ids go to the host for a stable argsort (the order and each segment's span come back):
+    one synchronisation and O(n log n) host work per call, the price of determinism."""
+    ids = segment_ids.copy_to_host()
+    order = np.argsort(ids, kind="stable")
+    offsets = np.searchsorted(ids[order], np.arange(out.shape[1] + 1)).astype(np.int64)
+    _launch(_segment_sum_in_order_kernel, out.size, x, cuda.to_device(order.astype(np.int64)),
+            cuda.to_device(offsets), out.dtype.type(0), out)
 
 
 def one_hot(indices, on_value, off_value, out):

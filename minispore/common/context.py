@@ -14,6 +14,8 @@ from minispore.common.registry import REGISTRY, Option
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
+# jit_syntax_level values, as MindSpore exports them (mindspore.STRICT, ...)
+STRICT, COMPATIBLE, LAX = 0, 1, 2
 
 logger = logging.getLogger("minispore")
 
@@ -28,8 +30,6 @@ _NO_EFFECT = {
                                "kernels whatever it says"),
     "memory_optimize_level": ("O0", "GRAPH mode always plans buffers from value lifetimes"),
     "jit_config": (None, "there is one compile pipeline (no jit_level to choose)"),
-    "deterministic": ("OFF", "the CPU kernels are deterministic already, and making the CUDA "
-                             "kernels that accumulate with atomics deterministic is not built"),
     "enable_reduce_precision": (True, "it lets Ascend operators run in lower precision"),
     "check_bprop": (False, "a Cell cannot define its own bprop here, so there is nothing to "
                            "check"),
@@ -53,6 +53,12 @@ def _check_mode(value):
     if value not in (GRAPH_MODE, PYNATIVE_MODE):
         raise ValueError(f"For 'context.set_context', the argument 'mode' should be "
                          f"context.GRAPH_MODE (0) or context.PYNATIVE_MODE (1), but got {value}.")
+
+
+def _check_deterministic(value):
+    if value not in ("ON", "OFF"):
+        raise ValueError(f"For 'context.set_context', the argument 'deterministic' must be one "
+                         f"of ['ON', 'OFF'], but got {value}.")
 
 
 def _check_device_target(value):
@@ -115,6 +121,9 @@ REGISTRY.declare(
     # nested Cell calls while tracing a graph
     _option("max_call_depth", 1000, kind=int, check=_check_max_call_depth, keys_compile=True),
     _option("pynative_synchronize", False, kind=bool),  # synchronise after every eager op
+    # "ON": kernels that would add in a varying order (the CUDA segment sum behind Gather's
+    # gradient adds atomically) use a fixed order; the CPU kernels are deterministic anyway.
+    _option("deterministic", "OFF", check=_check_deterministic),
     *(Option("context", key, default=default, no_effect=why)
       for key, (default, why) in _NO_EFFECT.items()),
 )

@@ -22,6 +22,7 @@ ACTING_CONTEXT = {
     "print_file_path": "tests/ops/test_print.py",
     "max_call_depth": "test_max_call_depth_limits_nested_cells_while_compiling below",
     "pynative_synchronize": "test_pynative_synchronize_syncs_after_every_eager_op below",
+    "deterministic": "tests/gpu/test_ops_gpu.py, tests/kernels/cuda/test_indexing.py",
 }
 
 # set_auto_parallel_context keys whose behaviour minispore has, and where it is tested
@@ -31,7 +32,8 @@ ACTING_PARALLEL = {
     "global_rank": "validated against device_num, set by init(): "
                    "tests/communication/test_management.py",
     "gradients_mean": "tests/parallel/test_data_parallel_config.py",
-    "loss_repeated_mean": "read by the gradient seed in minispore/parallel/partition.py",
+    "loss_repeated_mean": "tests/parallel/test_semi_auto_ops_mpi.py "
+                          "(test_gradient_scale_per_weight_is_mindspores)",
     "full_batch": "tests/parallel/test_parallel_settings.py, "
                   "tests/parallel/test_shard_region_mpi.py",
     "dataset_strategy": "tests/parallel/test_dataset_slice_mpi.py",

@@ -372,6 +372,10 @@ SIGNATURES = {
         'int64[:, ::1], float64, float64, float64[:, :, ::1]',
         'int64[:, ::1], int32, int32, int32[:, :, ::1]',
     ),
+    'indexing:_segment_sum_in_order_kernel': (
+        'float32[:, :, ::1], int64[::1], int64[::1], float32, float32[:, :, ::1]',
+        'float64[:, :, ::1], int64[::1], int64[::1], float64, float64[:, :, ::1]',
+    ),
     'indexing:_segment_sum_kernel': (
         'float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
         'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',

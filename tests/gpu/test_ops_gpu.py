@@ -149,6 +149,36 @@ def test_dropout_masks_match_cpu_under_one_seed():
     assert (outs[0] == 0).any() and (outs[0] != 0).any()
 
 
+def test_deterministic_on_gives_gathers_gradient_equal_to_cpu_bit_for_bit():
+    """set_context(deterministic="ON") makes Gather's gradient (a segment sum, atomic adds on
+    the GPU) add in the CPU's order: the GPU gradient is the CPU one bit for bit."""
+    table = (f32(5, 3) * 100).astype(np.float32)
+    ids = RNG.integers(0, 5, (6, 7)).astype(np.int32)
+    from minispore.device.strict_simulator import observe_launches
+    grads, launched = [], []
+    stop = observe_launches(lambda kernel, args: launched.append(kernel.fn.__name__))
+    ms.set_context(deterministic="ON")
+    try:
+        for target in ("CPU", "GPU", "GPU_OFF"):
+            if target == "GPU_OFF":
+                ms.set_context(deterministic="OFF")
+            ms.set_context(device_target=target[:3])
+            cot = Tensor(np.linspace(-3, 3, 6 * 7 * 3, dtype=np.float32).reshape(6, 7, 3) ** 3)
+            grads.append(ms.grad(lambda t: (ops.gather(t, Tensor(ids), 0) * cot).sum())(
+                Tensor(table)).asnumpy())
+            launched.append(target)
+    finally:
+        stop()
+        ms.set_context(deterministic="OFF")
+    np.testing.assert_array_equal(grads[1], grads[0])
+    on = launched[launched.index("CPU"):launched.index("GPU")]
+    off = launched[launched.index("GPU"):]
+    assert "_segment_sum_in_order_kernel" in on and "_segment_sum_kernel" not in on
+    assert "_segment_sum_kernel" in off and "_segment_sum_in_order_kernel" not in off
+    with pytest.raises(ValueError, match=r"'deterministic' must be one of \['ON', 'OFF'\]"):
+        ms.set_context(deterministic=True)
+
+
 def test_embedding_lookup_on_the_device_target_equals_cpu_and_the_host_target_is_refused(gpu):
     """target='DEVICE' looks up on the GPU; target='CPU' (a host table beside device
     tensors) is not built and says so."""

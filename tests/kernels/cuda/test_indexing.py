@@ -55,6 +55,23 @@ def test_unsorted_segment_sum_matches_cpu_with_repeats_and_drops(dtype):
     np.testing.assert_allclose(out.copy_to_host(), ref, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_deterministic_segment_sum_is_the_cpu_sum_bit_for_bit(dtype):
+    """deterministic="ON"'s kernel adds each segment's rows in increasing n, the CPU loop's
+    order: equal bit for bit (the atomic kernel only to rounding), ids out of range dropped,
+    an id no row has gives a zero row."""
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((2, 40, 3)) * 10 ** rng.uniform(-4, 4, (2, 40, 3))).astype(dtype)
+    ids = rng.integers(-1, 7, 40).astype(np.int32)        # -1 and 6 (>= 6 segments): dropped
+    ids[ids == 5] = 9                                     # segment 5 empty, 9 dropped
+    want = np.empty((2, 6, 3), dtype)
+    cpu.unsorted_segment_sum_deterministic(x, ids, want)
+    out = cuda.to_device(np.full((2, 6, 3), 7, dtype))
+    gpu.unsorted_segment_sum_deterministic(cuda.to_device(x), cuda.to_device(ids), out)
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+    assert not want[:, 5].any() and want[:, 0].any()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_one_hot_matches_cpu(dtype):
     idx = np.array([[0, 3, -1], [2, 4, 1]], np.int64)          # 4 and -1: all-off rows
