@@ -32,14 +32,6 @@ REMAINING = {
     ("minispore/ops/primitive.py", "_APPLY"): "interpreter slots",
     ("minispore/device/strict_simulator.py", "_OBSERVERS"): "launch observers of the tests",
     # run-time state that belongs to the world object or the profiler
-    ("minispore/common/profiling.py", "ACTIVE"): "the active profiler",
-    ("minispore/common/profiling.py", "_IN_COLLECTIVE"): "profiler: inside a collective",
-    ("minispore/communication/management.py", "GlobalComm"): "MindSpore's GlobalComm.INITED",
-    ("minispore/ps/worker.py", "UpdateBatch"): "the update batch being traced",
-    ("minispore/train/serialization.py", "_async_failures"): "async checkpoint writers",
-    ("minispore/train/serialization.py", "_async_writers"): "async checkpoint writers",
-    ("minispore/train/reshard_load.py", "_last"): "the last resharded load",
-    ("minispore/ops/primitive.py", "_warned_shard"): "warn-once memory",
 }
 
 

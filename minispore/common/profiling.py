@@ -9,10 +9,13 @@ import functools
 import threading
 import time
 
+from minispore.common.registry import REGISTRY
+
 __all__ = ["Recorder", "active", "start", "stop", "timed", "collective"]
 
-ACTIVE = [None]   # the active Recorder; the eager interpreter reads ACTIVE[0] directly
-_IN_COLLECTIVE = [False]   # a collective calling another (staging, broadcast's per-array calls)
+# [the active Recorder or None, inside a collective (one calling another: staging, broadcast's
+# per-array calls)]; the eager interpreter reads ACTIVE[0] directly
+ACTIVE = REGISTRY.owned("profiling.active", lambda: [None, False])
 
 
 class Recorder:
@@ -64,14 +67,14 @@ def collective(name):
         @functools.wraps(fn)
         def call(*args, **kwargs):
             recorder = ACTIVE[0]
-            if recorder is None or _IN_COLLECTIVE[0]:
+            if recorder is None or ACTIVE[1]:
                 return fn(*args, **kwargs)
-            _IN_COLLECTIVE[0] = True
+            ACTIVE[1] = True
             t0 = time.perf_counter_ns()
             try:
                 out = fn(*args, **kwargs)
             finally:
-                _IN_COLLECTIVE[0] = False
+                ACTIVE[1] = False
             recorder.add(name, "mpi", t0, time.perf_counter_ns() - t0, _bytes_moved(args, out))
             return out
         return call

@@ -140,6 +140,7 @@ class Registry:
         self._env_values = {}       # qualname -> value of the environment options read so far
         self._keyed_cache = None    # (version, CompileOptions)
         self._memos = {}            # name -> a hot path's list of values derived from settings
+        self._owned = {}            # name -> run-time object (owned())
         self._plugged = {}          # plug point -> what an upper layer plugged in (or a tuple)
 
     # -- declaring -----------------------------------------------------------------------
@@ -262,6 +263,16 @@ class Registry:
         keeps values it derives from the settings, tagged with the `version` it read them at
         (its first item, -1 until then): the caller re-derives them when `version` moved."""
         return self._memos.setdefault(name, list(initial))
+
+    def owned(self, name, factory):
+        """The registry-owned run-time object `name` (made by `factory()` once): state of the
+        process's run that is not a setting (the active profiler, async checkpoint writers,
+        warn-once memory), kept here rather than in a module global, so one object owns
+        every piece of mutable process state besides the world."""
+        found = self._owned.get(name)
+        if found is None:
+            found = self._owned[name] = factory()
+        return found
 
     # -- plug-ins ------------------------------------------------------------------------
     def plug(self, point, value):

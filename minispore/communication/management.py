@@ -28,11 +28,25 @@ _BACKENDS = {"hccl": HCCL_WORLD_COMM_GROUP, "nccl": NCCL_WORLD_COMM_GROUP,
 _DEVICE_BACKEND = {"CPU": "mccl", "GPU": "nccl", "Ascend": "hccl"}
 
 
-class GlobalComm:
+class _WorldValues(type):
+    """GlobalComm's BACKEND, WORLD_COMM_GROUP and INITED read as class attributes, as in
+    MindSpore, from the world object (init() records the backend there)."""
+
+    @property
+    def BACKEND(cls):
+        return STATE.backend or "hccl"
+
+    @property
+    def WORLD_COMM_GROUP(cls):
+        return _BACKENDS[STATE.backend] if STATE.backend else HCCL_WORLD_COMM_GROUP
+
+    @property
+    def INITED(cls):
+        return STATE.inited
+
+
+class GlobalComm(metaclass=_WorldValues):
     """The communication settings init() fills in (class attributes, as in MindSpore)."""
-    BACKEND = "hccl"
-    WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
-    INITED = False
     CHECK_ENVS = True
 
 
@@ -72,9 +86,7 @@ def init(backend_name=None):
         _comm.start(get_context("runtime_num_threads"))
     for hook in REGISTRY.plugged("communication.after_init", ()):
         hook()
-    GlobalComm.BACKEND = "mccl" if backend_name == "mpi" else backend_name
-    GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
-    GlobalComm.INITED = True
+    STATE.backend = "mccl" if backend_name == "mpi" else backend_name
     set_auto_parallel_context(device_num=STATE.world.size, global_rank=STATE.world.rank)
 
 
@@ -82,7 +94,6 @@ def release():
     """Free the sub-communicators and uninstall the abort hooks; init() may be called again."""
     require_init("release")
     _comm.stop()
-    GlobalComm.INITED = False
 
 
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP):

@@ -47,6 +47,7 @@ class ParameterServerState:
         self.resumed = 0        # the step the servers resumed at (worker.pull_initial)
         self.serving = False    # this process is a server serving its keys (never returns)
         self.pushes = []        # (requests, gradient, server) of the pushes not yet completed
+        self.update_batch = None  # the optimizer call being run (ps/worker.py UpdateBatch)
 
 
 class CommState:
@@ -55,6 +56,7 @@ class CommState:
 
     def __init__(self):
         self.inited = False
+        self.backend = None           # init()'s backend ("mccl", "nccl", "hccl"): GlobalComm
         self.role = None              # this process's Role (roles.py): a worker, here
         self.world = None             # Communicator of the workers (MPI.COMM_WORLD, or built)
         self.cluster = None           # dynamic cluster: (the job's MPI comm, SchedulerLink), once

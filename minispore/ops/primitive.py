@@ -6,11 +6,12 @@ from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common.context import PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
 from minispore.common.ps_context import get_ps_context, is_role_sched
+from minispore.common.registry import REGISTRY
 from minispore.ops.casting import cast_array
 
 logger = logging.getLogger("minispore")
 
-_warned_shard = set()
+_warned_shard = REGISTRY.owned("ops.warned_shard", set)   # names warned once about shard()
 
 
 _APPLY = []   # [interpreter.apply_primitive], filled on the first call

@@ -93,8 +93,8 @@ def wait_pushes():
 
 
 class UpdateBatch:
-    """One optimizer call on a worker: its PS parameters' keys and servers, the pushes made."""
-    current = None
+    """One optimizer call on a worker: its PS parameters' keys and servers, the pushes made.
+    The one being run is ``STATE.ps.update_batch``."""
 
     def __init__(self, optimizer):
         params = placement.ps_parameters(optimizer)
@@ -104,11 +104,11 @@ class UpdateBatch:
         self.pushed = []
 
     def __enter__(self):
-        self.outer, UpdateBatch.current = UpdateBatch.current, self
+        self.outer, STATE.ps.update_batch = STATE.ps.update_batch, self
         return self
 
     def __exit__(self, *exc):
-        UpdateBatch.current = self.outer
+        STATE.ps.update_batch = self.outer
         if exc[0] is None:
             for param in self.pushed:
                 PSPull(*self.where[id(param)], param)(param)
@@ -159,11 +159,11 @@ def redirect(param, grad):
     """The "ops.update_redirect" plug point on a worker: push instead of updating a PS parameter."""
     if not param.is_param_ps:
         return False
-    if UpdateBatch.current is None:
+    if STATE.ps.update_batch is None:
         raise RuntimeError(f"The parameter-server parameter {param.name!r} is updated outside "
                            f"an optimizer call; only an optimizer's update can be sent to the "
                            f"servers.")
-    UpdateBatch.current.push(param, grad)
+    STATE.ps.update_batch.push(param, grad)
     return True
 
 

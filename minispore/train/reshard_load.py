@@ -25,13 +25,14 @@ import os
 
 import numpy as np
 
+from minispore.common.registry import REGISTRY
 from minispore.parallel.checkpoint import (check_stage_copies, describe_missing_stages,
                                           group_by_stage, holder_rank, record_blocks)
 from minispore.train.checkpoint_index import TensorEntry, entry_error
 
 __all__ = ["read_regions", "last_load_stats"]
 
-_last = {}
+_last = REGISTRY.owned("train.last_resharded_load", dict)    # last_load_stats()
 
 
 def last_load_stats():

@@ -46,6 +46,7 @@ import threading
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.registry import REGISTRY
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.parallel.checkpoint import (apply_layout_record, block_for, layout_record,
@@ -64,8 +65,9 @@ _CHUNK = 1 << 24
 logger = logging.getLogger("minispore")
 
 _async_lock = threading.Lock()
-_async_writers = {}          # absolute file name -> Thread still writing it
-_async_failures = {}         # absolute file name -> exception of its failed async save
+# absolute file name -> Thread still writing it; -> exception of its failed async save
+_async_writers = REGISTRY.owned("train.async_checkpoint_writers", dict)
+_async_failures = REGISTRY.owned("train.async_checkpoint_failures", dict)
 
 
 def _pad(n):
