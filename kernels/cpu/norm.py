@@ -6,14 +6,14 @@ from numba import njit
 
 
 @njit(cache=True)
-def layer_norm(x, gamma, beta, eps, y, mean, rstd):
+def layer_norm(x, gamma, beta, eps, y, mean, var):
     """Per row m of the (M, K) view:
-        mean[m] = sum_k x[m, k] / K,  rstd[m] = 1 / sqrt(sum_k (x - mean)^2 / K + eps)
-        y[m, k] = (x[m, k] - mean[m]) * rstd[m] * gamma[k] + beta[k]
+        mean[m] = sum_k x[m, k] / K,  var[m] = sum_k (x - mean)^2 / K  (biased),
+        y[m, k] = (x[m, k] - mean[m]) * rstd * gamma[k] + beta[k],  rstd = 1 / sqrt(var + eps)
 
     Loop nest: for m: two passes over k for the statistics (two-pass variance, float64
     accumulators), one to write y. Preconditions: x, y C-contiguous (M, K); gamma, beta (K,);
-    mean, rstd (M,); all of x's dtype; eps a float.
+    mean, var (M,); all of x's dtype; eps a float.
     """
     M, K = x.shape
     for m in range(M):
@@ -25,31 +25,31 @@ def layer_norm(x, gamma, beta, eps, y, mean, rstd):
         for k in range(K):
             d = x[m, k] - mu
             v += d * d
-        r = 1.0 / math.sqrt(v / K + eps)
         mean[m] = mu
-        rstd[m] = r
+        var[m] = v / K
         mu_t = x.dtype.type(mu)
-        r_t = x.dtype.type(r)
+        r_t = x.dtype.type(1.0 / math.sqrt(v / K + eps))
         for k in range(K):
             y[m, k] = (x[m, k] - mu_t) * r_t * gamma[k] + beta[k]
 
 
 @njit(cache=True)
-def layer_norm_grad(x, dy, gamma, mean, rstd, dx, dgamma, dbeta):
-    """Backward of layer_norm, with xhat = (x - mean) * rstd and g = dy * gamma:
-        dx[m, k]  = rstd[m] * (g - mean_k(g) - xhat * mean_k(g * xhat))
+def layer_norm_grad(x, dy, gamma, mean, var, eps, dx, dgamma, dbeta):
+    """Backward of layer_norm, with rstd = 1 / sqrt(var[m] + eps) (rounded to x's dtype, as
+    the forward uses it), xhat = (x - mean) * rstd and g = dy * gamma:
+        dx[m, k]  = rstd * (g - mean_k(g) - xhat * mean_k(g * xhat))
         dgamma[k] = sum_m dy * xhat,  dbeta[k] = sum_m dy
 
     Loop nest: for m: one pass for the two row means, one to write dx and accumulate the
     parameter gradients (float64 accumulators). Preconditions: x, dy, dx C-contiguous (M, K);
-    gamma, dgamma, dbeta (K,); mean, rstd (M,).
+    gamma, dgamma, dbeta (K,); mean, var (M,); eps a float.
     """
     M, K = x.shape
     ag = np.zeros(K, dtype=np.float64)
     ab = np.zeros(K, dtype=np.float64)
     for m in range(M):
         mu = mean[m]
-        r = rstd[m]
+        r = x.dtype.type(1.0 / math.sqrt(var[m] + eps))
         s1 = 0.0
         s2 = 0.0
         for k in range(K):

@@ -18,7 +18,7 @@ _THREADS = launch.REDUCE_THREADS
 
 
 @cuda.jit
-def _layer_norm_kernel(x, gamma, beta, eps, y, mean, rstd):
+def _layer_norm_kernel(x, gamma, beta, eps, y, mean, var):
     """for row m (block-stride): two tree sums (mean, then the centred variance), then y."""
     M, K = x.shape
     buf = cuda.shared.array(_THREADS, float64)
@@ -37,22 +37,20 @@ def _layer_norm_kernel(x, gamma, beta, eps, y, mean, rstd):
             v += d * d
         buf[tid] = v
         launch.tree_sum(buf, tid)
-        r = 1.0 / math.sqrt(buf[0] / K + eps)
+        v = buf[0] / K
         if tid == 0:
             mean[m] = mu
-            rstd[m] = r
-        # Every thread has read buf[0] before the next row overwrites it, and thread 0's
-        # mean/rstd stores are visible to the block before it reads them back below.
-        cuda.syncthreads()
-        # The statistics as rounded to x's dtype by those stores, as the CPU kernel uses them.
-        mu_t = mean[m]
-        r_t = rstd[m]
+            var[m] = v
+        cuda.syncthreads()  # every thread has read buf[0] before the next row overwrites it
+        # The statistics rounded to x's dtype, as the CPU kernel uses them.
+        mu_t = x.dtype.type(mu)
+        r_t = x.dtype.type(1.0 / math.sqrt(v + eps))
         for k in range(tid, K, cuda.blockDim.x):
             y[m, k] = (x[m, k] - mu_t) * r_t * gamma[k] + beta[k]
 
 
 @cuda.jit
-def _layer_norm_dx_kernel(x, dy, gamma, mean, rstd, dx):
+def _layer_norm_dx_kernel(x, dy, gamma, mean, var, eps, dx):
     """for row m (block-stride): tree sums of g = dy*gamma and g*xhat, then dx."""
     M, K = x.shape
     b1 = cuda.shared.array(_THREADS, float64)
@@ -60,7 +58,7 @@ def _layer_norm_dx_kernel(x, dy, gamma, mean, rstd, dx):
     tid = cuda.threadIdx.x
     for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
         mu = mean[m]
-        r = rstd[m]
+        r = x.dtype.type(1.0 / math.sqrt(var[m] + eps))
         s1 = 0.0
         s2 = 0.0
         for k in range(tid, K, cuda.blockDim.x):
@@ -80,7 +78,7 @@ def _layer_norm_dx_kernel(x, dy, gamma, mean, rstd, dx):
 
 
 @cuda.jit
-def _layer_norm_param_grad_kernel(x, dy, mean, rstd, dgamma, dbeta):
+def _layer_norm_param_grad_kernel(x, dy, mean, var, eps, dgamma, dbeta):
     """for column k (grid-stride): dgamma[k] = sum_m dy * xhat, dbeta[k] = sum_m dy."""
     M, K = x.shape
     start, stride = cuda.grid(1), cuda.gridsize(1)
@@ -89,37 +87,40 @@ def _layer_norm_param_grad_kernel(x, dy, mean, rstd, dgamma, dbeta):
         ab = 0.0
         for m in range(M):
             d = dy[m, k]
-            ag += d * ((x[m, k] - mean[m]) * rstd[m])
+            r = x.dtype.type(1.0 / math.sqrt(var[m] + eps))
+            ag += d * ((x[m, k] - mean[m]) * r)
             ab += d
         dgamma[k] = ag
         dbeta[k] = ab
 
 
-def layer_norm(x, gamma, beta, eps, y, mean, rstd):
+def layer_norm(x, gamma, beta, eps, y, mean, var):
     """Per row m of the (M, K) view:
-        mean[m] = sum_k x[m, k] / K,  rstd[m] = 1 / sqrt(sum_k (x - mean)^2 / K + eps)
-        y[m, k] = (x[m, k] - mean[m]) * rstd[m] * gamma[k] + beta[k]
+        mean[m] = sum_k x[m, k] / K,  var[m] = sum_k (x - mean)^2 / K  (biased),
+        y[m, k] = (x[m, k] - mean[m]) * rstd * gamma[k] + beta[k],  rstd = 1 / sqrt(var + eps)
 
     One block per row (two-pass variance, float64 tree sums). Preconditions: x, y
-    C-contiguous (M, K) device arrays; gamma, beta (K,); mean, rstd (M,); all of x's dtype;
+    C-contiguous (M, K) device arrays; gamma, beta (K,); mean, var (M,); all of x's dtype;
     eps a float.
     """
     blocks, threads = launch.rows(x.shape[0])
-    _layer_norm_kernel[blocks, threads](x, gamma, beta, eps, y, mean, rstd)
+    _layer_norm_kernel[blocks, threads](x, gamma, beta, eps, y, mean, var)
 
 
-def layer_norm_grad(x, dy, gamma, mean, rstd, dx, dgamma, dbeta):
-    """Backward of layer_norm, with xhat = (x - mean) * rstd and g = dy * gamma:
-        dx[m, k]  = rstd[m] * (g - mean_k(g) - xhat * mean_k(g * xhat))
+def layer_norm_grad(x, dy, gamma, mean, var, eps, dx, dgamma, dbeta):
+    """Backward of layer_norm, with rstd = 1 / sqrt(var[m] + eps) rounded to x's dtype,
+    xhat = (x - mean) * rstd and g = dy * gamma:
+        dx[m, k]  = rstd * (g - mean_k(g) - xhat * mean_k(g * xhat))
         dgamma[k] = sum_m dy * xhat,  dbeta[k] = sum_m dy
 
     Two launches: one block per row for dx, one thread per column for dgamma/dbeta.
-    Preconditions: x, dy, dx C-contiguous (M, K); gamma, dgamma, dbeta (K,); mean, rstd (M,).
+    Preconditions: x, dy, dx C-contiguous (M, K); gamma, dgamma, dbeta (K,); mean, var (M,);
+    eps a float.
     """
     blocks, threads = launch.rows(x.shape[0])
-    _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, rstd, dx)
+    _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, var, eps, dx)
     blocks, threads = launch.elementwise(x.shape[1])
-    _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, rstd, dgamma, dbeta)
+    _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, var, eps, dgamma, dbeta)
 
 
 # Batch norm: one block per channel c of the (N, C, S) view (launch.rows over C), its threads

@@ -419,7 +419,7 @@ pool = _Pool()
 
 
 class _LayerNorm(Rule):
-    """LayerNorm (x, gamma, beta) -> (y, mean, rstd) and LayerNormGrad (x, dy, rstd, mean,
+    """LayerNorm (x, gamma, beta) -> (y, mean, variance) and LayerNormGrad (x, dy, variance, mean,
     gamma) -> (dx, dgamma, dbeta): only dims before begin_norm_axis may be cut; their cut
     leaves dgamma/dbeta partial."""
 

@@ -17,7 +17,7 @@ from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             contiguous, dims_equal, normalize_axis,
                                             shapes_equal)
 from minispore.ops.operations.array_ops import Reshape
-from minispore.ops.operations.math_ops import Add, Mul, ReduceSum, Rsqrt
+from minispore.ops.operations.math_ops import Add, Mul, ReduceSum
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Softmax", "SoftmaxGrad", "LogSoftmax", "LogSoftmaxGrad",
@@ -413,25 +413,17 @@ class LayerNorm(_LayerNormBase):
         xr = self._rows(x, norm)
         y = device.empty(xr.shape, x.dtype)
         mean = device.empty(xr.shape[0], x.dtype)
-        rstd = device.empty(xr.shape[0], x.dtype)
+        var = device.empty(xr.shape[0], x.dtype)
         kernel("norm", "layer_norm")(xr, self._param_row(gamma, x, norm),
-                                     self._param_row(beta, x, norm), self.epsilon, y, mean, rstd)
+                                     self._param_row(beta, x, norm), self.epsilon, y, mean, var)
         stat = tuple(x.shape[:norm]) + (1,) * (x.ndim - norm)
-        return y.reshape(x.shape), mean.reshape(stat), self._variance(rstd).reshape(stat)
-
-    def _variance(self, rstd):
-        """max(1 / rstd^2 - epsilon, 0) on rstd's device: within a few float32 ulps of
-        (variance + epsilon), the kernel's own rounding of rstd."""
-        t = rstd.dtype.type
-        inv = kernel("elementwise", "realdiv")(t(1), kernel("elementwise", "square")(rstd))
-        var = kernel("elementwise", "sub")(inv, t(self.epsilon))
-        return kernel("elementwise", "maximum")(var, t(0))
+        return y.reshape(x.shape), mean.reshape(stat), var.reshape(stat)
 
     def bprop(self, inputs, out, dout):
         x, gamma, _ = inputs
-        rstd = cached_op(Rsqrt)(cached_op(Add)(out[2], self.epsilon))
-        grad = cached_op(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis)
-        dx, dgamma, dbeta = grad(x, dout[0], rstd, out[1], gamma)
+        grad = cached_op(LayerNormGrad, self.begin_norm_axis, self.begin_params_axis,
+                         self.epsilon)
+        dx, dgamma, dbeta = grad(x, dout[0], out[2], out[1], gamma)
         lead = len(dgamma.shape) - gamma.ndim
         if lead:
             # gamma starts after the normalised block: sum the broadcast dims away.
@@ -442,13 +434,19 @@ class LayerNorm(_LayerNormBase):
 
 
 class LayerNormGrad(_LayerNormBase):
-    """``dx, dgamma, dbeta = LayerNormGrad(begin_norm_axis, begin_params_axis)(x, dy, rstd,
-    mean, gamma)``; dgamma and dbeta have shape x.shape[begin_norm_axis:] (the bprop sums
-    them down to gamma's shape)."""
+    """``dx, dgamma, dbeta = LayerNormGrad(begin_norm_axis, begin_params_axis,
+    epsilon=1e-7)(x, dy, variance, mean, gamma)``, as MindSpore's (the forward's variance and
+    mean; rstd = 1 / sqrt(variance + epsilon)); dgamma and dbeta have shape
+    x.shape[begin_norm_axis:] (the bprop sums them down to gamma's shape)."""
     # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
     differentiable = False
 
-    def infer(self, x, dy, rstd, mean, gamma):
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        super().__init__(begin_norm_axis, begin_params_axis)
+        self.epsilon = epsilon
+        self.add_prim_attr("epsilon", epsilon)
+
+    def infer(self, x, dy, variance, mean, gamma):
         check_float(self, "x", x)
         check_tensor(self, "dy", dy)
         check_same_shape(self, ("x", "dy"), x, dy)
@@ -457,7 +455,7 @@ class LayerNormGrad(_LayerNormBase):
         pshape = tuple(x.shape[norm:])
         return Aval(x.shape, x.dtype), Aval(pshape, x.dtype), Aval(pshape, x.dtype)
 
-    def impl(self, x, dy, rstd, mean, gamma):
+    def impl(self, x, dy, variance, mean, gamma):
         norm, _ = self._axes(x)
         xr = self._rows(x, norm)
         dx = device.empty(xr.shape, x.dtype)
@@ -466,7 +464,7 @@ class LayerNormGrad(_LayerNormBase):
         kernel("norm", "layer_norm_grad")(xr, self._rows(dy, norm),
                                           self._param_row(gamma, x, norm),
                                           contiguous(mean).reshape(-1),
-                                          contiguous(rstd).reshape(-1),
+                                          contiguous(variance).reshape(-1), self.epsilon,
                                           dx, dgamma, dbeta)
         pshape = tuple(x.shape[norm:])
         return dx.reshape(x.shape), dgamma.reshape(pshape), dbeta.reshape(pshape)

@@ -37,20 +37,21 @@ def test_layer_norm_forward_matches_cpu_and_numpy(dtype):
     ref = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(got[0], ref * gamma + beta, rtol=10 * TOL[dtype],
                                atol=10 * TOL[dtype])
+    np.testing.assert_allclose(got[2], x64.var(1), rtol=TOL[dtype])     # the biased variance
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_layer_norm_grad_matches_cpu(dtype):
     x, gamma, beta = _inputs(dtype)
     m, k = x.shape
-    y, mean, rstd = np.empty((m, k), dtype), np.empty(m, dtype), np.empty(m, dtype)
-    cpu.layer_norm(x, gamma, beta, 1e-5, y, mean, rstd)
+    y, mean, var = np.empty((m, k), dtype), np.empty(m, dtype), np.empty(m, dtype)
+    cpu.layer_norm(x, gamma, beta, 1e-5, y, mean, var)
     dy = np.random.default_rng(1).standard_normal((m, k)).astype(dtype)
     want = [np.empty((m, k), dtype), np.empty(k, dtype), np.empty(k, dtype)]
-    cpu.layer_norm_grad(x, dy, gamma, mean, rstd, *want)
+    cpu.layer_norm_grad(x, dy, gamma, mean, var, 1e-5, *want)
     got = [cuda.device_array((m, k), dtype), cuda.device_array(k, dtype),
            cuda.device_array(k, dtype)]
-    gpu.layer_norm_grad(*(cuda.to_device(a) for a in (x, dy, gamma, mean, rstd)), *got)
+    gpu.layer_norm_grad(*(cuda.to_device(a) for a in (x, dy, gamma, mean, var)), 1e-5, *got)
     for g, w in zip(got, want):
         g = g.copy_to_host()
         assert g.dtype == dtype
@@ -69,12 +70,12 @@ def test_layer_norm_grad_matches_central_differences():
                        y, cuda.device_array(2), cuda.device_array(2))
         return float((y.copy_to_host() * dy).sum())
 
-    y, mean, rstd = cuda.device_array(x.shape), cuda.device_array(2), cuda.device_array(2)
+    y, mean, var = cuda.device_array(x.shape), cuda.device_array(2), cuda.device_array(2)
     gpu.layer_norm(cuda.to_device(x), cuda.to_device(gamma), cuda.to_device(beta), 1e-5,
-                   y, mean, rstd)
+                   y, mean, var)
     dx = cuda.device_array(x.shape)
     gpu.layer_norm_grad(cuda.to_device(x), cuda.to_device(dy), cuda.to_device(gamma), mean,
-                        rstd, dx, cuda.device_array(7), cuda.device_array(7))
+                        var, 1e-5, dx, cuda.device_array(7), cuda.device_array(7))
     h = 1e-6
     for i, j in [(0, 0), (1, 3), (1, 6)]:
         xp, xm = x.copy(), x.copy()
