@@ -11,9 +11,9 @@ from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
-from minispore.parallel.comm_fusion import fuse_communication
-from minispore.parallel.comm_overlap import overlap_communication
-from minispore.parallel.comm_subgraph import reuse_communication_subgraphs
+from minispore.parallel.comm.fusion import fuse_communication
+from minispore.parallel.comm.overlap import overlap_communication
+from minispore.parallel.comm.subgraph import reuse_communication_subgraphs
 from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
                                          pipeline_spec, split_pipeline_stage)

@@ -482,7 +482,7 @@ def _inherit_cell_annotations(nodes, node):
 @contextmanager
 def _param_fusion(param):
     """Collectives traced inside (and the backward ones derived from them) carry the
-    parameter's communication fusion id (minispore/parallel/comm_fusion.py)."""
+    parameter's communication fusion id (minispore/parallel/comm/fusion.py)."""
     if param is None:
         yield
         return

@@ -47,7 +47,7 @@ from collections import deque
 
 from minispore.common.symbolic import is_symbolic
 from minispore.graph.ir import FORWARD, Value
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.param_slicing import fixed_layout
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy, rule_of

@@ -68,7 +68,7 @@ from typing import NamedTuple
 from minispore.common.layout import TensorLayout
 from minispore.graph.ir import FORWARD, Value
 from minispore.ops.sharding import tensor_args
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.propagation import (candidate_strategies, cuttable_labels, refuse_dynamic,
                                             strategy_of)
 from minispore.parallel.redistribution import cost, plan
