@@ -18,7 +18,7 @@ from minispore.parallel.partition import partition, step_parallel_begin
 from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
                                          pipeline_spec, split_pipeline_stage)
 from minispore.parallel.pipeline_schedule import schedule_pipeline
-from minispore.parallel.place_partition import partition_by_place
+from minispore.parallel.place.partition import partition_by_place
 from minispore.parallel.settings import operator_parallel_settings
 
 __all__ = ["PASSES", "pass_context", "on_mesh", "local_program"]
