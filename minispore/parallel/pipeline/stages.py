@@ -31,7 +31,7 @@ Three passes (DESIGN.md "Graph mode", parallel passes then scheduling):
    stage keeps in step (the optimizer's step counter) stay unmarked.
 
 The schedule (1F1B or GPipe over the micro-batches of `nn.PipelineCell`) is
-minispore/parallel/pipeline_schedule.py.
+minispore/parallel/pipeline/schedule.py.
 """
 import logging
 from dataclasses import dataclass
@@ -43,7 +43,7 @@ from minispore.graph.autodiff import differentiable_from
 from minispore.graph.ir import FORWARD, UPDATE, Node, definition_order, map_values
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
-from minispore.parallel.pipeline_ops import StageReceive, StageSend, placeholder
+from minispore.parallel.pipeline.ops import StageReceive, StageSend, placeholder
 from minispore.parallel.place.update import local_update
 from minispore.parallel.settings import get_device_num
 
