@@ -42,7 +42,7 @@ from minispore.parallel.region_boundary import SHARD_REGION
 from minispore.parallel.search import SEARCH_MODES, search_strategies
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
-from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
+from minispore.parallel.strategy.ckpt import load_strategies, operator_keys, save_strategies
 
 __all__ = ["step_parallel_begin", "partition", "LocalContext", "annotate_strategy"]
 

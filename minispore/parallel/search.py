@@ -73,7 +73,7 @@ from minispore.parallel.propagation import (candidate_strategies, cuttable_label
                                             strategy_of)
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy
-from minispore.parallel.strategy import operator_layouts
+from minispore.parallel.strategy.check import operator_layouts
 
 __all__ = ["search_strategies", "CostModel", "SEARCH_MODES", "COMPUTE_WEIGHT",
            "MEMORY_WEIGHT", "MAX_STATES"]
