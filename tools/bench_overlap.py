@@ -1,5 +1,5 @@
 """Overlap of the gradient all-reduces with the backward in compiled data-parallel steps
-(minispore/parallel/comm_overlap.py), on 2 ranks: the median GRAPH training step of the MLP
+(minispore/parallel/comm/overlap.py), on 2 ranks: the median GRAPH training step of the MLP
 784-512-512-10 (global batch 256, Momentum) with the overlap pass off (each bucket's blocking
 AllReduce after the whole backward) and on (each bucket started when its gradients exist,
 waited by the optimizer), with one 64 MB bucket (MindSpore's default: nothing to overlap) and
@@ -28,7 +28,7 @@ def _median_step(overlap, bucket_mb):
     from minispore import Tensor, nn
     from minispore.common.registry import REGISTRY
     from minispore.parallel import compiler
-    from minispore.parallel.comm_overlap import overlap_communication
+    from minispore.parallel.comm.overlap import overlap_communication
     passes = [p for p in compiler.PASSES if overlap or p is not overlap_communication]
     REGISTRY.plug("graph.passes", tuple(passes))
     ms.reset_auto_parallel_context()

@@ -6,7 +6,7 @@ on one process.
 The network is a deep MLP (8 Dense 256->256 + ReLU, then 256->10, batch 64, full_batch),
 cut into S equal stages; TrainOneStepCell(PipelineCell(WithLossCell)) with Momentum. The bubble
 is each stage's idle time (its receives and sends waiting) over its step time
-(minispore/parallel/pipeline_stats.py), averaged over the stages and the timed steps.
+(minispore/parallel/pipeline/stats.py), averaged over the stages and the timed steps.
 
 Usage: python tools/bench_pipeline.py          (launches 2- and 4-rank jobs, prints the table)
        python -m minispore.run -n S tools/bench_pipeline.py --job
@@ -54,7 +54,7 @@ def _run(stages, micro, scheduler=None):
     import minispore as ms
     from minispore import Tensor, nn
     from minispore.graph.memory import track_memory
-    from minispore.parallel.pipeline_stats import step_history
+    from minispore.parallel.pipeline.stats import step_history
     ms.reset_auto_parallel_context()
     if scheduler is not None:
         from minispore.communication import get_group_size

@@ -25,7 +25,7 @@ class Parameter(Tensor):
     TensorLayout) and ``global_shape`` say of what (minispore/parallel/param_slicing.py);
     ``derived`` lists optimizer state cloned from it, which is sliced alongside.
     Under pipeline parallel, ``pipeline_owner`` is ``(stage, PipelineSpec of this rank)``
-    when one stage holds and updates it (minispore/parallel/pipeline.py): only that stage's
+    when one stage holds and updates it (minispore/parallel/pipeline/stages.py): only that stage's
     ranks save it.
     """
     layout = None

@@ -11,7 +11,7 @@ and completed together by ``wait_sends`` at the end of the step (or earlier by t
 only receives block, and a schedule whose every receive follows its send in one global order
 cannot deadlock. The time a receive spends waiting for its message, and the time
 ``wait_sends`` waits, is the stage's idle time (the pipeline bubble: minispore/parallel/
-pipeline_stats.py).
+pipeline/stats.py).
 
 A peer of another world (a parameter server seen from a worker, a worker from a server) has no
 record in this rank's arrival table: only the deadline watches a wait for it.

@@ -52,7 +52,7 @@ class Program:
     and the optimizer; under operator parallel, the traced step's update nodes replayed on
     this rank's blocks). ``traced_gradients``: gradients taken while tracing.
     ``parallel_plan``: what `step_parallel_begin` decided, for `partition`.
-    ``pipeline``: this stage's split (minispore/parallel/pipeline.py), for the passes that
+    ``pipeline``: this stage's split (minispore/parallel/pipeline/stages.py), for the passes that
     finish and schedule the stage's program.
     """
     graphs: list
@@ -91,7 +91,7 @@ class PassContext:
     (minispore/parallel/settings.py) or None when operators are not sharded. Graph passes
     treat ``parallel`` as opaque; only parallel passes read it. ``workers``: the job's worker
     count (None before communication.init()); ``pipeline``: this rank's place in the pipeline
-    (a minispore.parallel.pipeline PipelineSpec) when pipeline_stages > 1, else None.
+    (a minispore.parallel.pipeline.stages PipelineSpec) when pipeline_stages > 1, else None.
     """
     options: CompileOptions = field(default_factory=REGISTRY.compile_options)
     rank: int = 0

@@ -407,7 +407,7 @@ class Cell(CellHooks):
     def set_comm_fusion(self, fusion_type, recurse=True):
         """Give this cell's parameters (its sub-cells' too when `recurse`) the communication
         fusion id `fusion_type` (``Parameter.comm_fusion``): their collectives with one id
-        become one collective (minispore/parallel/comm_fusion.py); 0 keeps them apart."""
+        become one collective (minispore/parallel/comm/fusion.py); 0 keeps them apart."""
         if not isinstance(fusion_type, int) or isinstance(fusion_type, bool):
             raise TypeError(f"For '{type(self).__name__}.set_comm_fusion', 'fusion_type' must be "
                             f"an int, but got {type(fusion_type).__name__}.")

@@ -6,8 +6,8 @@ data -- which dims of which inputs are the same logical dim, which are contracte
 be cut and why -- so operators speak it without importing the parallel pass. The layout
 vocabulary the rules are read against (TensorLayout, device matrices) is in
 minispore/common/layout.py; the *machinery* that turns a strategy or input layouts into device
-matrices, TensorLayouts, partial outputs and errors lives in minispore/parallel/strategy.py and
-minispore/parallel/rules/.
+matrices, TensorLayouts, partial outputs and errors lives in minispore/parallel/strategy/check.py
+and minispore/parallel/rules/.
 
 A rule is an object with ``spec(prim, args, outs) -> Einsum``: `args` are the call's
 arguments with tensors given as anything with ``.shape`` (Aval, Tensor, ndarray) and

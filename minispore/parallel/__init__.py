@@ -2,7 +2,7 @@
 per-step communication counter, and device meshes."""
 from minispore.common.mesh import DeviceMesh
 from minispore.parallel import compiler as _compiler  # registers the pass list with graph
-from minispore.parallel.comm_stats import comm_stats, reset_comm_stats
+from minispore.parallel.comm.stats import comm_stats, reset_comm_stats
 from minispore.parallel.compiler import on_mesh
 from minispore.parallel.plan import describe_plan
 

@@ -11,14 +11,14 @@ from minispore.graph import compile as graph_passes
 from minispore.graph.autodiff import differentiate
 from minispore.graph.program import PassContext
 from minispore.graph.recompute import recompute
-from minispore.parallel.comm_fusion import fuse_communication
-from minispore.parallel.comm_overlap import overlap_communication
-from minispore.parallel.comm_subgraph import reuse_communication_subgraphs
+from minispore.parallel.comm.fusion import fuse_communication
+from minispore.parallel.comm.overlap import overlap_communication
+from minispore.parallel.comm.subgraph import reuse_communication_subgraphs
 from minispore.parallel.partition import partition, step_parallel_begin
-from minispore.parallel.pipeline import (assign_pipeline_stages, finish_pipeline_stage,
-                                         pipeline_spec, split_pipeline_stage)
-from minispore.parallel.pipeline_schedule import schedule_pipeline
-from minispore.parallel.place_partition import partition_by_place
+from minispore.parallel.pipeline.stages import (assign_pipeline_stages, finish_pipeline_stage,
+                                                pipeline_spec, split_pipeline_stage)
+from minispore.parallel.pipeline.schedule import schedule_pipeline
+from minispore.parallel.place.partition import partition_by_place
 from minispore.parallel.settings import operator_parallel_settings
 
 __all__ = ["PASSES", "pass_context", "on_mesh", "local_program"]

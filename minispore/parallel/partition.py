@@ -42,7 +42,7 @@ from minispore.parallel.region_boundary import SHARD_REGION
 from minispore.parallel.search import SEARCH_MODES, search_strategies
 from minispore.parallel.rules import apply_default, apply_strategy
 from minispore.parallel.sharded_apply import LocalContext, move, sharded_apply
-from minispore.parallel.strategy_ckpt import load_strategies, operator_keys, save_strategies
+from minispore.parallel.strategy.ckpt import load_strategies, operator_keys, save_strategies
 
 __all__ = ["step_parallel_begin", "partition", "LocalContext", "annotate_strategy"]
 
@@ -482,7 +482,7 @@ def _inherit_cell_annotations(nodes, node):
 @contextmanager
 def _param_fusion(param):
     """Collectives traced inside (and the backward ones derived from them) carry the
-    parameter's communication fusion id (minispore/parallel/comm_fusion.py)."""
+    parameter's communication fusion id (minispore/parallel/comm/fusion.py)."""
     if param is None:
         yield
         return

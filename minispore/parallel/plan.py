@@ -17,8 +17,8 @@ from minispore.graph.jit import current_pass_context, logical_args
 from minispore.graph.tracer import to_program, trace
 from minispore.ops.operations import comm_ops
 from minispore.ops.primitive import Aval
-from minispore.parallel.comm_fusion import FusedCollective
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.fusion import FusedCollective
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.compiler import PASSES
 from minispore.parallel.partition import _arg_avals, _tensor_positions, step_parallel_begin
 
@@ -199,8 +199,8 @@ def _collective_kind(prim):
     """(the collective `prim` runs, whether it sends its inputs' flat concatenation), or
     (None, False) for an operator that is no collective (an AllReduceWait completes a started
     one: it is counted at its start)."""
-    from minispore.parallel.comm_overlap import AllReduceStart
-    from minispore.parallel.comm_subgraph import CommSubgraphCall
+    from minispore.parallel.comm.overlap import AllReduceStart
+    from minispore.parallel.comm.subgraph import CommSubgraphCall
     if isinstance(prim, CommSubgraphCall):
         prim = prim.subgraph.prim
     if isinstance(prim, FusedCollective):

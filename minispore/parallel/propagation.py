@@ -47,11 +47,11 @@ from collections import deque
 
 from minispore.common.symbolic import is_symbolic
 from minispore.graph.ir import FORWARD, Value
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.param_slicing import fixed_layout
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy, rule_of
-from minispore.parallel.strategy import operator_layouts
+from minispore.parallel.strategy.check import operator_layouts
 
 __all__ = ["propagate_strategies"]
 

@@ -39,7 +39,7 @@ from minispore.common.layout import (Partial, Replicate, Shard, TensorLayout, gr
                                      rank_coordinate)
 from minispore.common.symbolic import is_symbolic
 from minispore.ops.operations._base import cached_op
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 
 __all__ = ["Move", "plan", "cost", "expected_comm_stats", "refine", "redistribute",
            "apply_move", "group_name"]

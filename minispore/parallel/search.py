@@ -68,12 +68,12 @@ from typing import NamedTuple
 from minispore.common.layout import TensorLayout
 from minispore.graph.ir import FORWARD, Value
 from minispore.ops.sharding import tensor_args
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.propagation import (candidate_strategies, cuttable_labels, refuse_dynamic,
                                             strategy_of)
 from minispore.parallel.redistribution import cost, plan
 from minispore.parallel.rules import StrategyError, apply_default, apply_strategy
-from minispore.parallel.strategy import operator_layouts
+from minispore.parallel.strategy.check import operator_layouts
 
 __all__ = ["search_strategies", "CostModel", "SEARCH_MODES", "COMPUTE_WEIGHT",
            "MEMORY_WEIGHT", "MAX_STATES"]

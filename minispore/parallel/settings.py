@@ -35,7 +35,7 @@ class ParallelSettings:
     loss_repeated_mean: bool = True
     mesh: DeviceMesh = None
     search_mode: str = None           # auto_parallel's search_mode, else None
-    strategy_load_file: str = ""      # strategy checkpoints (minispore/parallel/strategy_ckpt.py)
+    strategy_load_file: str = ""      # strategy checkpoints (minispore/parallel/strategy/ckpt.py)
     strategy_save_file: str = ""
     strategy_trainable_only: bool = True
     optimizer_shard: bool = False     # optimizer parallel (parameter_placement.py)

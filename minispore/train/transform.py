@@ -3,7 +3,7 @@ another strategy or device count, offline, in one process (no MPI).
 
 The source files carry their own layout records, so ``src_strategy_file`` is only checked
 against them; the destination layouts come from ``dst_strategy_file``, a strategy checkpoint
-(minispore/parallel/strategy_ckpt.py, the JSON that ``strategy_ckpt_config={"save_file": ...}``
+(minispore/parallel/strategy/ckpt.py, the JSON that ``strategy_ckpt_config={"save_file": ...}``
 writes), whose ``parameters`` give each sliced parameter's device matrix and tensor map. Files
 are read from ``src_checkpoints_dir/rank_*/*.ckpt`` and written to
 ``dst_checkpoints_dir/rank_<r>/<ckpt_prefix><r>.ckpt`` as MindSpore lays them out; each
@@ -15,7 +15,7 @@ import os
 
 from minispore.common.parameter import Parameter
 from minispore.parallel.param_slicing import slice_parameter
-from minispore.parallel.strategy_ckpt import parameter_layouts, read_strategy_file
+from minispore.parallel.strategy.ckpt import parameter_layouts, read_strategy_file
 from minispore.train.serialization import save_checkpoint
 from minispore.train.sharded_checkpoints import merge_sharded_checkpoints
 

@@ -6,8 +6,8 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn
-from minispore.parallel.pipeline_schedule import stage_slots
-from minispore.parallel.pipeline_stats import analytic_bubble
+from minispore.parallel.pipeline.schedule import stage_slots
+from minispore.parallel.pipeline.stats import analytic_bubble
 
 
 class Affine(nn.Cell):

@@ -1,4 +1,4 @@
-"""The overlap pass (minispore/parallel/comm_overlap.py): a compiled data-parallel step starts
+"""The overlap pass (minispore/parallel/comm/overlap.py): a compiled data-parallel step starts
 each gradient bucket's all-reduce as soon as its gradients exist, during the backward, and
 waits for it where the optimizer reads it; training is bitwise the same as with blocking
 all-reduces after the backward, and as with semi-auto's fused collectives.
@@ -13,7 +13,7 @@ from minispore import Tensor, nn
 from minispore.common.registry import REGISTRY
 from minispore.graph.ir import BACKWARD
 from minispore.parallel import compiler
-from minispore.parallel.comm_overlap import overlap_communication
+from minispore.parallel.comm.overlap import overlap_communication
 
 pytestmark = pytest.mark.mpi(min_size=2)
 

@@ -15,7 +15,7 @@ from minispore.parallel.checkpoint import apply_layout_record, layout_record, me
 from minispore.parallel.param_slicing import slice_parameter
 from minispore.parallel.redistribution import plan
 from minispore.parallel.rules import apply_strategy
-from minispore.parallel.strategy import StrategyError
+from minispore.parallel.strategy.check import StrategyError
 from tests.parallel.test_redistribution_plan import check_plan, kinds
 from tests.parallel.test_rules import check_sharded, f64
 

@@ -16,7 +16,7 @@ from minispore.communication import get_group_size
 from minispore.graph.memory import track_memory
 from minispore.parallel import comm_stats, reset_comm_stats
 from minispore.parallel.param_slicing import gather_parameter
-from minispore.parallel.pipeline_stats import last_step
+from minispore.parallel.pipeline.stats import last_step
 
 pytestmark = pytest.mark.mpi(min_size=2)
 

@@ -13,7 +13,7 @@ import pytest
 import minispore as ms
 from minispore import Parameter, Symbol, Tensor, nn, ops
 from minispore.common.initializer import initializer
-from minispore.parallel.strategy import StrategyError, SymbolDivisorError
+from minispore.parallel.strategy.check import StrategyError, SymbolDivisorError
 from tests.parallel.semi_auto_net import (TutorialNet, batches, setup_training, train,
                                           train_cell)
 

@@ -9,7 +9,7 @@ from minispore.common.layout import group_ranks
 from minispore.common.symbolic import SymDim, SymVar
 from minispore.ops.primitive import Aval
 from minispore.parallel.rules import apply_strategy
-from minispore.parallel.strategy import StrategyError
+from minispore.parallel.strategy.check import StrategyError
 
 
 def aval(*shape):

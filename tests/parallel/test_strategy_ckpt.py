@@ -1,4 +1,4 @@
-"""Strategy checkpoint files (minispore/parallel/strategy_ckpt.py): keys, format checks and
+"""Strategy checkpoint files (minispore/parallel/strategy/ckpt.py): keys, format checks and
 errors; saving and loading across runs is tested under MPI in
 tests/parallel/test_sharding_propagation_mpi.py."""
 import json
@@ -9,7 +9,7 @@ import pytest
 import minispore as ms
 from minispore import Tensor, ops
 from minispore.graph.tracer import trace
-from minispore.parallel.strategy_ckpt import FORMAT, load_strategies, operator_keys
+from minispore.parallel.strategy.ckpt import FORMAT, load_strategies, operator_keys
 
 
 def test_repeated_scopes_get_numbered_keys():

@@ -17,11 +17,11 @@ from minispore.graph import dynamic
 from minispore.graph.ir import FORWARD
 from minispore.graph.tracer import trace
 from minispore.parallel import search
-from minispore.parallel.comm_stats import sent_bytes
+from minispore.parallel.comm.stats import sent_bytes
 from minispore.parallel.partition import _arg_avals, _tensor_positions
 from minispore.parallel.search import CostModel, search_strategies
 from minispore.parallel.settings import ParallelSettings
-from minispore.parallel.strategy import operator_layouts
+from minispore.parallel.strategy.check import operator_layouts
 from tests.parallel.semi_auto_net import SmallLeNet, TutorialNet
 
 MODES = ("dynamic_programming", "recursive_programming")

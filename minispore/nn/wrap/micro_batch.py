@@ -13,7 +13,7 @@ gradients: only one micro-batch's activations are alive at a time. In GRAPH mode
 step holds every micro-batch (each node traced inside micro-batch i carries the annotation
 ``micro_batch=i``) and the graph's autodiff sums their gradients; under pipeline parallel the
 stage's schedule orders the micro-batches' forward and backward work
-(minispore/parallel/pipeline_schedule.py).
+(minispore/parallel/pipeline/schedule.py).
 """
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
 from minispore.common.context import GRAPH_MODE, context

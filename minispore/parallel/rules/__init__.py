@@ -14,8 +14,9 @@ plus the functions that apply an operator's rule to a strategy or to its inputs'
 """
 from minispore.ops.sharding import *  # noqa: F401,F403  (the generators)
 from minispore.ops.sharding import Einsum, Rule, replicate_only, tensor_args  # noqa
-from minispore.parallel.strategy import (RuleResult, StrategyError, default_strategy,  # noqa
-                                         layout_operator_layouts, operator_layouts)
+from minispore.parallel.strategy.check import (RuleResult, StrategyError,  # noqa
+                                               default_strategy, layout_operator_layouts,
+                                               operator_layouts)
 
 
 def rule_of(prim):

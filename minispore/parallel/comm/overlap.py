@@ -26,7 +26,7 @@ from minispore.graph.ir import UPDATE, Node
 from minispore.ops.operations.comm_ops import AllReduce
 from minispore.ops.primitive import Aval, Primitive
 from minispore.common import dtype as mstype
-from minispore.parallel.comm_fusion import FusedCollective
+from minispore.parallel.comm.fusion import FusedCollective
 
 __all__ = ["overlap_communication", "AllReduceStart", "AllReduceWait"]
 

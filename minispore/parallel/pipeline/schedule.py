@@ -19,12 +19,12 @@ The optimizer update runs last, in its traced order. The schedule changes only t
 the same nodes, so the numbers do not depend on it.
 
 A `PipelineStepBegin` node starts the step clock and a `PipelineStepEnd` node completes the
-step's sends and records its busy and idle time (minispore/parallel/pipeline_stats.py).
+step's sends and records its busy and idle time (minispore/parallel/pipeline/stats.py).
 """
 import logging
 
 from minispore.graph.ir import FORWARD, UPDATE, Node
-from minispore.parallel.pipeline_ops import PipelineStepBegin, PipelineStepEnd
+from minispore.parallel.pipeline.ops import PipelineStepBegin, PipelineStepEnd
 
 __all__ = ["schedule_pipeline", "stage_slots"]
 

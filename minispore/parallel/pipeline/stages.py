@@ -19,7 +19,7 @@ Three passes (DESIGN.md "Graph mode", parallel passes then scheduling):
    where b would have made it. The gradient request keeps the loss only on the stage that
    computes it (the others get their cotangents from the Receive bprops) and this stage's
    parameters; the optimizer update keeps only their nodes (minispore/parallel/
-   place_update.py).
+   place/update.py).
 3. `finish_pipeline_stage` (after the update): outputs another stage computes come back as
    zeros placeholders -- or, with ``pipeline_result_broadcast=True``, the last stage's
    results are sent to every stage -- and nodes that read another stage's values (the
@@ -31,7 +31,7 @@ Three passes (DESIGN.md "Graph mode", parallel passes then scheduling):
    stage keeps in step (the optimizer's step counter) stay unmarked.
 
 The schedule (1F1B or GPipe over the micro-batches of `nn.PipelineCell`) is
-minispore/parallel/pipeline_schedule.py.
+minispore/parallel/pipeline/schedule.py.
 """
 import logging
 from dataclasses import dataclass
@@ -43,8 +43,8 @@ from minispore.graph.autodiff import differentiable_from
 from minispore.graph.ir import FORWARD, UPDATE, Node, definition_order, map_values
 from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
-from minispore.parallel.pipeline_ops import StageReceive, StageSend, placeholder
-from minispore.parallel.place_update import local_update
+from minispore.parallel.pipeline.ops import StageReceive, StageSend, placeholder
+from minispore.parallel.place.update import local_update
 from minispore.parallel.settings import get_device_num
 
 logger = logging.getLogger("minispore")
@@ -118,7 +118,7 @@ class StageSplit:
     next_tag: int = 0
     micro_size: int = 1
     # {id(param): (param, {stages of the nodes reading it})}: the forward's readers, then the
-    # optimizer update's (place_update.local_update)
+    # optimizer update's (place.update.local_update)
     readers: dict = None
 
 

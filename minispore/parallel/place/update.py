@@ -1,6 +1,6 @@
 """The optimizer update of a `place` segment or a pipeline stage: each worker (stage) updates
-only the parameters that live on it (minispore/parallel/place_partition.py, pipeline.py), with
-their optimizer state."""
+only the parameters that live on it (minispore/parallel/place/partition.py,
+pipeline/stages.py), with their optimizer state."""
 from minispore.ops import functional as F
 
 __all__ = ["local_update"]

@@ -21,7 +21,7 @@ Every rank traces the same program, so every rank derives the same split:
    ends agree); both ends of such an edge run their bprop in every backward
    (``backward_always``), the others never. The loss (the gradient's head) seeds the worker
    that owns it; the others get their cotangents through the edges only.
-4. Update: minispore/parallel/place_update.py keeps the optimizer's nodes for the parameters
+4. Update: minispore/parallel/place/update.py keeps the optimizer's nodes for the parameters
    living here.
 """
 import logging
@@ -34,7 +34,7 @@ from minispore.graph.program import GradRequest
 from minispore.graph.tracer import Tracer
 from minispore.ops.operations.comm_ops import Receive, Send, _DynamicReceive
 from minispore.ops.primitive import Primitive
-from minispore.parallel.place_update import local_update
+from minispore.parallel.place.update import local_update
 
 __all__ = ["partition_by_place"]
 

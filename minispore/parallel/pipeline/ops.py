@@ -15,7 +15,7 @@ from minispore.common.tensor import Tensor
 from minispore.communication import p2p
 from minispore.ops.operations.comm_ops import Receive, Send
 from minispore.ops.primitive import Aval, Primitive
-from minispore.parallel.pipeline_stats import CLOCK
+from minispore.parallel.pipeline.stats import CLOCK
 
 __all__ = ["StageSend", "StageReceive", "PipelineStepBegin", "PipelineStepEnd", "placeholder"]
 
