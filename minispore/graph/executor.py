@@ -41,6 +41,9 @@ class Executable:
     def __init__(self, graph, device=CPU, plan_memory=True):
         self.graph = graph
         self.n_nodes = len(graph.nodes)
+        # whether running it talks to other ranks (the compile cache then checks that every
+        # rank was fed inputs of one shape)
+        self.communicates = any(getattr(n.prim, "communication", False) for n in graph.nodes)
         # Constants, parameters and (CPU-only) fused kernels are bound for this device.
         self.device = device
         _parameters_to(graph, self.device)

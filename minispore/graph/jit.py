@@ -88,9 +88,6 @@ class CompileCache:
         # PassContext (device, mesh, rank, parallel settings) keys the cache.
         ctx = current_pass_context()
         sharded = ctx.parallel is not None
-        if sharded:
-            ctx.check_fed_blocks([tuple(a.shape) for a in args if isinstance(a, Tensor)
-                                  and not isinstance(a, Parameter)], self.name)
         if dynamic is not None:
             key = (dynamic.signature_of(placeholders), extra_key, ctx,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
@@ -118,6 +115,11 @@ class CompileCache:
             self.hits += 1
             if self._totals is not None:
                 self._totals["hits"] += 1
+        if sharded and getattr(executable, "communicates", True):
+            # A graph without collectives runs on each rank's blocks alone; one with them
+            # needs every rank to run the same logical shapes.
+            ctx.check_fed_blocks([tuple(a.shape) for a in args if isinstance(a, Tensor)
+                                  and not isinstance(a, Parameter)], self.name)
         arrays = [a._require_data() for a in args if isinstance(a, Tensor)]
         return executable.run(arrays, bindings)
 
