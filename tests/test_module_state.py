@@ -5,8 +5,9 @@ container or calls a mutating method on one (``_cache[k] = v``, ``_hooks.append(
 assigns an attribute of a module-level class (``_Compiler.passes = ...``) holds state behind
 the registry's back.
 
-What is left is listed in REMAINING with what it is; the list only shrinks. Memo caches of
-immutable values (compiled kernels, primitive instances) are listed too."""
+Process state that is not a setting (caches of compiled kernels and primitive instances, the
+active profiler, async checkpoint writers) is registry-owned (``REGISTRY.owned``). What is left
+is listed in REMAINING with why; the list only shrinks."""
 import ast
 from pathlib import Path
 
@@ -20,18 +21,11 @@ CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Cou
 # (module, name): what it is. Shrinks as the renovation moves each into the registry, the
 # world object, or removes it.
 REMAINING = {
-    # memo caches of immutable values
+    # below the registry's layer (kernels <- device <- common): kernels/ imports only numpy and
+    # numba, and device/ sits under common
     ("kernels/cuda/launch.py", "_meta_cache"): "launch metadata per kernel signature",
-    ("minispore/ops/kernel_registry.py", "_cache"): "kernels resolved per device and name",
-    ("minispore/ops/operations/_base.py", "_instances"): "the one cache of primitive instances",
-    ("minispore/communication/collectives.py", "_ops"): "MPI reduce operations by name",
-    ("minispore/parallel/shard.py", "_CACHE"): "compiled shard regions",
-    ("minispore/graph/dynamic.py", "_SPECS"): "symbol specs per placeholder",
-    # registration slots (upper layers plugging into lower ones)
     ("minispore/device/__init__.py", "_target"): "device_target source (set by common)",
-    ("minispore/ops/primitive.py", "_APPLY"): "interpreter slots",
     ("minispore/device/strict_simulator.py", "_OBSERVERS"): "launch observers of the tests",
-    # run-time state that belongs to the world object or the profiler
 }
 
 

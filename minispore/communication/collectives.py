@@ -26,6 +26,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import profiling
+from minispore.common.registry import REGISTRY
 from minispore.communication._comm import (KINDS, STATE, check_same_call, communicator, mpi)
 from minispore.communication.watch.arrivals import IALLREDUCE
 from minispore.communication.watch.watchdog import Mismatch
@@ -33,7 +34,7 @@ from minispore.communication.watch.watchdog import Mismatch
 SUM, MAX, MIN, PROD = "sum", "max", "min", "prod"
 _OP_CODE = {SUM: 0, MAX: 1, MIN: 2, PROD: 3}
 _BOOL_OP = {SUM: "LOR", MAX: "LOR", MIN: "LAND", PROD: "LAND"}
-_ops = {}
+_ops = REGISTRY.owned("communication.mpi_ops", dict)   # (op, dtype char) -> MPI.Op
 
 
 def mpi_op(op, dtype):

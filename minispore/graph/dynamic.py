@@ -9,6 +9,7 @@ variables (SymDims); `bind_and_check` maps them to the actual sizes of a call an
 before anything runs when a size breaks a rule.
 """
 from minispore.common.parameter import Parameter
+from minispore.common.registry import REGISTRY
 from minispore.common.symbol import Symbol
 from minispore.common.symbolic import SymDim, SymVar
 from minispore.common.tensor import Tensor
@@ -18,7 +19,7 @@ __all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text"]
 
 # Specs are cached by the identity of the placeholder objects, so the variables a graph was
 # traced with are the ones its calls bind (links made while tracing live on them).
-_SPECS = {}
+_SPECS = REGISTRY.owned("graph.placeholder_specs", dict)
 
 
 def symbol_text(sym):

@@ -2,9 +2,10 @@
 import importlib
 
 from minispore.common.context import context
+from minispore.common.registry import REGISTRY
 
 _CTX = context()
-_cache = {}
+_cache = REGISTRY.owned("ops.kernels", dict)   # (device, family, name) -> kernel
 
 
 def kernel(family, name, device=None):

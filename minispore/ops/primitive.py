@@ -14,7 +14,7 @@ logger = logging.getLogger("minispore")
 _warned_shard = REGISTRY.owned("ops.warned_shard", set)   # names warned once about shard()
 
 
-_APPLY = []   # [interpreter.apply_primitive], filled on the first call
+_APPLY = REGISTRY.owned("ops.apply", list)   # [interpreter.apply_primitive], on first call
 
 
 def _load_apply():

@@ -19,6 +19,7 @@ from minispore.common.auto_parallel_context import get_auto_parallel_context, \
     set_auto_parallel_context, user_set
 from minispore.common.context import GRAPH_MODE, context
 from minispore.common.layout import check_strategy_tuples
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.parallel.region_boundary import SHARD_REGION, entry_identity, exit_cuts, \
     exit_identities
@@ -28,7 +29,7 @@ __all__ = ["shard", "check_shard_args", "ShardFunction"]
 
 logger = logging.getLogger("minispore")
 _CTX = context()
-_CACHE = {}
+_CACHE = REGISTRY.owned("parallel.shard_regions", dict)
 
 
 def check_shard_args(name, in_strategy, out_strategy, parameter_plan, device, level):

@@ -4,6 +4,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.registry import REGISTRY
 from minispore.common.symbolic import SymDim, prod, unify
 from minispore.common.tensor import Tensor
 from minispore.ops.primitive import Aval
@@ -170,7 +171,7 @@ def check_same_shape(prim, names, a, b):
                          f"{tuple(a.shape)} and {tuple(b.shape)}.")
 
 
-_instances = {}
+_instances = REGISTRY.owned("ops.primitive_instances", dict)   # cached_op's instances
 
 
 def _hashable(value):

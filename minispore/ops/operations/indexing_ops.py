@@ -418,10 +418,11 @@ class UnsortedSegmentSum(Primitive):
         ids = contiguous(segment_ids).reshape(-1)
         inner = int(np.prod(x.shape[segment_ids.ndim:], dtype=np.int64))
         out = device.empty((1, int(num_segments), inner), x.dtype)
-        # deterministic="ON": the CUDA kernel's atomic adds would sum in a varying order
-        name = "unsorted_segment_sum_deterministic" if context().get("deterministic") == "ON" \
-            else "unsorted_segment_sum"
-        kernel("indexing", name)(contiguous(x).reshape(1, ids.size, inner), ids, out)
+        if context().get("deterministic") == "ON":   # the CUDA kernel's atomic adds would
+            run = kernel("indexing", "unsorted_segment_sum_deterministic")   # vary the order
+        else:
+            run = kernel("indexing", "unsorted_segment_sum")
+        run(contiguous(x).reshape(1, ids.size, inner), ids, out)
         return out.reshape((int(num_segments),) + x.shape[segment_ids.ndim:])
 
     def bprop(self, inputs, out, dout):
