@@ -17,7 +17,6 @@ if str(ROOT) not in sys.path:
 import minispore  # noqa: E402,F401  (declares every setting in the registry)
 from minispore.common.context import context  # noqa: E402
 from minispore.common.registry import REGISTRY  # noqa: E402
-from minispore.communication.state import STATE  # noqa: E402
 
 
 def _reloading(change):
@@ -36,16 +35,15 @@ pytest.MonkeyPatch.delenv = _reloading(pytest.MonkeyPatch.delenv)
 
 @pytest.fixture(autouse=True)
 def isolated_context():
-    """Put every setting back after each test (set_context, the parallel and parameter-server
-    contexts, the seeds, the dataset config: one registry), drop tapes or cell scopes a
-    failing test left open, and forget the communication run-time state (collective counters,
-    parameter-server progress) the world keeps, so one failure does not cascade into others."""
+    """Put the context back after each test, in one call: every setting (set_context, the
+    parallel and parameter-server contexts, the seeds, the dataset config: one registry), the
+    environment as the process has it, no tape or cell scope a failing test left open, and no
+    communication run-time state (collective counters, parameter-server progress), so one
+    failure does not cascade into others."""
     ctx = context()
     saved = ctx.snapshot()
     yield
     ctx.restore(saved)
-    REGISTRY.reload_environment()
-    STATE.reset_run_state()
 
 
 _FAILED = pytest.StashKey[object]()

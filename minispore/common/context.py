@@ -174,11 +174,16 @@ class _Context:
         return REGISTRY.snapshot()
 
     def restore(self, snapshot):
-        """Put the settings back as `snapshot` took them and drop this thread's tapes and
-        cell scopes (what tests/conftest.py does after every test)."""
+        """Put the settings back as `snapshot` took them, read the environment again, drop
+        this thread's tapes and cell scopes and let the layers above forget their per-run
+        state (the "common.after_restore" hooks): what tests/conftest.py does after every
+        test, in one call."""
         REGISTRY.restore(snapshot)
+        REGISTRY.reload_environment()
         self.tapes.clear()
         self.scopes.clear()
+        for hook in REGISTRY.plugged("common.after_restore", ()):
+            hook()
 
     @property
     def mode(self):

@@ -39,6 +39,9 @@ PLUG_POINTS = {
                           "of a compile started now",
     "graph.before_compile": "functions called before every compile (minispore/ps/runtime.py "
                             "starts a parameter server's serving at the first one)",
+    "common.after_restore": "functions called when the context is restored from a snapshot "
+                            "(minispore/communication/state.py forgets the run's collective "
+                            "counters and parameter-server progress)",
     "communication.after_init": "functions called at the end of every init() "
                                 "(minispore/ps/runtime.py starts a job's parameter servers)",
     "nn.parameter_server": "minispore/ps/runtime.py, which an Optimizer hands its parameters "

@@ -4,13 +4,15 @@ collective counters, the pipeline's pending sends, the ranks a dynamic cluster l
 parameter server's progress, and the Communicator it names groups by. The only module-level
 mutable state of communication (and of minispore/ps, whose state it holds) is STATE.
 
-A leaf (it imports only stats.py): the modules that watch, report on and end the world
-(watchdog, fault_report, arrivals, exits, cluster_worker) read it from here, and _comm, which
-sets it up in init(), imports them.
+A leaf (it imports only stats.py and the registry, where it hooks its reset into the
+context's restore): the modules that watch, report on and end the world (watchdog,
+fault_report, arrivals, exits, cluster_worker) read it from here, and _comm, which sets it up
+in init(), imports them.
 
 Importing ``mpi4py.MPI`` initialises MPI, so `mpi()` imports it on first use: single-process
 scripts that never call ``init()`` never start it.
 """
+from minispore.common.registry import REGISTRY
 from minispore.communication.stats import CommStats
 
 
@@ -94,3 +96,4 @@ class CommState:
 
 
 STATE = CommState()
+REGISTRY.add_hook("common.after_restore", STATE.reset_run_state)
