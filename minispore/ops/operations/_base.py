@@ -1,5 +1,7 @@
 """Shared pieces of operator definitions: shape/dtype checks, broadcasting and reduction axes,
 gradient-primitive caching. It defines no operator, so every operator family may import it."""
+import math
+
 import numpy as np
 
 from minispore import device
@@ -127,15 +129,15 @@ def middle_view(x, axes):
     the end. Also returns the permutation applied (None when none), to undo it on a gradient."""
     shape = x.shape
     if axes and axes == tuple(range(axes[0], axes[-1] + 1)):
-        outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
-        red = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
-        inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
+        outer = int(math.prod(shape[:axes[0]]))
+        red = int(math.prod(shape[axes[0]:axes[-1] + 1]))
+        inner = int(math.prod(shape[axes[-1] + 1:]))
         return contiguous(x).reshape(outer, red, inner), None
     keep = [i for i in range(len(shape)) if i not in axes]
     perm = keep + list(axes)
     moved = contiguous(device.transpose(x, perm))
-    outer = int(np.prod([shape[i] for i in keep], dtype=np.int64))
-    red = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    outer = int(math.prod([shape[i] for i in keep]))
+    red = int(math.prod([shape[i] for i in axes]))
     return moved.reshape(outer, red, 1), perm
 
 

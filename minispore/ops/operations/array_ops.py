@@ -1,5 +1,6 @@
 """Shape, layout, creation and type-conversion operators (indexing ones live in indexing_ops,
 concat/split/tile in combine_ops)."""
+import math
 import numbers
 
 import numpy as np
@@ -328,7 +329,7 @@ class Flatten(_ReshapeLike):
         return Aval((x.shape[0], shape_size(x.shape[1:])), x.dtype)
 
     def impl(self, x):
-        return x.reshape(x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64)))
+        return x.reshape(x.shape[0], int(math.prod(x.shape[1:])))
 
 
 class Assign(Primitive):

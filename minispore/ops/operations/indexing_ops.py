@@ -1,5 +1,7 @@
 """Indexing operators: strided slices and their gradient, gather / segment sum, one-hot, and
 masked select."""
+import math
+
 import numpy as np
 
 from minispore import device
@@ -306,8 +308,8 @@ class Gather(Primitive):
 
     def impl(self, params, indices, axis):
         axis = int(axis) % params.ndim
-        outer = int(np.prod(params.shape[:axis], dtype=np.int64))
-        inner = int(np.prod(params.shape[axis + 1:], dtype=np.int64))
+        outer = int(math.prod(params.shape[:axis]))
+        inner = int(math.prod(params.shape[axis + 1:]))
         p3 = contiguous(params).reshape(outer, params.shape[axis], inner)
         idx = contiguous(indices).reshape(-1)
         out = device.empty((outer, idx.size, inner), params.dtype)
@@ -416,7 +418,7 @@ class UnsortedSegmentSum(Primitive):
 
     def impl(self, x, segment_ids, num_segments):
         ids = contiguous(segment_ids).reshape(-1)
-        inner = int(np.prod(x.shape[segment_ids.ndim:], dtype=np.int64))
+        inner = int(math.prod(x.shape[segment_ids.ndim:]))
         out = device.empty((1, int(num_segments), inner), x.dtype)
         if context().get("deterministic") == "ON":   # the CUDA kernel's atomic adds would
             run = kernel("indexing", "unsorted_segment_sum_deterministic")   # vary the order
@@ -481,8 +483,8 @@ class OneHot(Primitive):
 
     def impl(self, indices, depth, on_value, off_value, out=None):
         axis = indices.ndim if self.axis == -1 else self.axis
-        outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
-        inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
+        outer = int(math.prod(indices.shape[:axis]))
+        inner = int(math.prod(indices.shape[axis:]))
         if out is None:
             out = device.empty(indices.shape[:axis] + (int(depth),) + indices.shape[axis:],
                                on_value.dtype)

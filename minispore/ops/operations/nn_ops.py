@@ -5,6 +5,8 @@ primitives (ReluGrad, SoftmaxGrad, LayerNormGrad …) so every bprop is one fuse
 Kernels take float32 and float64; the softmax family, the cross-entropy losses and Dropout
 take float16 by running the float32 kernel (Primitive.float16_in_float32); LayerNorm refuses it.
 """
+import math
+
 import numpy as np
 
 from minispore import device
@@ -41,8 +43,8 @@ def _one_axis(name, axis):
 def _axis_view(x, axis):
     """x as a C-contiguous (before, axis, after) array: the layout of the softmax kernels."""
     shape = x.shape
-    a = int(np.prod(shape[:axis], dtype=np.int64))
-    b = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    a = int(math.prod(shape[:axis]))
+    b = int(math.prod(shape[axis + 1:]))
     return contiguous(x).reshape(a, shape[axis], b)
 
 
@@ -373,7 +375,7 @@ class _LayerNormBase(Primitive):
 
     @staticmethod
     def _rows(x, norm):
-        return contiguous(x).reshape(int(np.prod(x.shape[:norm], dtype=np.int64)), -1)
+        return contiguous(x).reshape(int(math.prod(x.shape[:norm])), -1)
 
     @staticmethod
     def _param_row(p, x, norm):

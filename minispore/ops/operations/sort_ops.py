@@ -1,4 +1,6 @@
 """Sorting and scanning operators along one axis: CumSum, Sort, TopK and their gradient SortGrad."""
+import math
+
 import numpy as np
 
 from minispore import device
@@ -225,8 +227,8 @@ class SortGrad(Primitive):
     def impl(self, x, indices, dout):
         axis = normalize_axis(self, self.axis, x.ndim)
         shape = x.shape
-        lines = (int(np.prod(shape[:axis], dtype=np.int64)), shape[axis],
-                 int(np.prod(shape[axis + 1:], dtype=np.int64)))
+        lines = (int(math.prod(shape[:axis])), shape[axis],
+                 int(math.prod(shape[axis + 1:])))
         dx = device.empty(lines, dout.dtype)
         kernel("sort", "scatter_middle")(_lines(dout, axis), _lines(indices, axis), dx)
         return dx.reshape(x.shape)
