@@ -16,7 +16,8 @@ __all__ = ["unsqueeze", "unbind", "unstack", "chunk", "tensor_split", "hsplit", 
            "swapdims", "flip", "fliplr", "flipud", "tril", "triu", "diag", "diagflat",
            "diagonal", "trace", "outer", "ger", "inner", "kron", "diff", "cross", "expand_as",
            "view_as", "reshape_as", "type_as", "full_like", "full", "glu_split", "argwhere",
-           "nonzero", "aminmax"]
+           "nonzero", "aminmax", "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
+           "constant_pad", "pad"]
 
 
 def _check_tensor(name, arg, x):
@@ -463,3 +464,82 @@ def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
     _check_tensor("aminmax", "input", input)
     return M.reduce_min(input, axis, keepdims), M.reduce_max(input, axis, keepdims)
 
+
+
+def channel_shuffle(x, groups):
+    """(N, C, ...) with its C = groups * k channels reordered from (groups, k) to (k, groups)."""
+    _check_tensor("channel_shuffle", "x", x)
+    if x.ndim < 2:
+        raise ValueError(f"For 'channel_shuffle', 'x' must have rank >= 2, but got {x.ndim}.")
+    n, c = x.shape[:2]
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or c % groups:
+        raise ValueError(f"For 'channel_shuffle', 'groups' must be a positive int dividing the "
+                         f"{c} channels, but got {groups!r}.")
+    rest = tuple(x.shape[2:])
+    y = A.reshape(x, (n, groups, c // groups) + rest)
+    y = A.transpose(y, (0, 2, 1) + tuple(range(3, y.ndim)))
+    return A.reshape(y, (n, c) + rest)
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    """(..., C*r*r, H, W) -> (..., C, H*r, W*r)."""
+    _check_tensor("pixel_shuffle", "input", input)
+    r = upscale_factor
+    if input.ndim < 3 or input.shape[-3] % (r * r):
+        raise ValueError(f"For 'pixel_shuffle', 'input' must have rank >= 3 and channels "
+                         f"divisible by {r * r}, but got shape {tuple(input.shape)}.")
+    lead, (c, h, w) = tuple(input.shape[:-3]), input.shape[-3:]
+    y = A.reshape(input, (-1, c // (r * r), r, r, h, w))
+    y = A.transpose(y, (0, 1, 4, 2, 5, 3))
+    return A.reshape(y, lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    """(..., C, H*r, W*r) -> (..., C*r*r, H, W)."""
+    _check_tensor("pixel_unshuffle", "input", input)
+    r = downscale_factor
+    if input.ndim < 3 or input.shape[-1] % r or input.shape[-2] % r:
+        raise ValueError(f"For 'pixel_unshuffle', 'input' must have rank >= 3 and H, W "
+                         f"divisible by {r}, but got shape {tuple(input.shape)}.")
+    lead, (c, h, w) = tuple(input.shape[:-3]), input.shape[-3:]
+    y = A.reshape(input, (-1, c, h // r, r, w // r, r))
+    y = A.transpose(y, (0, 1, 3, 5, 2, 4))
+    return A.reshape(y, lead + (c * r * r, h // r, w // r))
+
+
+def constant_pad(x, padding, value=0.0):
+    """x padded with `value`: padding = (left, right) of the last dim, then of the one before
+    ...; a negative amount crops. Concat of filled blocks and StridedSlice."""
+    if isinstance(padding, Tensor):
+        padding = tuple(int(p) for p in padding.asnumpy().reshape(-1))
+    padding = tuple(int(p) for p in padding)
+    if len(padding) % 2 or len(padding) > 2 * x.ndim:
+        raise ValueError(f"For 'pad', 'padding' must hold pairs for at most {x.ndim} dims, but "
+                         f"got {padding}.")
+    value = 0.0 if value is None else value
+    for i in range(len(padding) // 2):
+        dim = x.ndim - 1 - i
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        if lo < 0 or hi < 0:
+            n = x.shape[dim]
+            x = _split_at("pad", x, [max(-lo, 0), n - max(-hi, 0)], dim)[1]
+            lo, hi = max(lo, 0), max(hi, 0)
+        parts = []
+        for amount in (lo, None, hi):
+            if amount is None:
+                parts.append(x)
+            elif amount > 0:
+                shape = list(x.shape)
+                shape[dim] = amount
+                parts.append(A.fill(x.dtype, tuple(shape), value))
+        x = A.concat(parts, dim) if len(parts) > 1 else x
+    return x
+
+
+def pad(input_x, padding, mode="constant", value=None):
+    """ops.pad; only mode 'constant' (see constant_pad)."""
+    _check_tensor("pad", "input_x", input_x)
+    if mode != "constant":
+        raise NotImplementedError(f"For 'pad', mode {mode!r} is not implemented in minispore; "
+                                  f"only 'constant' is.")
+    return constant_pad(input_x, padding, value)
