@@ -94,10 +94,17 @@ def acosh(input):  # noqa: A002
 
 
 def asinh(input):  # noqa: A002
-    """sign(x) * log(|x| + sqrt(x^2 + 1)): written on |x| so large negative x does not cancel."""
+    """log(x + sqrt(x^2 + 1)) on x >= 0 and -asinh(-x) below, so large negative x does not
+    cancel; each branch sees a safe argument (0 where unused), so gradients stay finite and
+    equal 1 at 0."""
     x = _floatify(input)
-    ax = M.abs(x)
-    return M.mul(M.sign(x), M.log(M.add(ax, M.sqrt(M.add(M.square(ax), 1.0)))))
+    nonneg = M.greater_equal(x, 0.0)
+    zero = A.zeros_like(x)
+    pos, neg = _where(nonneg, x, zero), _where(nonneg, zero, M.neg(x))
+
+    def branch(t):
+        return M.log(M.add(t, M.sqrt(M.add(M.square(t), 1.0))))
+    return _where(nonneg, branch(pos), M.neg(branch(neg)))
 
 
 def atanh(input):  # noqa: A002
@@ -184,12 +191,17 @@ def sgn(input):  # noqa: A002
 
 
 def signbit(input):  # noqa: A002
-    """True where the sign bit is set: x < 0, and -0.0 (told from +0.0 by 1 / x = -inf)."""
+    """input < 0, MindSpore's documented rule (-0.0 gives False, unlike numpy)."""
     _check_tensor("signbit", "input", input)
-    if not input.dtype.is_float:
-        return M.less(input, 0)
-    neg_zero = M.logical_and(M.equal(input, 0.0), M.less(M.reciprocal(input), 0.0))
-    return M.logical_or(M.less(input, 0.0), neg_zero)
+    return M.less(input, 0)
+
+
+def _sign_bit(x):
+    """True where x's sign bit is set: x < 0, and -0.0 (told from +0.0 by 1 / x = -inf)."""
+    if not x.dtype.is_float:
+        return M.less(x, 0)
+    neg_zero = M.logical_and(M.equal(x, 0.0), M.less(M.reciprocal(x), 0.0))
+    return M.logical_or(M.less(x, 0.0), neg_zero)
 
 
 def isneginf(input):  # noqa: A002
@@ -275,7 +287,7 @@ def copysign(input, other):  # noqa: A002
     """|input| with the sign of other (-0.0 counts as negative)."""
     x = _floatify(input)
     other = other if isinstance(other, Tensor) else Tensor(float(other), x.dtype)
-    return _where(signbit(other), M.neg(M.abs(x)), M.abs(x))
+    return _where(_sign_bit(other), M.neg(M.abs(x)), M.abs(x))
 
 
 def float_power(input, exponent):  # noqa: A002
@@ -315,7 +327,10 @@ def truncate_div(input_x, input_y):
 
 def truncate_mod(x, y):
     """The remainder of x / y with x's sign (C's fmod): sign(x) * (|x| mod |y|), where floor
-    and truncated modulo agree; exact, unlike x - trunc(x / y) * y once x / y rounds."""
+    and truncated modulo agree; exact, unlike x - trunc(x / y) * y once x / y rounds.
+    Integers: x - truncate_div(x, y) * y."""
+    if isinstance(x, Tensor) and not x.dtype.is_float:
+        return M.sub(x, M.mul(truncate_div(x, y), y))
     return M.mul(M.floor_mod(M.abs(x), M.abs(y)), M.sign(x))
 
 
