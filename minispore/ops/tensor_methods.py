@@ -346,6 +346,69 @@ class _TensorMethods:
     @property
     def data(self): return self
 
+    def prod(self, axis=None, keep_dims=False, dtype=None):
+        return F.prod(self, axis, keep_dims, dtype)
+    def cumprod(self, dim, dtype=None): return F.cumprod(self, dim, dtype)
+    def logcumsumexp(self, axis): return F.logcumsumexp(self, axis)
+    def median(self, axis=-1, keepdims=False): return F.median(self, axis, keepdims)
+    def nanmedian(self, axis=-1, keepdims=False): return F.nanmedian(self, axis, keepdims)
+    def msort(self): return F.msort(self)
+    def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)  # noqa: A002
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+    def take(self, indices, axis=None):
+        return F.take(self, indices) if axis is None else F.gather(self, indices, axis)
+    def index_select(self, axis, index): return F.index_select(self, axis, index)
+    def repeat_interleave(self, repeats, dim=None): return F.repeat_interleave(self, repeats, dim)
+    def slice_scatter(self, src, axis=0, start=None, end=None, step=1):
+        return F.slice_scatter(self, src, axis, start, end, step)
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return F.diagonal_scatter(self, src, offset, dim1, dim2)
+    def fill_diagonal(self, fill_value, wrap=False):
+        if wrap or self.ndim != 2:
+            raise NotImplementedError("Tensor.fill_diagonal: only 2-D without wrap is "
+                                      "implemented in minispore.")
+        k = min(self.shape)
+        return F.diagonal_scatter(self, F.fill(self.dtype, (k,), fill_value))
+    def resize(self, *new_shape):
+        if not new_shape:
+            return self
+        raise NotImplementedError("Tensor.resize with a new shape is not implemented in "
+                                  "minispore; use reshape.")
+    def stride(self, dim=None):
+        strides = [1] * self.ndim
+        for i in range(self.ndim - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.shape[i + 1]
+        return strides if dim is None else strides[dim]
+    @property
+    def strides(self): return tuple(s * self.itemsize for s in self.stride())
+    def itemset(self, *args):
+        """A copy of self with one element set (MindSpore returns the new tensor)."""
+        import numpy as np
+        *index, value = args
+        index = index[0] if len(index) == 1 else tuple(index)
+        if isinstance(index, int):
+            index = np.unravel_index(index, tuple(self.shape))
+        mask = np.zeros(tuple(self.shape), bool)
+        mask[tuple(index)] = True
+        return F.where(Tensor(mask), F.cast(Tensor(value), self.dtype), self)
+    @property
+    def has_init(self): return False
+    @property
+    def init_finished(self): return True
+    @property
+    def const_arg(self): return False
+    @property
+    def virtual_flag(self): return False
+    @property
+    def delta_seed(self): return 0
+    @property
+    def device(self):
+        from minispore import context
+        return context.get_context("device_target")
+    def is_init(self): return False
+    def is_pinned(self): return False
+
     # in-place forms: the value is computed out of place, then written into self the way
     # __setitem__ writes (tapes and tracer told, a Parameter through Assign)
     def _in_place(self, new, name):

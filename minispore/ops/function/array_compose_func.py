@@ -14,10 +14,13 @@ __all__ = ["unsqueeze", "unbind", "unstack", "chunk", "tensor_split", "hsplit", 
            "dsplit", "hstack", "vstack", "row_stack", "column_stack", "dstack", "atleast_1d",
            "atleast_2d", "atleast_3d", "ravel", "t", "adjoint", "movedim", "moveaxis",
            "swapdims", "flip", "fliplr", "flipud", "tril", "triu", "diag", "diagflat",
-           "diagonal", "trace", "outer", "ger", "inner", "kron", "diff", "cross", "expand_as",
+           "diagonal", "trace", "outer", "ger", "inner", "kron", "diff", "diff_ext", "cross", "expand_as",
            "view_as", "reshape_as", "type_as", "full_like", "full", "glu_split", "argwhere",
            "nonzero", "aminmax", "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
-           "constant_pad", "pad"]
+           "constant_pad", "pad", "eye", "diag_embed", "matrix_diag", "diagonal_scatter",
+           "matrix_set_diag", "slice_scatter", "block_diag", "meshgrid", "cartesian_prod",
+           "vander", "sequence_mask", "repeat_interleave", "repeat_elements", "space_to_depth",
+           "take", "index_select"]
 
 
 def _check_tensor(name, arg, x):
@@ -382,6 +385,9 @@ def diff(x, n=1, axis=-1, prepend=None, append=None):
     return x
 
 
+diff_ext = diff
+
+
 def cross(input, other, dim=None):  # noqa: A002
     """The 3-vector cross product along dim (the first dim of size 3 when None)."""
     _check_tensor("cross", "input", input)
@@ -543,3 +549,191 @@ def pad(input_x, padding, mode="constant", value=None):
         raise NotImplementedError(f"For 'pad', mode {mode!r} is not implemented in minispore; "
                                   f"only 'constant' is.")
     return constant_pad(input_x, padding, value)
+
+
+def eye(n, m=None, dtype=mstype.float32):
+    """The n x m identity matrix (a constant)."""
+    m = n if m is None else m
+    dtype = mstype.to_type(dtype)
+    return Tensor(np.eye(n, m, dtype=dtype.np_dtype), dtype)
+
+
+def _diag_placements(m, n, offset, np_dtype):
+    """(rows (k, m), cols (k, n)): one-hots of the k positions of the offset-th diagonal."""
+    rows_idx = np.arange(m) if offset >= 0 else np.arange(-offset, m)
+    cols_idx = rows_idx + offset
+    keep = (cols_idx >= 0) & (cols_idx < n)
+    rows_idx, cols_idx = rows_idx[keep], cols_idx[keep]
+    k = len(rows_idx)
+    rows, cols = np.zeros((k, m), np_dtype), np.zeros((k, n), np_dtype)
+    rows[np.arange(k), rows_idx] = 1
+    cols[np.arange(k), cols_idx] = 1
+    return rows, cols
+
+
+def _place_diagonal(src, m, n, offset, dtype):
+    """The (..., m, n) matrix holding src (..., k) on its offset-th diagonal, zeros elsewhere:
+    rows^T @ (src[..., None] * cols)."""
+    rows, cols = _diag_placements(m, n, offset, dtype.np_dtype)
+    placed = M.mul(A.expand_dims(A.cast(src, dtype), -1), Tensor(cols))
+    return M.matmul(Tensor(np.ascontiguousarray(rows.T)), placed)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """(..., n) -> (..., n + |offset|, n + |offset|) with input on the offset-th diagonal."""
+    _check_tensor("diag_embed", "input", input)
+    n = input.shape[-1] + abs(int(offset))
+    out = _place_diagonal(input, n, n, int(offset), input.dtype)
+    nd = out.ndim
+    d1, d2 = dim1 % nd, dim2 % nd
+    if (d1, d2) != (nd - 2, nd - 1):
+        out = movedim(out, (nd - 2, nd - 1), (d1, d2))
+    return out
+
+
+def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """diag_embed for the main-diagonal form (k=0, default sizes, zero padding)."""
+    if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
+        raise NotImplementedError("For 'matrix_diag', only k=0 with default sizes and zero "
+                                  "padding is implemented in minispore.")
+    return diag_embed(x)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """input with its offset-th diagonal (of dims dim1, dim2) replaced by src."""
+    _check_tensor("diagonal_scatter", "input", input)
+    nd = input.ndim
+    d1, d2 = dim1 % nd, dim2 % nd
+    x = movedim(input, (d1, d2), (nd - 2, nd - 1)) if (d1, d2) != (nd - 2, nd - 1) else input
+    m, n = x.shape[-2:]
+    rows, cols = _diag_placements(m, n, int(offset), np.float64)
+    mask = Tensor((rows.T @ cols) > 0)
+    out = _where(mask, _place_diagonal(src, m, n, int(offset), x.dtype), x)
+    return movedim(out, (nd - 2, nd - 1), (d1, d2)) if (d1, d2) != (nd - 2, nd - 1) else out
+
+
+def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
+    """x with its k-th diagonal (last two dims) replaced by `diagonal`."""
+    if isinstance(k, Tensor) or not isinstance(k, int):
+        raise NotImplementedError("For 'matrix_set_diag', only an int k is implemented in "
+                                  "minispore.")
+    return diagonal_scatter(x, diagonal, k, -2, -1)
+
+
+def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A002
+    """input with input[start:end] along axis replaced by src (step 1)."""
+    _check_tensor("slice_scatter", "input", input)
+    if step != 1:
+        raise NotImplementedError("For 'slice_scatter', only step 1 is implemented in "
+                                  "minispore.")
+    axis = _dim("slice_scatter", axis, input.ndim)
+    n = input.shape[axis]
+    lo, hi, _ = slice(start, end).indices(n)
+    head, _, tail = _split_at("slice_scatter", input, [lo, max(hi, lo)], axis)
+    parts = [p for p in (head, A.cast(src, input.dtype), tail) if p.shape[axis] > 0]
+    return A.concat(parts, axis) if len(parts) > 1 else parts[0]
+
+
+def block_diag(*inputs):
+    """The block-diagonal matrix of 2-D (or lower) inputs."""
+    mats = [A.reshape(t, (1,) * (2 - t.ndim) + tuple(t.shape)) for t in inputs]
+    total = sum(t.shape[1] for t in mats)
+    rows, at = [], 0
+    for t in mats:
+        r, c = t.shape
+        parts = [p for p in (A.zeros((r, at), t.dtype), t, A.zeros((r, total - at - c), t.dtype))
+                 if p.shape[1] > 0]
+        rows.append(A.concat(parts, 1) if len(parts) > 1 else parts[0])
+        at += c
+    return A.concat(rows, 0) if len(rows) > 1 else rows[0]
+
+
+def meshgrid(*inputs, indexing="xy"):
+    """Coordinate grids of 1-D inputs ('xy': the first two dims swapped, as numpy)."""
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"For 'meshgrid', 'indexing' must be 'xy' or 'ij', but got "
+                         f"{indexing!r}.")
+    sizes = [t.shape[0] for t in inputs]
+    if indexing == "xy" and len(inputs) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(inputs):
+        pos = (1 if i == 0 else 0 if i == 1 else i) if indexing == "xy" and len(inputs) > 1 \
+            else i
+        shape = [1] * len(inputs)
+        shape[pos] = t.shape[0]
+        out.append(A.broadcast_to(A.reshape(t, tuple(shape)), tuple(sizes)))
+    return tuple(out)
+
+
+def cartesian_prod(*inputs):
+    """All combinations of the 1-D inputs' elements, one per row."""
+    grids = meshgrid(*inputs, indexing="ij")
+    return _stack([A.reshape(g, (-1,)) for g in grids], 1)
+
+
+def vander(x, N=None):
+    """Columns x^(N-1), ..., x^1, x^0 of a 1-D x: the cumulative product of [1, x, x, ...]
+    (no pow, so the gradient at x = 0 stays finite), reversed."""
+    _check_tensor("vander", "x", x)
+    from minispore.ops.function.scan_compose_func import cumprod
+    n = x.shape[0] if N is None else int(N)
+    col = A.reshape(x, (-1, 1))
+    parts = [A.ones_like(col)] + [col] * (n - 1)
+    powers = cumprod(A.concat(parts, 1), 1) if n > 1 else parts[0]
+    return flip(powers, 1)
+
+
+def sequence_mask(lengths, maxlen=None):
+    """mask[..., j] = j < lengths[...]; maxlen defaults to max(lengths) (read eagerly: it
+    sets the shape)."""
+    _check_tensor("sequence_mask", "lengths", lengths)
+    if maxlen is None:
+        maxlen = int(np.max(lengths.asnumpy()))
+    steps = Tensor(np.arange(int(maxlen), dtype=lengths.dtype.np_dtype))
+    return M.less(steps, A.expand_dims(lengths, -1))
+
+
+def repeat_interleave(input, repeats, axis=None):  # noqa: A002
+    """Each element repeated `repeats` (an int) times along axis (the flattened input when
+    None)."""
+    _check_tensor("repeat_interleave", "input", input)
+    if isinstance(repeats, Tensor):
+        if repeats.size != 1:
+            raise NotImplementedError("For 'repeat_interleave', only a single repeat count is "
+                                      "implemented in minispore.")
+        repeats = int(repeats.asnumpy().reshape(-1)[0])
+    x = A.reshape(input, (-1,)) if axis is None else input
+    axis = 0 if axis is None else _dim("repeat_interleave", axis, x.ndim)
+    shape = tuple(x.shape)
+    y = A.expand_dims(x, axis + 1)
+    y = A.broadcast_to(y, shape[:axis + 1] + (int(repeats),) + shape[axis + 1:])
+    return A.reshape(y, shape[:axis] + (shape[axis] * int(repeats),) + shape[axis + 1:])
+
+
+def repeat_elements(x, rep, axis=0):
+    return repeat_interleave(x, rep, axis)
+
+
+def space_to_depth(x, block_size):
+    """(N, C, H*b, W*b) -> (N, C*b*b, H, W), output channel (i*b + j)*C + c (TF's order)."""
+    _check_tensor("SpaceToDepth", "x", x)
+    n, c, h, w = x.shape
+    b = block_size
+    y = A.reshape(x, (n, c, h // b, b, w // b, b))
+    y = A.transpose(y, (0, 3, 5, 1, 2, 4))
+    return A.reshape(y, (n, c * b * b, h // b, w // b))
+
+
+def take(input, indices):  # noqa: A002
+    """The elements of the flattened input at indices."""
+    _check_tensor("take", "input", input)
+    return A.gather(A.reshape(input, (-1,)), indices, 0)
+
+
+def index_select(input, axis, index):  # noqa: A002
+    """input at the 1-D index along axis."""
+    _check_tensor("index_select", "input", input)
+    return A.gather(input, index, axis)

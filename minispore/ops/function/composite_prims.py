@@ -13,6 +13,7 @@ from minispore.ops.function import composite_func as C
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_compose_func as NC
+from minispore.ops.function import scan_compose_func as SC
 from minispore.ops.operations.activation_ops import GeLU
 from minispore.ops.operations.math_ops import Add
 
@@ -27,7 +28,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "SigmoidCrossEntropyWithLogits", "ReduceAll", "ReduceAny", "ReduceStd",
            "SquareSumAll", "Ones", "Zeros", "Pack", "Unpack", "Unstack", "Rank", "Shape", "Size",
            "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
-           "DType", "TupleToArray"]
+           "DType", "TupleToArray", "AssignAdd", "AssignSub", "Cdist", "ChannelShuffle",
+           "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -235,3 +237,40 @@ Conj = _composite("Conj", lambda x: x)
 Eps = _composite("Eps", _eps)
 DType = _composite("DType", lambda x: x.dtype)
 TupleToArray = _composite("TupleToArray", _tuple_to_array)
+
+
+def _channel_shuffle(x, group):
+    if x.ndim <= 3:
+        raise TypeError(f"For ChannelShuffle, expect input with > 3 dims, but got {x.ndim}.")
+    return AC.channel_shuffle(x, group)
+
+
+def _cumprod(x, axis, exclusive=False, reverse=False):
+    if exclusive or reverse:
+        raise NotImplementedError("For 'CumProd', 'exclusive' and 'reverse' are not implemented "
+                                  "in minispore.")
+    return SC.cumprod(x, axis)
+
+
+def _median(x, global_median=False, axis=0, keep_dims=False):
+    if global_median:
+        return SC.median(A.reshape(x, (-1,)), 0, False)
+    return SC.median(x, axis, keep_dims)
+
+
+def _reduce_prod(x, axis=(), keep_dims=False):
+    return SC.prod(x, None if axis == () else axis, keep_dims)
+
+
+AssignAdd = _composite("AssignAdd", MC.assign_add)
+AssignSub = _composite("AssignSub", MC.assign_sub)
+Cdist = _composite("Cdist", NC.cdist, (("p", 2.0),))
+ChannelShuffle = _composite("ChannelShuffle", _channel_shuffle, (("group", 1),))
+CumProd = _composite("CumProd", _cumprod, (("exclusive", False), ("reverse", False)))
+Dense = _composite("Dense", MC.dense)
+Median = _composite("Median", _median, (("global_median", False), ("axis", 0),
+                                        ("keep_dims", False)))
+NonZero = _composite("NonZero", AC.argwhere)
+NthElement = _composite("NthElement", SC.nth_element, (("reverse", False),))
+ReduceProd = _composite("ReduceProd", _reduce_prod, (("keep_dims", False),))
+SpaceToDepth = _composite("SpaceToDepth", AC.space_to_depth, (("block_size", 2),))

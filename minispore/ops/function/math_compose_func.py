@@ -21,7 +21,11 @@ __all__ = ["absolute", "negative", "positive", "subtract", "multiply", "divide",
            "count_nonzero", "logsumexp", "var", "std", "var_mean", "std_mean", "nansum",
            "nanmean", "ptp", "vector_norm", "matrix_norm", "norm", "dist", "square_sum_all",
            "is_floating_point", "is_complex", "is_tensor", "numel", "size", "rank", "div_no_nan",
-           "mul_no_nan", "squared_difference", "l2_normalize"]
+           "mul_no_nan", "squared_difference", "l2_normalize", "real", "imag", "conj", "eps",
+           "shape", "dyn_shape", "isnan_ext", "float_power_ext", "tensor_gt", "hyper_add",
+           "augassign_add", "augassign_sub", "augassign_mul", "augassign_div",
+           "augassign_floordiv", "augassign_mod", "clip_by_value", "clip_by_norm",
+           "clip_by_global_norm", "deepcopy", "dense", "assign_add", "assign_sub"]
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -598,3 +602,110 @@ size = numel
 
 def rank(input_x):
     return len(input_x.shape)
+
+
+# -- MindSpore's further aliases -----------------------------------------------------------
+def real(input):  # noqa: A002
+    """input itself: minispore has no complex dtypes."""
+    _check_tensor("real", "input", input)
+    return input
+
+
+def imag(input):  # noqa: A002
+    """Zeros: minispore has no complex dtypes."""
+    _check_tensor("imag", "input", input)
+    return A.zeros_like(input)
+
+
+conj = real
+
+
+def eps(x):
+    """The machine epsilon of x's float dtype, in x's shape."""
+    import numpy as np
+    return A.fill(x.dtype, tuple(x.shape), float(np.finfo(x.dtype.np_dtype).eps))
+
+
+def shape(input_x):
+    return tuple(input_x.shape)
+
+
+def dyn_shape(input_x):
+    """input_x's shape as an int64 Tensor."""
+    import numpy as np
+    return Tensor(np.array(input_x.shape, np.int64))
+
+
+def isnan_ext(input):  # noqa: A002
+    return M.isnan(input)
+
+
+def float_power_ext(input, exponent):  # noqa: A002
+    return float_power(input, exponent)
+
+
+tensor_gt = M.greater
+hyper_add = M.add
+augassign_add, augassign_sub, augassign_mul = M.add, M.sub, M.mul
+augassign_div, augassign_floordiv, augassign_mod = M.div, M.floor_div, M.floor_mod
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    from minispore.ops.function.composite_func import clamp
+    return clamp(x, clip_value_min, clip_value_max)
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """x (a Tensor or a sequence) scaled by max_norm / total norm when that norm exceeds it;
+    the total is the norm_type-norm of all elements together."""
+    tensors = [x] if isinstance(x, Tensor) else list(x)
+    norms = [vector_norm(t, norm_type) for t in tensors]
+    total = norms[0] if len(norms) == 1 else vector_norm(
+        A.reshape(_stack_norms(norms), (-1,)), norm_type)
+    scale = M.minimum(M.div(float(max_norm), M.add(total, 1e-6)), 1.0)
+    out = [M.mul(t, A.cast(scale, t.dtype)) for t in tensors]
+    return out[0] if isinstance(x, Tensor) else type(x)(out)
+
+
+def _stack_norms(norms):
+    from minispore.ops.function.composite_func import stack
+    return stack(norms)
+
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """x (a Tensor or a tuple) scaled by clip_norm / max(global_norm, clip_norm), the global
+    norm being the 2-norm of all elements together."""
+    tensors = [x] if isinstance(x, Tensor) else list(x)
+    norm = use_norm if use_norm is not None else M.sqrt(
+        addn([M.reduce_sum(M.square(t)) for t in tensors]) if len(tensors) > 1
+        else M.reduce_sum(M.square(tensors[0])))
+    scale = M.div(float(clip_norm), M.maximum(norm, float(clip_norm)))
+    out = [M.mul(t, A.cast(scale, t.dtype)) for t in tensors]
+    return out[0] if isinstance(x, Tensor) else tuple(out)
+
+
+def deepcopy(input_x):
+    return A.identity(input_x)
+
+
+def dense(input, weight, bias=None):  # noqa: A002
+    """input @ weight.T + bias."""
+    out = M.matmul(input, weight, transpose_b=True) if weight.ndim == 2 else \
+        M.matmul(input, weight)
+    return out if bias is None else M.add(out, bias)
+
+
+def _write(variable, value, name):
+    from minispore.ops.autodiff import replace_in_place
+    replace_in_place(variable, A.cast(value, variable.dtype), name)
+    return variable
+
+
+def assign_add(variable, value):
+    """variable += value in place (a Parameter through Assign); returns variable."""
+    return _write(variable, M.add(variable, value), "assign_add")
+
+
+def assign_sub(variable, value):
+    """variable -= value in place (a Parameter through Assign); returns variable."""
+    return _write(variable, M.sub(variable, value), "assign_sub")
