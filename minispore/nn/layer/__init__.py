@@ -11,3 +11,4 @@ from minispore.nn.layer.rnns import *  # noqa: F401,F403
 from minispore.nn.layer.transformer import *  # noqa: F401,F403
 from minispore.nn.layer.activation_compose import *  # noqa: F401,F403
 from minispore.nn.layer.basic_compose import *  # noqa: F401,F403
+from minispore.nn.layer.pooling_compose import *  # noqa: F401,F403

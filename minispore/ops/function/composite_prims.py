@@ -13,6 +13,7 @@ from minispore.ops.function import composite_func as C
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_compose_func as NC
+from minispore.ops.function import pool_compose_func as PC
 from minispore.ops.function import scan_compose_func as SC
 from minispore.ops.operations.activation_ops import GeLU
 from minispore.ops.operations.math_ops import Add
@@ -29,7 +30,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "SquareSumAll", "Ones", "Zeros", "Pack", "Unpack", "Unstack", "Rank", "Shape", "Size",
            "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
            "DType", "TupleToArray", "AssignAdd", "AssignSub", "Cdist", "ChannelShuffle",
-           "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth"]
+           "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
+           "AdaptiveAvgPool2D", "LRN", "Dropout2D"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -274,3 +276,19 @@ NonZero = _composite("NonZero", AC.argwhere)
 NthElement = _composite("NthElement", SC.nth_element, (("reverse", False),))
 ReduceProd = _composite("ReduceProd", _reduce_prod, (("keep_dims", False),))
 SpaceToDepth = _composite("SpaceToDepth", AC.space_to_depth, (("block_size", 2),))
+
+
+def _dropout2d(x, keep_prob=0.5):
+    """(output, mask): whole channels of NCHW x zeroed with probability 1 - keep_prob, the
+    rest scaled by 1 / keep_prob; mask is True where kept."""
+    if x.ndim != 4:
+        raise ValueError(f"For 'Dropout2D', the input must be 4-D, but got rank {x.ndim}.")
+    from minispore.ops.function import nn_func
+    scale = nn_func.dropout(A.ones(tuple(x.shape[:2]) + (1, 1), x.dtype), 1.0 - keep_prob)
+    return M.mul(x, scale), A.broadcast_to(M.not_equal(scale, 0), tuple(x.shape))
+
+
+AdaptiveAvgPool2D = _composite("AdaptiveAvgPool2D", PC.adaptive_avg_pool2d, (("output_size", 1),))
+LRN = _composite("LRN", PC.lrn, (("depth_radius", 5), ("bias", 1.0), ("alpha", 1.0),
+                                 ("beta", 0.5), ("norm_region", "ACROSS_CHANNELS")))
+Dropout2D = _composite("Dropout2D", _dropout2d, (("keep_prob", 0.5),))
