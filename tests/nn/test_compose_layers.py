@@ -4,7 +4,7 @@ references, finite-difference gradients and MindSpore's argument errors."""
 import numpy as np
 import pytest
 
-from minispore import Tensor, nn
+from minispore import Tensor, nn, ops
 from tests.ops.harness import check_forward, check_grad
 
 X = np.array([[-3.5, -2.5, -1.5, -0.6, 0.3, 0.55], [1.5, 2.5, 2.0, -25.0, 30.0, 0.7]])
@@ -106,3 +106,25 @@ def test_errors():
         nn.MAELoss("avg")
     with pytest.raises(ValueError, match="'delta' must be > 0"):
         nn.HuberLoss(delta=0.0)
+
+
+def _log_softmax(a, axis):
+    return a - np.log(np.exp(a).sum(axis, keepdims=True))
+
+
+def test_nll_cross_entropy_focal():
+    lg = X[:, :3].copy()
+    t = np.int32([2, -100])
+    w = np.array([0.5, 2.0, 1.0])
+    check_forward(lambda a: ops.nll_loss(a, Tensor(t), Tensor(w)),
+                  lambda a: -a[0, 2] * w[2] / w[2], [lg])
+    check_grad(lambda a: ops.cross_entropy(a, Tensor(t), Tensor(w), label_smoothing=0.1), [lg])
+    prob = np.exp(_log_softmax(Y[:, :3], 1))
+    check_forward(lambda a, p: ops.cross_entropy(a, p),
+                  lambda a, p: -(p * _log_softmax(a, 1)).sum(1).mean(), [lg, prob])
+    logp = _log_softmax(lg, 1)
+    check_forward(lambda a, p: nn.FocalLoss(gamma=2.0)(a, p),
+                  lambda a, p: (-(1 - np.exp(logp)) ** 2 * p * logp).mean(), [lg, prob])
+    check_grad(lambda a, p: nn.FocalLoss(gamma=2.0)(a, p), [lg, prob], positions=[0])
+    with pytest.raises(ValueError, match="label"):
+        ops.nll_loss(Tensor(lg), Tensor(np.int32([3, 0])))

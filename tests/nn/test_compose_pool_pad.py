@@ -45,3 +45,23 @@ def test_errors():
         nn.ReflectionPad1d(6)(Tensor(X3))
     with pytest.raises(NotImplementedError, match="only 'nearest'"):
         ops.interpolate(Tensor(IMG), size=2, mode="bilinear")
+
+
+def _max_pool3d_ref(a, k, s):
+    n, c, d, h, w = a.shape
+    od, oh, ow = ((d - k) // s + 1, (h - k) // s + 1, (w - k) // s + 1)
+    out = np.empty((n, c, od, oh, ow))
+    for i in range(od):
+        for j in range(oh):
+            for m in range(ow):
+                out[..., i, j, m] = a[..., i * s:i * s + k, j * s:j * s + k,
+                                      m * s:m * s + k].max((-3, -2, -1))
+    return out
+
+
+def test_pool3d():
+    vol = np.random.default_rng(2).standard_normal((1, 2, 4, 5, 6))
+    check_forward(nn.MaxPool3d(2, 2), lambda a: _max_pool3d_ref(a, 2, 2), [vol])
+    check_forward(lambda a: ops.adaptive_avg_pool3d(a, (2, 1, 3)),
+                  lambda a: a.reshape(1, 2, 2, 2, 1, 5, 3, 2).mean((3, 5, 7)), [vol])
+    check_grad(nn.AvgPool3d(2, 2), [vol])

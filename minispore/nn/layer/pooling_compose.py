@@ -5,7 +5,8 @@ from minispore.ops import functional as F
 
 __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN"]
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN",
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 
 def _positive_int(name, arg, v):
@@ -157,3 +158,46 @@ class LRN(Cell):
 
     def construct(self, x):
         return F.lrn(x, *self.args)
+
+
+class _Pool3d(Cell):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 ceil_mode=False, *args, **kwargs):
+        super().__init__()
+        if pad_mode.lower() != "valid" or padding or dilation != 1 or ceil_mode:
+            raise NotImplementedError(f"For '{type(self).__name__}', only pad_mode 'valid' "
+                                      f"without padding, dilation or ceil_mode is implemented "
+                                      f"in minispore.")
+        self.kernel_size, self.stride = kernel_size, stride
+
+
+class MaxPool3d(_Pool3d):
+    """Max over kernel_size boxes of (N, C, D, H, W) or (C, D, H, W) moved by stride."""
+
+    def construct(self, x):
+        return F.max_pool3d(x, self.kernel_size, self.stride)
+
+
+class AvgPool3d(_Pool3d):
+    """Mean over kernel_size boxes of (N, C, D, H, W) or (C, D, H, W) moved by stride."""
+
+    def construct(self, x):
+        return F.avg_pool3d(x, self.kernel_size, self.stride)
+
+
+class AdaptiveAvgPool3d(Cell):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, x):
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class AdaptiveMaxPool3d(Cell):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def construct(self, x):
+        return F.adaptive_max_pool3d(x, self.output_size, self.return_indices)

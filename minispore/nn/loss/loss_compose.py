@@ -4,13 +4,15 @@ GaussianNLLLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, CosineEmbeddingLoss, 
 TripletMarginWithDistanceLoss. Formulas and defaults are MindSpore 2.7's."""
 import numbers
 
+from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.nn.loss.loss import LossBase
 from minispore.ops import functional as F
 
 __all__ = ["MAELoss", "RMSELoss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
-           "PoissonNLLLoss", "CosineEmbeddingLoss", "DiceLoss", "TripletMarginWithDistanceLoss"]
+           "PoissonNLLLoss", "CosineEmbeddingLoss", "DiceLoss", "TripletMarginWithDistanceLoss",
+           "MultiClassDiceLoss", "FocalLoss"]
 
 
 def _float(name, arg, v):
@@ -162,9 +164,103 @@ class DiceLoss(LossBase):
             raise ValueError(f"For 'DiceLoss', 'smooth' must be > 0, but got {smooth}.")
 
     def construct(self, logits, label):
-        inter = F.reduce_sum(F.mul(logits, label))
-        union = F.add(F.reduce_sum(F.square(logits)), F.reduce_sum(F.square(label)))
-        return F.sub(1.0, F.div(F.mul(inter, 2.0), F.add(union, self.smooth)))
+        return _dice(logits, label, self.smooth)
+
+
+def _dice(logits, label, smooth):
+    inter = F.reduce_sum(F.mul(logits, label))
+    union = F.add(F.reduce_sum(F.square(logits)), F.reduce_sum(F.square(label)))
+    return F.sub(1.0, F.div(F.mul(inter, 2.0), F.add(union, smooth)))
+
+
+class MultiClassDiceLoss(LossBase):
+    """The mean over classes (dim 1) of DiceLoss between activation(logits)[:, i] and
+    label[:, i], each optionally weighted; class `ignore_indiex` (MindSpore's spelling) is
+    left out of the sum but not of the count."""
+
+    def __init__(self, weights=None, ignore_indiex=None, activation="softmax"):
+        super().__init__("mean")
+        if weights is not None and not isinstance(weights, Tensor):
+            raise TypeError(f"For 'MultiClassDiceLoss', 'weights' must be a Tensor or None, but "
+                            f"got {type(weights).__name__}.")
+        if weights is not None and weights.ndim != 2:
+            raise ValueError(f"For 'MultiClassDiceLoss', the dimension of 'weights' must be 2, "
+                             f"but got {weights.ndim}.")
+        if activation not in (None, "softmax", "sigmoid"):
+            raise ValueError(f"For 'MultiClassDiceLoss', 'activation' must be 'softmax', "
+                             f"'sigmoid' or None, but got {activation!r}.")
+        self.weights, self.ignore_indiex, self.activation = weights, ignore_indiex, activation
+
+    def construct(self, logits, label):
+        if tuple(logits.shape) != tuple(label.shape) or logits.ndim < 2:
+            raise ValueError(f"For 'MultiClassDiceLoss', 'logits' and 'labels' must have one "
+                             f"shape of rank >= 2, but got {tuple(logits.shape)} and "
+                             f"{tuple(label.shape)}.")
+        if self.activation == "softmax":
+            logits = F.softmax(logits, -1)
+        elif self.activation == "sigmoid":
+            logits = F.sigmoid(logits)
+        c = label.shape[1]
+        xs, ys = F.unbind(logits, 1), F.unbind(label, 1)
+        total = None
+        for i in range(c):
+            if i == self.ignore_indiex:
+                continue
+            loss = _dice(xs[i], ys[i], 1e-5)
+            if self.weights is not None:
+                loss = F.mul(loss, self.weights[i])
+            total = loss if total is None else F.add(total, loss)
+        return F.div(total, float(c))
+
+
+class FocalLoss(LossBase):
+    """-(1 - p)^gamma * log p per class (times `weight`), p the softmax over dim 1 of logits
+    (N, C, ...): with labels of one channel (class indices) the true class's term, averaged
+    over positions; with labels shaped like logits (dense targets) the label-weighted terms
+    averaged over the last dim; then the reduction."""
+
+    def __init__(self, weight=None, gamma=2.0, reduction="mean"):
+        super().__init__(reduction)
+        if not isinstance(gamma, float):
+            raise TypeError(f"For 'FocalLoss', 'gamma' must be a float, but got "
+                            f"{type(gamma).__name__}.")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'FocalLoss', the type of 'weight' must be a Tensor, but got "
+                            f"{type(weight).__name__}.")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"For 'FocalLoss', the dimension of 'weight' must be 1, but got "
+                             f"{weight.ndim}.")
+        self.weight, self.gamma = weight, gamma
+
+    def construct(self, logits, labels):
+        if logits.ndim != labels.ndim:
+            raise ValueError(f"For 'FocalLoss', 'logits' and 'labels' must have the same rank, "
+                             f"but got {logits.ndim} and {labels.ndim}.")
+        n, c = logits.shape[:2]
+        if labels.shape[1] != 1 and tuple(labels.shape) != tuple(logits.shape):
+            raise ValueError(f"For 'FocalLoss', 'labels' must have 1 channel or the shape of "
+                             f"'logits', but got {tuple(labels.shape)}.")
+        logits = F.reshape(logits, (n, c, -1))
+        labels = F.reshape(labels, (n, labels.shape[1], -1))
+        logp = F.log_softmax(logits, 1)
+        weight = None if self.weight is None else F.reshape(
+            F.cast(self.weight, logp.dtype), (1, c, 1))
+        if labels.shape[1] == 1:
+            pick = F.transpose(F.one_hot(F.cast(F.reshape(labels, (n, -1)), mstype.int32), c,
+                                         Tensor(1.0, logp.dtype), Tensor(0.0, logp.dtype)),
+                               (0, 2, 1))                            # (N, C, L)
+            logp = F.reduce_sum(F.mul(logp, pick), 1)
+            if weight is not None:
+                weight = F.reduce_sum(F.mul(weight, pick), 1)
+        p = F.exp(logp)
+        if weight is not None:
+            logp = F.mul(logp, weight)
+        focus = F.pow(F.sub(1.0, p), self.gamma)
+        if labels.shape[1] == 1:
+            loss = F.reduce_mean(F.neg(F.mul(focus, logp)), 1)
+        else:
+            loss = F.reduce_mean(F.neg(F.mul(F.mul(focus, labels), logp)), -1)
+        return self.get_loss(loss)
 
 
 class TripletMarginWithDistanceLoss(LossBase):

@@ -31,7 +31,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
            "DType", "TupleToArray", "AssignAdd", "AssignSub", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
-           "AdaptiveAvgPool2D", "LRN", "Dropout2D"]
+           "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -292,3 +292,4 @@ AdaptiveAvgPool2D = _composite("AdaptiveAvgPool2D", PC.adaptive_avg_pool2d, (("o
 LRN = _composite("LRN", PC.lrn, (("depth_radius", 5), ("bias", 1.0), ("alpha", 1.0),
                                  ("beta", 0.5), ("norm_region", "ACROSS_CHANNELS")))
 Dropout2D = _composite("Dropout2D", _dropout2d, (("keep_prob", 0.5),))
+AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("output_size", 1),))

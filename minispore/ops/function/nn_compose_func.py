@@ -19,7 +19,7 @@ __all__ = ["elu", "celu", "selu", "leaky_relu", "relu6", "silu", "mish", "hardsw
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "margin_ranking_loss", "hinge_embedding_loss", "gaussian_nll_loss",
            "multilabel_soft_margin_loss", "poisson_nll_loss", "cosine_embedding_loss",
-           "cosine_similarity", "cdist", "l2_loss", "reduce_loss"]
+           "cosine_similarity", "cdist", "l2_loss", "reduce_loss", "nll_loss", "cross_entropy"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -363,3 +363,75 @@ def l2_loss(x):
     _check_float("l2_loss", "x", x)
     return M.mul(M.reduce_sum(M.square(x)), 0.5)
 
+
+
+def _classes_last(x):
+    """(N, C, d1, ...) -> (N * d1 * ..., C)."""
+    c = x.shape[1]
+    if x.ndim == 2:
+        return x
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return A.reshape(A.transpose(x, perm), (-1, c))
+
+
+def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
+             label_smoothing=0.0):
+    """-weight[t] * inputs[.., t, ..] for log-probabilities inputs (N, C, ...) and class
+    indices target (N, ...); targets equal to ignore_index count zero and 'mean' divides by
+    the summed weights of the kept ones; other indices outside [0, C) raise ValueError (a
+    one-hot of one would silently be a zero loss). label_smoothing mixes in the mean over
+    classes."""
+    from minispore.ops.operations._base import cached_op
+    from minispore.ops.operations.nn_ops import CheckLabelRange
+    _check_float("nll_loss", "inputs", inputs)
+    _check_tensor("nll_loss", "target", target)
+    if inputs.ndim < 2 or not target.dtype.is_int:
+        raise ValueError(f"For 'nll_loss', 'inputs' must be (N, C, ...) and 'target' integer "
+                         f"class indices, but got {tuple(inputs.shape)} and {target.dtype}.")
+    c = inputs.shape[1]
+    shape = (inputs.shape[0],) + tuple(inputs.shape[2:])
+    logp = _classes_last(inputs)
+    labels = cached_op(CheckLabelRange, "nll_loss", ignore_index)(A.reshape(target, (-1,)), c)
+    keep = A.cast(M.not_equal(labels, ignore_index), logp.dtype)
+    safe = M.mul(labels, A.cast(keep, labels.dtype))
+    one, zero = Tensor(1.0, logp.dtype), Tensor(0.0, logp.dtype)
+    onehot = A.one_hot(safe, c, one, zero)
+    class_w = A.ones((c,), logp.dtype) if weight is None else A.cast(weight, logp.dtype)
+    picked = M.reduce_sum(M.mul(M.mul(onehot, class_w), logp), -1)
+    loss = M.mul(M.neg(picked), keep)
+    if label_smoothing > 0:
+        smooth = M.mul(M.neg(M.reduce_sum(M.mul(logp, class_w), -1)), keep)
+        loss = M.add(M.mul(loss, 1.0 - label_smoothing), M.mul(smooth, label_smoothing / c))
+    if reduction == "none":
+        return A.reshape(loss, shape)
+    if reduction == "sum":
+        return M.reduce_sum(loss)
+    if reduction != "mean":
+        raise ValueError(f"For 'nll_loss', 'reduction' must be one of {list(_REDUCTIONS)}, but "
+                         f"got {reduction!r}.")
+    kept_w = M.mul(M.reduce_sum(M.mul(onehot, class_w), -1), keep)
+    return M.div(M.reduce_sum(loss), M.reduce_sum(kept_w))
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002
+                  label_smoothing=0.0):
+    """The cross entropy of logits input (N, C, ...) against class indices (N, ...) (nll_loss
+    of log_softmax over dim 1) or class probabilities shaped like input: -sum_c w_c t_c
+    log softmax_c, 'mean' dividing by the number of samples."""
+    _check_float("cross_entropy", "input", input)
+    _check_tensor("cross_entropy", "target", target)
+    logp = N.log_softmax(input, 1)
+    if target.dtype.is_int:
+        return nll_loss(logp, target, weight, ignore_index, reduction, label_smoothing)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"For 'cross_entropy', probability targets must have the shape "
+                         f"{tuple(input.shape)} of 'input', but got {tuple(target.shape)}.")
+    c = input.shape[1]
+    t = target
+    if label_smoothing > 0:
+        t = M.add(M.mul(t, 1.0 - label_smoothing), label_smoothing / c)
+    w = 1.0 if weight is None else A.reshape(weight, (1, c) + (1,) * (input.ndim - 2))
+    loss = M.neg(M.reduce_sum(M.mul(M.mul(t, logp), w), 1))
+    if reduction == "mean":
+        return M.div(M.reduce_sum(loss), float(loss.size))
+    return reduce_loss("cross_entropy", loss, reduction)

@@ -7,12 +7,13 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_func as N
-from minispore.ops.function.array_compose_func import _split_at, flip
+from minispore.ops.function.array_compose_func import _split_at, flip, movedim
 
 __all__ = ["avg_pool1d", "max_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d",
            "reflection_pad", "replication_pad", "upsample", "interpolate", "lrn", "group_norm",
-           "dropout1d", "dropout2d", "dropout3d"]
+           "dropout1d", "dropout2d", "dropout3d", "max_pool3d", "avg_pool3d",
+           "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 
 
 def _check_tensor(name, arg, x):
@@ -249,3 +250,67 @@ def dropout2d(input, p=0.5, training=True):  # noqa: A002
 
 def dropout3d(input, p=0.5, training=True):  # noqa: A002
     return _channel_dropout("dropout3d", input, p, training, (4, 5))
+
+
+def _triple(v):
+    return (v,) * 3 if isinstance(v, int) else tuple(v)
+
+
+def _window_reduce(x, axis, kernel, stride, reduce):
+    """reduce over windows [j * stride, j * stride + kernel) of axis, one slice per output."""
+    n = x.shape[axis]
+    out = (n - kernel) // stride + 1
+    if out < 1:
+        raise ValueError(f"For the 3-D pooling, the kernel {kernel} is larger than the input "
+                         f"dim {n}.")
+    parts = [reduce(_split_at("pool3d", x, [j * stride, j * stride + kernel], axis)[1], axis,
+                    True) for j in range(out)]
+    return A.concat(parts, axis) if len(parts) > 1 else parts[0]
+
+
+def _pool3d(name, x, kernel_size, stride, reduce):
+    _check_tensor(name, "x", x)
+    if x.ndim not in (4, 5):
+        raise ValueError(f"For '{name}', the input must be 4-D (C, D, H, W) or 5-D, but got "
+                         f"rank {x.ndim}.")
+    k = _triple(kernel_size)
+    s = k if stride is None else _triple(stride)
+    for i in range(3):
+        x = _window_reduce(x, x.ndim - 3 + i, k[i], s[i], reduce)
+    return x
+
+
+def max_pool3d(x, kernel_size, stride=None):
+    """Max over (kd, kh, kw) boxes of the last three dims: separable, one dim at a time."""
+    return _pool3d("max_pool3d", x, kernel_size, stride, M.reduce_max)
+
+
+def avg_pool3d(x, kernel_size, stride=None):
+    """Mean over (kd, kh, kw) boxes of the last three dims: separable, one dim at a time."""
+    return _pool3d("avg_pool3d", x, kernel_size, stride, M.reduce_mean)
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    """Mean over near-equal bins of the last three dims (None keeps a dim)."""
+    _check_tensor("adaptive_avg_pool3d", "input", input)
+    x, sizes = input, _triple(output_size)
+    for i, out in enumerate(sizes):
+        axis = x.ndim - 3 + i
+        n = x.shape[axis]
+        moved = movedim(x, axis, -1)
+        pooled = M.matmul(moved, _averaging(n, out or n, x.dtype.np_dtype))
+        x = movedim(pooled, -1, axis)
+    return x
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
+    """Max over near-equal bins of the last three dims, one dim at a time."""
+    _check_tensor("adaptive_max_pool3d", "input", input)
+    if return_indices:
+        raise NotImplementedError("For 'adaptive_max_pool3d', return_indices is not "
+                                  "implemented in minispore.")
+    x, sizes = input, _triple(output_size)
+    for i, out in enumerate(sizes):
+        axis = x.ndim - 3 + i
+        x = _adaptive_max(x, axis, out or x.shape[axis])
+    return x
