@@ -397,7 +397,35 @@ class _TensorMethods:
     @property
     def init_finished(self): return True
     @property
-    def const_arg(self): return False
+    def const_arg(self): return getattr(self, "_const_arg", False)
+    def set_const_arg(self, const_arg=True):
+        """Mark the tensor as a constant argument of a compiled graph (MindSpore's flag;
+        minispore records it); returns self."""
+        self._const_arg = bool(const_arg)
+        return self
+    @property
+    def init(self):
+        """None: minispore initialises tensors eagerly, so none holds a pending initializer."""
+        return None
+    @property
+    def init_flag(self): return False
+    @property
+    def symbolic_shape(self): return None
+    @property
+    def param_info(self): return None
+    def assign_value(self, value):
+        """self takes value's contents (in place, like copy_); returns self."""
+        return self.copy_(value)
+    def assign_value_cpp(self, value): return self.copy_(value)
+    def get_bytes(self): return self.asnumpy().tobytes()
+    def data_ptr(self):
+        """The address of the tensor's buffer on its device."""
+        data = self._require_data()
+        iface = getattr(data, "__cuda_array_interface__", None) or data.__array_interface__
+        return iface["data"][0]
+    def flush_from_cache(self): return None
+    def wait_pipeline(self): return None
+    def set_cast_dtype(self, dtype=None): return None
     @property
     def virtual_flag(self): return False
     @property

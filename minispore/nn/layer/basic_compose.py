@@ -4,13 +4,16 @@ ChannelShuffle, PixelUnshuffle, ImageGradients and the constant pads."""
 import numbers
 
 from minispore.nn.cell import Cell
+from minispore.nn.layer.activation import get_activation
 from minispore.nn.layer.basic import Dense
+from minispore.nn.layer.conv import Conv2d
+from minispore.nn.layer.normalization import BatchNorm1d, BatchNorm2d
 from minispore.ops import functional as F
 
 __all__ = ["Identity", "Linear", "Tril", "Triu", "Norm", "Moments", "ReduceLogSumExp",
            "L1Regularizer", "Dropout1d", "Dropout2d", "Dropout3d", "DropoutExt",
            "Dropout2dExt", "ChannelShuffle", "PixelUnshuffle", "ImageGradients", "ZeroPad2d",
-           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d"]
+           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "DenseBnAct", "Conv2dBnAct"]
 
 
 class Identity(Cell):
@@ -235,3 +238,47 @@ class ConstantPad3d(_ConstantPad):
 class ZeroPad2d(ConstantPad2d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
+
+
+def _act(activation):
+    return get_activation(activation) if isinstance(activation, str) else activation
+
+
+class DenseBnAct(Cell):
+    """Dense, then BatchNorm1d when has_bn, then the activation (a name or a Cell)."""
+
+    def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros",
+                 has_bias=True, has_bn=False, momentum=0.9, eps=1e-5, activation=None,
+                 alpha=0.2, after_fake=True):
+        super().__init__()
+        self.dense = Dense(in_channels, out_channels, weight_init, bias_init, has_bias)
+        self.has_bn = has_bn
+        self.batchnorm = BatchNorm1d(out_channels, eps, momentum) if has_bn else None
+        self.activation = _act(activation)
+
+    def construct(self, x):
+        x = self.dense(x)
+        if self.has_bn:
+            x = self.batchnorm(x)
+        return x if self.activation is None else self.activation(x)
+
+
+class Conv2dBnAct(Cell):
+    """Conv2d, then BatchNorm2d when has_bn, then the activation (a name or a Cell)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
+                 bias_init="zeros", has_bn=False, momentum=0.997, eps=1e-5, activation=None,
+                 alpha=0.2, after_fake=True):
+        super().__init__()
+        self.conv = Conv2d(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                           dilation, group, has_bias, weight_init, bias_init)
+        self.has_bn = has_bn
+        self.batchnorm = BatchNorm2d(out_channels, eps, momentum) if has_bn else None
+        self.activation = _act(activation)
+
+    def construct(self, x):
+        x = self.conv(x)
+        if self.has_bn:
+            x = self.batchnorm(x)
+        return x if self.activation is None else self.activation(x)

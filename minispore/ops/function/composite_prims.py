@@ -15,6 +15,7 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_compose_func as NC
 from minispore.ops.function import pool_compose_func as PC
 from minispore.ops.function import scan_compose_func as SC
+from minispore.ops.function import spectral_compose_func as SP
 from minispore.ops.operations.activation_ops import GeLU
 from minispore.ops.operations.math_ops import Add
 
@@ -31,7 +32,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
            "DType", "TupleToArray", "AssignAdd", "AssignSub", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
-           "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D"]
+           "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
+           "MatrixPower", "Pdist"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -293,3 +295,5 @@ LRN = _composite("LRN", PC.lrn, (("depth_radius", 5), ("bias", 1.0), ("alpha", 1
                                  ("beta", 0.5), ("norm_region", "ACROSS_CHANNELS")))
 Dropout2D = _composite("Dropout2D", _dropout2d, (("keep_prob", 0.5),))
 AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("output_size", 1),))
+MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
+Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
