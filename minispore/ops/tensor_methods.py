@@ -432,7 +432,7 @@ class _TensorMethods:
     def delta_seed(self): return 0
     @property
     def device(self):
-        from minispore import context
+        from minispore.common import context
         return context.get_context("device_target")
     def is_init(self): return False
     def is_pinned(self): return False

@@ -8,6 +8,8 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.composite_func import stack as _stack
+from minispore.ops.function.composite_func import swapaxes as _swapaxes
+from minispore.ops.function.index_func import masked_select as _masked_select
 from minispore.ops.function.composite_func import where as _where
 
 __all__ = ["unsqueeze", "unbind", "unstack", "chunk", "tensor_split", "hsplit", "vsplit",
@@ -19,7 +21,7 @@ __all__ = ["unsqueeze", "unbind", "unstack", "chunk", "tensor_split", "hsplit", 
            "nonzero", "aminmax", "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
            "constant_pad", "pad", "eye", "diag_embed", "matrix_diag", "diagonal_scatter",
            "matrix_set_diag", "slice_scatter", "block_diag", "meshgrid", "cartesian_prod",
-           "vander", "sequence_mask", "repeat_interleave", "repeat_elements", "space_to_depth",
+           "sequence_mask", "repeat_interleave", "repeat_elements", "space_to_depth",
            "take", "index_select"]
 
 
@@ -216,8 +218,7 @@ moveaxis = movedim
 
 
 def swapdims(input, dim0, dim1):  # noqa: A002
-    from minispore.ops.function.composite_func import swapaxes
-    return swapaxes(input, dim0, dim1)
+    return _swapaxes(input, dim0, dim1)
 
 
 def flip(input, dims):  # noqa: A002
@@ -450,10 +451,9 @@ def argwhere(input):  # noqa: A002
     _check_tensor("argwhere", "input", input)
     if input.ndim == 0:
         raise ValueError("For 'argwhere', 'input' must have rank >= 1.")
-    from minispore.ops.function.index_func import masked_select
     mask = A.cast(input, mstype.bool_) if input.dtype != mstype.bool_ else input
     grids = np.indices(tuple(input.shape), dtype=np.int64)
-    cols = [masked_select(Tensor(g), mask) for g in grids]
+    cols = [_masked_select(Tensor(g), mask) for g in grids]
     return _stack(cols, 1)
 
 
@@ -672,18 +672,6 @@ def cartesian_prod(*inputs):
     """All combinations of the 1-D inputs' elements, one per row."""
     grids = meshgrid(*inputs, indexing="ij")
     return _stack([A.reshape(g, (-1,)) for g in grids], 1)
-
-
-def vander(x, N=None):
-    """Columns x^(N-1), ..., x^1, x^0 of a 1-D x: the cumulative product of [1, x, x, ...]
-    (no pow, so the gradient at x = 0 stays finite), reversed."""
-    _check_tensor("vander", "x", x)
-    from minispore.ops.function.scan_compose_func import cumprod
-    n = x.shape[0] if N is None else int(N)
-    col = A.reshape(x, (-1, 1))
-    parts = [A.ones_like(col)] + [col] * (n - 1)
-    powers = cumprod(A.concat(parts, 1), 1) if n > 1 else parts[0]
-    return flip(powers, 1)
 
 
 def sequence_mask(lengths, maxlen=None):

@@ -30,7 +30,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "SigmoidCrossEntropyWithLogits", "ReduceAll", "ReduceAny", "ReduceStd",
            "SquareSumAll", "Ones", "Zeros", "Pack", "Unpack", "Unstack", "Rank", "Shape", "Size",
            "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
-           "DType", "TupleToArray", "AssignAdd", "AssignSub", "Cdist", "ChannelShuffle",
+           "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
            "MatrixPower", "Pdist"]
@@ -266,8 +266,6 @@ def _reduce_prod(x, axis=(), keep_dims=False):
     return SC.prod(x, None if axis == () else axis, keep_dims)
 
 
-AssignAdd = _composite("AssignAdd", MC.assign_add)
-AssignSub = _composite("AssignSub", MC.assign_sub)
 Cdist = _composite("Cdist", NC.cdist, (("p", 2.0),))
 ChannelShuffle = _composite("ChannelShuffle", _channel_shuffle, (("group", 1),))
 CumProd = _composite("CumProd", _cumprod, (("exclusive", False), ("reverse", False)))

@@ -9,6 +9,9 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
+from minispore.ops.function.composite_func import clamp as _clamp
+from minispore.ops.function.composite_func import stack as _stack
+from minispore.ops.function.composite_func import stop_gradient as _stop_gradient
 from minispore.ops.function.composite_func import where as _where
 
 __all__ = ["absolute", "negative", "positive", "subtract", "multiply", "divide", "true_divide",
@@ -25,7 +28,7 @@ __all__ = ["absolute", "negative", "positive", "subtract", "multiply", "divide",
            "shape", "dyn_shape", "isnan_ext", "float_power_ext", "tensor_gt", "hyper_add",
            "augassign_add", "augassign_sub", "augassign_mul", "augassign_div",
            "augassign_floordiv", "augassign_mod", "clip_by_value", "clip_by_norm",
-           "clip_by_global_norm", "deepcopy", "dense", "assign_add", "assign_sub"]
+           "clip_by_global_norm", "deepcopy", "dense"]
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -438,9 +441,8 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32):
 def logsumexp(input, axis, keep_dims=False):  # noqa: A002
     """log(sum(exp(input))) along axis, shifted by the (gradient-free) max so exp cannot
     overflow."""
-    from minispore.ops.function.composite_func import stop_gradient
     x = _floatify(input)
-    m = stop_gradient(M.reduce_max(x, axis, True))
+    m = _stop_gradient(M.reduce_max(x, axis, True))
     out = M.add(M.log(M.reduce_sum(M.exp(M.sub(x, m)), axis, True)), m)
     return out if keep_dims else A.squeeze(out, axis if isinstance(axis, (tuple, list))
                                             else (axis,))
@@ -651,8 +653,7 @@ augassign_div, augassign_floordiv, augassign_mod = M.div, M.floor_div, M.floor_m
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    from minispore.ops.function.composite_func import clamp
-    return clamp(x, clip_value_min, clip_value_max)
+    return _clamp(x, clip_value_min, clip_value_max)
 
 
 def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -668,8 +669,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
 
 
 def _stack_norms(norms):
-    from minispore.ops.function.composite_func import stack
-    return stack(norms)
+    return _stack(norms)
 
 
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
@@ -693,19 +693,3 @@ def dense(input, weight, bias=None):  # noqa: A002
     out = M.matmul(input, weight, transpose_b=True) if weight.ndim == 2 else \
         M.matmul(input, weight)
     return out if bias is None else M.add(out, bias)
-
-
-def _write(variable, value, name):
-    from minispore.ops.autodiff import replace_in_place
-    replace_in_place(variable, A.cast(value, variable.dtype), name)
-    return variable
-
-
-def assign_add(variable, value):
-    """variable += value in place (a Parameter through Assign); returns variable."""
-    return _write(variable, M.add(variable, value), "assign_add")
-
-
-def assign_sub(variable, value):
-    """variable -= value in place (a Parameter through Assign); returns variable."""
-    return _write(variable, M.sub(variable, value), "assign_sub")

@@ -7,12 +7,12 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function import sort_func as S
-from minispore.ops.function.array_compose_func import _dim, _split_at
+from minispore.ops.function.array_compose_func import _dim, _split_at, flip
 from minispore.ops.function.composite_func import argmin as _argmin
 from minispore.ops.function.math_compose_func import logaddexp
 
 __all__ = ["prod", "cumprod", "logcumsumexp", "median", "nanmedian", "nth_element", "msort",
-           "top_k", "max", "min", "trapz", "cov", "vecdot", "batch_dot"]
+           "top_k", "max", "min", "trapz", "cov", "vecdot", "batch_dot", "vander"]
 
 
 def _check_tensor(name, arg, x):
@@ -192,3 +192,14 @@ def batch_dot(x1, x2, axes=None):
         raise NotImplementedError("For 'batch_dot', only 2-D inputs with the default axes are "
                                   "implemented in minispore.")
     return M.reduce_sum(M.mul(x1, x2), 1, True)
+
+
+def vander(x, N=None):
+    """Columns x^(N-1), ..., x^1, x^0 of a 1-D x: the cumulative product of [1, x, x, ...]
+    (no pow, so the gradient at x = 0 stays finite), reversed."""
+    _check_tensor("vander", "x", x)
+    n = x.shape[0] if N is None else int(N)
+    col = A.reshape(x, (-1, 1))
+    parts = [A.ones_like(col)] + [col] * (n - 1)
+    powers = cumprod(A.concat(parts, 1), 1) if n > 1 else parts[0]
+    return flip(powers, 1)
