@@ -72,3 +72,11 @@ def test_in_place_assign_add():
     x = Tensor(np.float32([1.0, 2.0]))
     out = ops.assign_add(x, Tensor(np.float32([0.5, 0.5])))
     assert out is x and x.asnumpy().tolist() == [1.5, 2.5]
+
+
+def test_bucketize():
+    x = np.float32([[0.5, 2.0, 3.5], [-1.0, 3.0, 9.0]])
+    for right in (False, True):
+        got = ops.bucketize(Tensor(x), [1.0, 2.0, 3.0], right=right).asnumpy()
+        assert got.tolist() == np.searchsorted([1.0, 2.0, 3.0], x,
+                                               "right" if right else "left").tolist()

@@ -2,6 +2,8 @@
 (pairwise products in log2(n) rounds), logcumsumexp (a Hillis-Steele scan of logaddexp),
 median / nth_element / msort (Sort), ops.max / ops.min with their indices, top_k and the
 like. Each runs O(log n) primitive calls along the axis, never a Python loop over elements."""
+import numpy as np
+
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
@@ -12,7 +14,7 @@ from minispore.ops.function.composite_func import argmin as _argmin
 from minispore.ops.function.math_compose_func import logaddexp
 
 __all__ = ["prod", "cumprod", "logcumsumexp", "median", "nanmedian", "nth_element", "msort",
-           "top_k", "max", "min", "trapz", "cov", "vecdot", "batch_dot", "vander"]
+           "top_k", "max", "min", "trapz", "cov", "vecdot", "batch_dot", "vander", "bucketize"]
 
 
 def _check_tensor(name, arg, x):
@@ -203,3 +205,14 @@ def vander(x, N=None):
     parts = [A.ones_like(col)] + [col] * (n - 1)
     powers = cumprod(A.concat(parts, 1), 1) if n > 1 else parts[0]
     return flip(powers, 1)
+
+
+def bucketize(input, boundaries, *, right=False):  # noqa: A002
+    """int32 bucket of each element among the sorted boundaries (a list): the number of
+    boundaries below it (at or below it when right), i.e. numpy's searchsorted side='left'
+    ('right')."""
+    _check_tensor("bucketize", "input", input)
+    bounds = Tensor(np.asarray(list(boundaries), input.dtype.np_dtype))
+    x = A.expand_dims(input, -1)
+    below = M.less_equal(bounds, x) if right else M.less(bounds, x)
+    return M.reduce_sum(A.cast(below, mstype.int32), -1)
