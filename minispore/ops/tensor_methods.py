@@ -150,6 +150,311 @@ class _TensorMethods:
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)
 
+    # -- MindSpore's aliases and compositions (ops/function/*_compose_func.py) -------------
+    def absolute(self): return F.abs(self)
+    def neg(self): return F.neg(self)
+    def negative(self): return F.neg(self)
+    def positive(self): return F.positive(self)
+    def add(self, other, *, alpha=1):
+        return F.add(self, other if alpha == 1 else F.mul(other, alpha))
+    def sub(self, other, *, alpha=1): return F.subtract(self, other, alpha=alpha)
+    def subtract(self, other, *, alpha=1): return F.subtract(self, other, alpha=alpha)
+    def mul(self, other): return F.mul(self, other)
+    def multiply(self, other): return F.mul(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return F.divide(self, other, rounding_mode=rounding_mode)
+    def divide(self, other, *, rounding_mode=None):
+        return F.divide(self, other, rounding_mode=rounding_mode)
+    def true_divide(self, other): return F.div(self, other)
+    def pow(self, exponent): return F.pow(self, exponent)
+    def float_power(self, exponent): return F.float_power(self, exponent)
+    def maximum(self, other): return F.maximum(self, other)
+    def minimum(self, other): return F.minimum(self, other)
+    def fmax(self, other): return F.fmax(self, other)
+    def fmod(self, other): return F.fmod(self, other)
+    def eq(self, other): return F.equal(self, other)
+    def equal(self, other): return F.equal(self, other)
+    def ne(self, other): return F.not_equal(self, other)
+    def not_equal(self, other): return F.not_equal(self, other)
+    def lt(self, other): return F.less(self, other)
+    def less(self, other): return F.less(self, other)
+    def le(self, other): return F.less_equal(self, other)
+    def less_equal(self, other): return F.less_equal(self, other)
+    def gt(self, other): return F.greater(self, other)
+    def greater(self, other): return F.greater(self, other)
+    def ge(self, other): return F.greater_equal(self, other)
+    def greater_equal(self, other): return F.greater_equal(self, other)
+    def isclose(self, x2, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return F.isclose(self, x2, rtol, atol, equal_nan)
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(F.all(F.isclose(self, other, rtol, atol, equal_nan)).asnumpy())
+    def approximate_equal(self, other, tolerance=1e-5):
+        return F.approximate_equal(self, other, tolerance)
+    def acosh(self): return F.acosh(self)
+    def arccosh(self): return F.acosh(self)
+    def asinh(self): return F.asinh(self)
+    def arcsinh(self): return F.asinh(self)
+    def atanh(self): return F.atanh(self)
+    def arctanh(self): return F.atanh(self)
+    def tanh(self): return F.tanh(self)
+    def sigmoid(self): return F.sigmoid(self)
+    def softmax(self, axis, dtype=None):
+        x = self if dtype is None else F.cast(self, mstype.to_type(dtype))
+        return F.softmax(x, axis)
+    def rsqrt(self): return F.rsqrt(self)
+    def log2(self): return F.log2(self)
+    def log10(self): return F.log10(self)
+    def logaddexp(self, other): return F.logaddexp(self, other)
+    def logaddexp2(self, other): return F.logaddexp2(self, other)
+    def logit(self, eps=None): return F.logit(self, eps)
+    def logsumexp(self, axis, keepdims=False): return F.logsumexp(self, axis, keepdims)
+    def deg2rad(self): return F.deg2rad(self)
+    def rad2deg(self): return F.rad2deg(self)
+    def trunc(self): return F.trunc(self)
+    def frac(self): return F.frac(self)
+    def round(self, decimals=0): return F.round(self, decimals=decimals)
+    def sgn(self): return F.sgn(self)
+    def signbit(self): return F.signbit(self)
+    def isneginf(self): return F.isneginf(self)
+    def isposinf(self): return F.isposinf(self)
+    def isreal(self): return F.isreal(self)
+    def heaviside(self, values): return F.heaviside(self, values)
+    def lerp(self, end, weight): return F.lerp(self, end, weight)
+    def sinc(self): return F.sinc(self)
+    def xlogy(self, y): return F.xlogy(self, y)
+    def xdivy(self, y): return F.xdivy(self, y)
+    def copysign(self, other): return F.copysign(self, other)
+    def ldexp(self, other): return F.ldexp(self, other)
+    def inv(self): return F.inv(self)
+    def addcmul(self, tensor1, tensor2, value=1): return F.addcmul(self, tensor1, tensor2, value)
+    def addcdiv(self, tensor1, tensor2, value=1): return F.addcdiv(self, tensor1, tensor2, value)
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return F.nan_to_num(self, nan, posinf, neginf)
+    def hardshrink(self, lambd=0.5): return F.hardshrink(self, lambd)
+    def soft_shrink(self, lambd=0.5): return F.softshrink(self, lambd)
+    def clamp(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    def clip(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    def all(self, axis=None, keep_dims=False): return F.all(self, axis, keep_dims)
+    def any(self, axis=None, keep_dims=False): return F.any(self, axis, keep_dims)
+    def amax(self, axis=None, keepdims=False): return F.amax(self, axis, keepdims)
+    def amin(self, axis=None, keepdims=False): return F.amin(self, axis, keepdims)
+    def aminmax(self, *, axis=0, keepdims=False):
+        return F.aminmax(self, axis=axis, keepdims=keepdims)
+    def argmin(self, axis=None, keepdims=False): return F.argmin(self, axis, keepdims)
+    def argmax_with_value(self, axis=0, keep_dims=False):
+        index, value = F.ArgMaxWithValue(axis, keep_dims)(self)
+        return value, index
+    def argmin_with_value(self, axis=0, keep_dims=False):
+        index, value = F.ArgMinWithValue(axis, keep_dims)(self)
+        return value, index
+    def count_nonzero(self, axis=(), keep_dims=False, dtype=mstype.int32):
+        return F.count_nonzero(self, axis, keep_dims, dtype)
+    def var(self, axis=None, ddof=0, keepdims=False): return F.var(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False): return F.std(self, axis, ddof, keepdims)
+    def nansum(self, axis=None, keepdims=False, *, dtype=None):
+        return F.nansum(self, axis, keepdims, dtype=dtype)
+    def nanmean(self, axis=None, keepdims=False, *, dtype=None):
+        return F.nanmean(self, axis, keepdims, dtype=dtype)
+    def ptp(self, axis=None, keepdims=False): return F.ptp(self, axis, keepdims)
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+        return F.norm(self, ord, dim, keepdim, dtype=dtype)
+    def sum_to_size(self, *size):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        lead = self.ndim - len(size)
+        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                          if s == 1 and self.shape[lead + i] != 1)
+        out = F.reduce_sum(self, axes, True) if axes else self
+        return F.reshape(out, tuple(size))
+    def trace(self): return F.trace(self)
+    def diag(self): return F.diag(self)
+    def diagflat(self, offset=0): return F.diagflat(self, offset)
+    def diagonal(self, offset=0, dim1=0, dim2=1): return F.diagonal(self, offset, dim1, dim2)
+    def tril(self, diagonal=0): return F.tril(self, diagonal)
+    def triu(self, diagonal=0): return F.triu(self, diagonal)
+    def outer(self, vec2): return F.outer(self, vec2)
+    def inner(self, other): return F.inner(self, other)
+    def cross(self, other, dim=None): return F.cross(self, other, dim)
+    def diff(self, n=1, axis=-1, prepend=None, append=None):
+        return F.diff(self, n, axis, prepend, append)
+    def t(self): return F.t(self)
+    def adjoint(self): return F.adjoint(self)
+    @property
+    def H(self): return F.adjoint(self) if self.ndim == 2 else self.transpose()
+    @property
+    def mT(self): return F.adjoint(self)
+    @property
+    def mH(self): return F.adjoint(self)
+    def permute(self, *axis):
+        if len(axis) == 1 and isinstance(axis[0], (tuple, list)):
+            axis = tuple(axis[0])
+        return F.permute(self, axis or tuple(reversed(range(self.ndim))))
+    def swapaxes(self, axis0, axis1): return F.swapaxes(self, axis0, axis1)
+    def swapdims(self, dim0, dim1): return F.swapaxes(self, dim0, dim1)
+    def moveaxis(self, source, destination): return F.movedim(self, source, destination)
+    def movedim(self, source, destination): return F.movedim(self, source, destination)
+    def unsqueeze(self, dim): return F.unsqueeze(self, dim)
+    def unbind(self, dim=0): return F.unbind(self, dim)
+    def chunk(self, chunks, axis=0): return F.chunk(self, chunks, axis)
+    def tensor_split(self, indices_or_sections, axis=0):
+        return F.tensor_split(self, indices_or_sections, axis)
+    def hsplit(self, indices_or_sections): return F.hsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections): return F.vsplit(self, indices_or_sections)
+    def fliplr(self): return F.fliplr(self)
+    def flipud(self): return F.flipud(self)
+    def expand_as(self, other): return F.expand_as(self, other)
+    def view_as(self, other): return F.view_as(self, other)
+    def reshape_as(self, other): return F.view_as(self, other)
+    def type_as(self, other): return F.type_as(self, other)
+    def tile(self, reps):
+        reps = (reps,) if isinstance(reps, int) else tuple(reps)
+        reps = (1,) * (self.ndim - len(reps)) + reps
+        return F.tile(self, reps)
+    def argwhere(self): return F.argwhere(self)
+    def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
+    def masked_fill(self, mask, value): return F.masked_fill(self, mask, value)
+    def where(self, condition, y): return F.where(condition, self, y)
+    def select(self, condition, y): return F.where(condition, self, y)
+    def fill(self, value): return F.full_like(self, value)
+    def new_ones(self, size, dtype=None):
+        return F.ones(size, self.dtype if dtype is None else dtype)
+    def new_zeros(self, size, dtype=None):
+        return F.zeros(size, self.dtype if dtype is None else dtype)
+    def real(self): return self
+    def imag(self): return F.zeros_like(self)
+    def conj(self): return self
+    def is_complex(self): return False
+    def is_floating_point(self): return self.dtype.is_float
+    def is_signed(self): return self.dtype.np_dtype.kind in "if"
+    def dim(self): return self.ndim
+    def ndimension(self): return self.ndim
+    def numel(self): return self.size
+    def nelement(self): return self.size
+    def type(self, dtype=None):
+        return str(self.dtype) if dtype is None else F.cast(self, mstype.to_type(dtype))
+    def bool(self): return F.cast(self, mstype.bool_)
+    def byte(self): return F.cast(self, mstype.uint8)
+    def short(self): return F.cast(self, mstype.int16)
+    def int(self): return F.cast(self, mstype.int32)
+    def long(self): return F.cast(self, mstype.int64)
+    def half(self): return F.cast(self, mstype.float16)
+    def float(self): return F.cast(self, mstype.float32)
+    def double(self): return F.cast(self, mstype.float64)
+    def contiguous(self): return self
+    def is_contiguous(self): return True
+    def value(self): return self
+    @property
+    def data(self): return self
+
+    def prod(self, axis=None, keep_dims=False, dtype=None):
+        return F.prod(self, axis, keep_dims, dtype)
+    def cumprod(self, dim, dtype=None): return F.cumprod(self, dim, dtype)
+    def logcumsumexp(self, axis): return F.logcumsumexp(self, axis)
+    def median(self, axis=-1, keepdims=False): return F.median(self, axis, keepdims)
+    def nanmedian(self, axis=-1, keepdims=False): return F.nanmedian(self, axis, keepdims)
+    def msort(self): return F.msort(self)
+    def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)  # noqa: A002
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+    def take(self, indices, axis=None):
+        return F.take(self, indices) if axis is None else F.gather(self, indices, axis)
+    def index_select(self, axis, index): return F.index_select(self, axis, index)
+    def repeat_interleave(self, repeats, dim=None): return F.repeat_interleave(self, repeats, dim)
+    def slice_scatter(self, src, axis=0, start=None, end=None, step=1):
+        return F.slice_scatter(self, src, axis, start, end, step)
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return F.diagonal_scatter(self, src, offset, dim1, dim2)
+    def fill_diagonal(self, fill_value, wrap=False):
+        if wrap or self.ndim != 2:
+            raise NotImplementedError("Tensor.fill_diagonal: only 2-D without wrap is "
+                                      "implemented in minispore.")
+        k = min(self.shape)
+        return F.diagonal_scatter(self, F.fill(self.dtype, (k,), fill_value))
+    def resize(self, *new_shape):
+        if not new_shape:
+            return self
+        raise NotImplementedError("Tensor.resize with a new shape is not implemented in "
+                                  "minispore; use reshape.")
+    def stride(self, dim=None):
+        strides = [1] * self.ndim
+        for i in range(self.ndim - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.shape[i + 1]
+        return strides if dim is None else strides[dim]
+    @property
+    def strides(self): return tuple(s * self.itemsize for s in self.stride())
+    def itemset(self, *args):
+        """A copy of self with one element set (MindSpore returns the new tensor)."""
+        import numpy as np
+        *index, value = args
+        index = index[0] if len(index) == 1 else tuple(index)
+        if isinstance(index, int):
+            index = np.unravel_index(index, tuple(self.shape))
+        mask = np.zeros(tuple(self.shape), bool)
+        mask[tuple(index)] = True
+        return F.where(Tensor(mask), F.cast(Tensor(value), self.dtype), self)
+    @property
+    def has_init(self): return False
+    @property
+    def init_finished(self): return True
+    @property
+    def const_arg(self): return getattr(self, "_const_arg", False)
+    def set_const_arg(self, const_arg=True):
+        """Mark the tensor as a constant argument of a compiled graph (MindSpore's flag;
+        minispore records it); returns self."""
+        self._const_arg = bool(const_arg)
+        return self
+    @property
+    def init(self):
+        """None: minispore initialises tensors eagerly, so none holds a pending initializer."""
+        return None
+    @property
+    def init_flag(self): return False
+    @property
+    def symbolic_shape(self): return None
+    @property
+    def param_info(self): return None
+    def assign_value(self, value):
+        """self takes value's contents (in place, like copy_); returns self."""
+        return self.copy_(value)
+    def assign_value_cpp(self, value): return self.copy_(value)
+    def get_bytes(self): return self.asnumpy().tobytes()
+    def data_ptr(self):
+        """The address of the tensor's buffer on its device."""
+        data = self._require_data()
+        iface = getattr(data, "__cuda_array_interface__", None) or data.__array_interface__
+        return iface["data"][0]
+    def flush_from_cache(self): return None
+    def wait_pipeline(self): return None
+    def set_cast_dtype(self, dtype=None): return None
+    @property
+    def virtual_flag(self): return False
+    @property
+    def delta_seed(self): return 0
+    @property
+    def device(self):
+        from minispore.common import context
+        return context.get_context("device_target")
+    def is_init(self): return False
+    def is_pinned(self): return False
+
+    # in-place forms: the value is computed out of place, then written into self the way
+    # __setitem__ writes (tapes and tracer told, a Parameter through Assign)
+    def _in_place(self, new, name):
+        from minispore.ops.autodiff import replace_in_place
+        replace_in_place(self, F.cast(new, self.dtype), f"Tensor.{name}")
+        return self
+    def add_(self, other, *, alpha=1): return self._in_place(self.add(other, alpha=alpha), "add_")
+    def sub_(self, other, *, alpha=1): return self._in_place(self.sub(other, alpha=alpha), "sub_")
+    def mul_(self, other): return self._in_place(F.mul(self, other), "mul_")
+    def div_(self, other, *, rounding_mode=None):
+        return self._in_place(F.divide(self, other, rounding_mode=rounding_mode), "div_")
+    def exp_(self): return self._in_place(F.exp(self), "exp_")
+    def remainder_(self, other): return self._in_place(F.floor_mod(self, other), "remainder_")
+    def floor_divide_(self, other): return self._in_place(F.floor_div(self, other), "floor_divide_")
+    def copy_(self, src):
+        return self._in_place(F.broadcast_to(F.cast(src, self.dtype), tuple(self.shape)),
+                              "copy_")
+
 
 def install(cls=Tensor):
     """Set every method of _TensorMethods on `cls` (Tensor; its subclasses inherit them)."""

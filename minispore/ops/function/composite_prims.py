@@ -1,0 +1,297 @@
+"""MindSpore Primitive classes that are a functional composition of existing primitives
+(``ops.Acosh()(x)``, ``ops.AddN()(xs)``, ``ops.Elu(alpha)(x)`` ...): each takes its attributes
+at construction, as the Primitive does, and applies the functional op of
+math/array/nn_compose_func, so it differentiates and traces like them. Aliases of real
+primitives (TensorAdd = Add, Gelu = GeLU) are the classes themselves."""
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops.function import array_compose_func as AC
+from minispore.ops.function import array_func as A
+from minispore.ops.function import composite_func as C
+from minispore.ops.function import math_compose_func as MC
+from minispore.ops.function import math_func as M
+from minispore.ops.function import nn_compose_func as NC
+from minispore.ops.function import pool_compose_func as PC
+from minispore.ops.function import scan_compose_func as SC
+from minispore.ops.function import spectral_compose_func as SP
+from minispore.ops.operations.activation_ops import GeLU
+from minispore.ops.operations.math_ops import Add
+
+__all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual", "Argmin",
+           "ArgMaxWithValue", "ArgMinWithValue", "BCEWithLogitsLoss", "BinaryCrossEntropy",
+           "CeLU", "Elu", "HShrink", "HSigmoid", "HSwish", "Mish", "ReLU6", "SeLU", "SoftShrink",
+           "Softplus", "Softsign", "FastGeLU", "FastGelu", "Gelu", "GLU", "Cross", "Diag",
+           "DiagPart", "Trace", "Tril", "Triu", "DivNoNan", "MulNoNan", "Xdivy", "Xlogy",
+           "SquaredDifference", "Mod", "TruncateDiv", "TruncateMod", "Trunc", "Round", "Rint",
+           "Inv", "Lerp", "Logit", "Heaviside", "IsClose", "Fmax", "Sinc", "NanToNum",
+           "EqualCount", "L2Loss", "L2Normalize", "LpNorm", "KLDivLoss", "SmoothL1Loss",
+           "SigmoidCrossEntropyWithLogits", "ReduceAll", "ReduceAny", "ReduceStd",
+           "SquareSumAll", "Ones", "Zeros", "Pack", "Unpack", "Unstack", "Rank", "Shape", "Size",
+           "TensorShape", "DynamicShape", "TensorAdd", "IdentityN", "Real", "Imag", "Conj", "Eps",
+           "DType", "TupleToArray", "Cdist", "ChannelShuffle",
+           "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
+           "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
+           "MatrixPower", "Pdist"]
+
+TensorAdd = Add
+Gelu = GeLU
+
+
+def _composite(name, fn, params=(), doc=None):
+    """A Primitive-like class `name`: __init__ takes `params` ((name, default) pairs) as
+    attributes, __call__(*inputs) returns fn(*inputs, **attributes)."""
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(params):
+            raise TypeError(f"For '{name}', expected at most {len(params)} attributes, but got "
+                            f"{len(args)}.")
+        values = dict(params)
+        values.update(zip([p for p, _ in params], args))
+        for key, value in kwargs.items():
+            if key not in values:
+                raise TypeError(f"For '{name}', unexpected attribute '{key}'.")
+            values[key] = value
+        self.attrs = values
+        for key, value in values.items():
+            setattr(self, key, value)
+
+    def __call__(self, *inputs):
+        return fn(*inputs, **self.attrs)
+
+    def __repr__(self):
+        return f"Prim[{name}]"
+
+    return type(name, (), {"__init__": __init__, "__call__": __call__, "__repr__": __repr__,
+                           "__doc__": doc or f"``ops.{name}``: {fn.__doc__ or fn.__name__}",
+                           "__module__": __name__})
+
+
+def _stack_attr(x, axis):
+    return C.stack(x, axis)
+
+
+def _argmin(x, axis, output_type):
+    return A.cast(C.argmin(x, axis), mstype.to_type(output_type))
+
+
+def _arg_with_value(reduce, arg):
+    def fn(x, axis, keep_dims):
+        return arg(x, axis, keep_dims), reduce(x, axis, keep_dims)
+    return fn
+
+
+def _argmax_k(x, axis, keep_dims):
+    return M.argmax(x, axis, keep_dims)
+
+
+def _argmin_k(x, axis, keep_dims):
+    idx = C.argmin(x, axis, keep_dims)
+    return A.cast(idx, mstype.int64)
+
+
+def _bce_with_logits(logits, label, weight=None, pos_weight=None, reduction="mean"):
+    return NC.binary_cross_entropy_with_logits(logits, label, weight, pos_weight, reduction)
+
+
+def _bce(logits, labels, weight=None, reduction="mean"):
+    return NC.binary_cross_entropy(logits, labels, weight, reduction)
+
+
+def _diag_part(x):
+    if x.ndim != 2:
+        raise ValueError(f"For 'DiagPart', 'input_x' must be 2-D here, but got rank {x.ndim}.")
+    return AC.diagonal(x)
+
+
+def _logit(x, eps):
+    return MC.logit(x, None if eps < 0 else eps)
+
+
+def _equal_count(x, y):
+    return A.reshape(M.reduce_sum(A.cast(M.equal(x, y), x.dtype)), (1,))
+
+
+def _lp_norm(x, axis, p, keep_dims, epsilon):
+    return MC.vector_norm(x, p, tuple(axis) if isinstance(axis, (list, tuple)) else axis,
+                          keep_dims)
+
+
+def _sigmoid_ce(logits, label):
+    return NC.binary_cross_entropy_with_logits(logits, label, reduction="none")
+
+
+def _reduce_std(x, axis, unbiased, keep_dims):
+    return MC.std_mean(x, axis if axis != () else None, 1 if unbiased else 0, keep_dims)
+
+
+def _reduce_bool(fn):
+    def reduce(x, axis=(), keep_dims=False):
+        return fn(x, axis if axis != () else None, keep_dims)
+    return reduce
+
+
+def _shape_tensor(x):
+    return Tensor(np.array(x.shape, np.int64), mstype.int64)
+
+
+def _eps(x):
+    return A.fill(x.dtype, tuple(x.shape), float(np.finfo(x.dtype.np_dtype).eps))
+
+
+def _tuple_to_array(x):
+    if isinstance(x, Tensor):
+        raise TypeError("For 'TupleToArray', 'input_x' must be a tuple or list of numbers.")
+    arr = np.array(x)
+    dtype = mstype.float32 if arr.dtype.kind == "f" else mstype.int32
+    return Tensor(arr.astype(dtype.np_dtype), dtype)
+
+
+def _filled(value):
+    def fn(shape, type_=mstype.float32):
+        size = (shape,) if isinstance(shape, int) else tuple(shape)
+        return A.fill(mstype.to_type(type_), size, value)
+    return fn
+
+
+Acosh = _composite("Acosh", MC.acosh)
+Asinh = _composite("Asinh", MC.asinh)
+Atanh = _composite("Atanh", MC.atanh)
+AddN = _composite("AddN", MC.accumulate_n)
+AccumulateNV2 = _composite("AccumulateNV2", MC.accumulate_n)
+ApproximateEqual = _composite("ApproximateEqual", MC.approximate_equal, (("tolerance", 1e-5),))
+Argmin = _composite("Argmin", _argmin, (("axis", -1), ("output_type", mstype.int32)))
+ArgMaxWithValue = _composite("ArgMaxWithValue", _arg_with_value(M.reduce_max, _argmax_k),
+                             (("axis", 0), ("keep_dims", False)),
+                             "(index, value) of the max along axis.")
+ArgMinWithValue = _composite("ArgMinWithValue", _arg_with_value(M.reduce_min, _argmin_k),
+                             (("axis", 0), ("keep_dims", False)),
+                             "(index, value) of the min along axis.")
+BCEWithLogitsLoss = _composite("BCEWithLogitsLoss", _bce_with_logits, (("reduction", "mean"),))
+BinaryCrossEntropy = _composite("BinaryCrossEntropy", _bce, (("reduction", "mean"),))
+CeLU = _composite("CeLU", NC.celu, (("alpha", 1.0),))
+Elu = _composite("Elu", NC.elu, (("alpha", 1.0),))
+HShrink = _composite("HShrink", NC.hardshrink, (("lambd", 0.5),))
+HSigmoid = _composite("HSigmoid", NC.hardsigmoid)
+HSwish = _composite("HSwish", NC.hardswish)
+Mish = _composite("Mish", NC.mish)
+ReLU6 = _composite("ReLU6", NC.relu6)
+SeLU = _composite("SeLU", NC.selu)
+SoftShrink = _composite("SoftShrink", NC.softshrink, (("lambd", 0.5),))
+Softplus = _composite("Softplus", NC.softplus)
+Softsign = _composite("Softsign", NC.softsign)
+FastGeLU = _composite("FastGeLU", NC.fast_gelu)
+FastGelu = _composite("FastGelu", NC.fast_gelu)
+GLU = _composite("GLU", NC.glu, (("axis", -1),))
+Cross = _composite("Cross", AC.cross, (("dim", None),))
+Diag = _composite("Diag", AC.diag)
+DiagPart = _composite("DiagPart", _diag_part)
+Trace = _composite("Trace", AC.trace)
+Tril = _composite("Tril", AC.tril, (("diagonal", 0),))
+Triu = _composite("Triu", AC.triu, (("diagonal", 0),))
+DivNoNan = _composite("DivNoNan", MC.div_no_nan)
+MulNoNan = _composite("MulNoNan", MC.mul_no_nan)
+Xdivy = _composite("Xdivy", MC.xdivy)
+Xlogy = _composite("Xlogy", MC.xlogy)
+SquaredDifference = _composite("SquaredDifference", MC.squared_difference)
+Mod = _composite("Mod", MC.truncate_mod)
+TruncateDiv = _composite("TruncateDiv", MC.truncate_div)
+TruncateMod = _composite("TruncateMod", MC.truncate_mod)
+Trunc = _composite("Trunc", MC.trunc)
+Round = _composite("Round", lambda x: MC.round(x))
+Rint = _composite("Rint", MC.rint)
+Inv = _composite("Inv", MC.inv)
+Lerp = _composite("Lerp", MC.lerp)
+Logit = _composite("Logit", _logit, (("eps", -1.0),))
+Heaviside = _composite("Heaviside", MC.heaviside)
+IsClose = _composite("IsClose", MC.isclose, (("rtol", 1e-05), ("atol", 1e-08),
+                                              ("equal_nan", True)))
+Fmax = _composite("Fmax", MC.fmax)
+Sinc = _composite("Sinc", MC.sinc)
+NanToNum = _composite("NanToNum", MC.nan_to_num, (("nan", 0.0), ("posinf", None),
+                                                  ("neginf", None)))
+EqualCount = _composite("EqualCount", _equal_count)
+L2Loss = _composite("L2Loss", NC.l2_loss)
+L2Normalize = _composite("L2Normalize", MC.l2_normalize, (("axis", 0), ("epsilon", 1e-4)))
+LpNorm = _composite("LpNorm", _lp_norm, (("axis", 0), ("p", 2), ("keep_dims", False),
+                                         ("epsilon", 1e-12)))
+KLDivLoss = _composite("KLDivLoss", NC.kl_div, (("reduction", "mean"),))
+SmoothL1Loss = _composite("SmoothL1Loss", NC.smooth_l1_loss, (("beta", 1.0),
+                                                              ("reduction", "none")))
+SigmoidCrossEntropyWithLogits = _composite("SigmoidCrossEntropyWithLogits", _sigmoid_ce)
+ReduceAll = _composite("ReduceAll", _reduce_bool(MC.all), (("keep_dims", False),))
+ReduceAny = _composite("ReduceAny", _reduce_bool(MC.any), (("keep_dims", False),))
+ReduceStd = _composite("ReduceStd", _reduce_std, (("axis", ()), ("unbiased", True),
+                                                  ("keep_dims", False)))
+SquareSumAll = _composite("SquareSumAll", MC.square_sum_all)
+Ones = _composite("Ones", _filled(1))
+Zeros = _composite("Zeros", _filled(0))
+Pack = _composite("Pack", _stack_attr, (("axis", 0),))
+Unpack = _composite("Unpack", AC.unstack, (("axis", 0),))
+Unstack = _composite("Unstack", AC.unstack, (("axis", 0),))
+Rank = _composite("Rank", MC.rank)
+Shape = _composite("Shape", lambda x: tuple(x.shape))
+Size = _composite("Size", MC.numel)
+TensorShape = _composite("TensorShape", _shape_tensor)
+DynamicShape = _composite("DynamicShape", _shape_tensor)
+IdentityN = _composite("IdentityN", lambda xs: tuple(A.identity(t) for t in xs))
+Real = _composite("Real", lambda x: x)
+Imag = _composite("Imag", lambda x: A.zeros_like(x))
+Conj = _composite("Conj", lambda x: x)
+Eps = _composite("Eps", _eps)
+DType = _composite("DType", lambda x: x.dtype)
+TupleToArray = _composite("TupleToArray", _tuple_to_array)
+
+
+def _channel_shuffle(x, group):
+    if x.ndim <= 3:
+        raise TypeError(f"For ChannelShuffle, expect input with > 3 dims, but got {x.ndim}.")
+    return AC.channel_shuffle(x, group)
+
+
+def _cumprod(x, axis, exclusive=False, reverse=False):
+    if exclusive or reverse:
+        raise NotImplementedError("For 'CumProd', 'exclusive' and 'reverse' are not implemented "
+                                  "in minispore.")
+    return SC.cumprod(x, axis)
+
+
+def _median(x, global_median=False, axis=0, keep_dims=False):
+    if global_median:
+        return SC.median(A.reshape(x, (-1,)), 0, False)
+    return SC.median(x, axis, keep_dims)
+
+
+def _reduce_prod(x, axis=(), keep_dims=False):
+    return SC.prod(x, None if axis == () else axis, keep_dims)
+
+
+Cdist = _composite("Cdist", NC.cdist, (("p", 2.0),))
+ChannelShuffle = _composite("ChannelShuffle", _channel_shuffle, (("group", 1),))
+CumProd = _composite("CumProd", _cumprod, (("exclusive", False), ("reverse", False)))
+Dense = _composite("Dense", MC.dense)
+Median = _composite("Median", _median, (("global_median", False), ("axis", 0),
+                                        ("keep_dims", False)))
+NonZero = _composite("NonZero", AC.argwhere)
+NthElement = _composite("NthElement", SC.nth_element, (("reverse", False),))
+ReduceProd = _composite("ReduceProd", _reduce_prod, (("keep_dims", False),))
+SpaceToDepth = _composite("SpaceToDepth", AC.space_to_depth, (("block_size", 2),))
+
+
+def _dropout2d(x, keep_prob=0.5):
+    """(output, mask): whole channels of NCHW x zeroed with probability 1 - keep_prob, the
+    rest scaled by 1 / keep_prob; mask is True where kept."""
+    if x.ndim != 4:
+        raise ValueError(f"For 'Dropout2D', the input must be 4-D, but got rank {x.ndim}.")
+    from minispore.ops.function import nn_func
+    scale = nn_func.dropout(A.ones(tuple(x.shape[:2]) + (1, 1), x.dtype), 1.0 - keep_prob)
+    return M.mul(x, scale), A.broadcast_to(M.not_equal(scale, 0), tuple(x.shape))
+
+
+AdaptiveAvgPool2D = _composite("AdaptiveAvgPool2D", PC.adaptive_avg_pool2d, (("output_size", 1),))
+LRN = _composite("LRN", PC.lrn, (("depth_radius", 5), ("bias", 1.0), ("alpha", 1.0),
+                                 ("beta", 0.5), ("norm_region", "ACROSS_CHANNELS")))
+Dropout2D = _composite("Dropout2D", _dropout2d, (("keep_prob", 0.5),))
+AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("output_size", 1),))
+MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
+Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
