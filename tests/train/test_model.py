@@ -225,3 +225,6 @@ def test_mindspore_module_paths_exist():
     assert ms.load_checkpoint is serialization.load_checkpoint
     assert ms.load_param_into_net is serialization.load_param_into_net
     assert callback.LossMonitor is LossMonitor and metrics.Accuracy is Accuracy
+    # mindspore.nn's metrics are the same classes (they live in nn, below train)
+    assert ms.nn.Accuracy is Accuracy and ms.nn.Top1CategoricalAccuracy is \
+        metrics.Top1CategoricalAccuracy and ms.nn.get_metric_fn is metrics.get_metric_fn

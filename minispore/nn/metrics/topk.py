@@ -1,7 +1,7 @@
 """Top-k categorical accuracy."""
 import numpy as np
 
-from minispore.train.metrics.metric import Metric, _class_targets, rearrange_inputs
+from minispore.nn.metrics.metric import Metric, _class_targets, rearrange_inputs
 
 
 class TopKCategoricalAccuracy(Metric):

@@ -1,7 +1,7 @@
 """Regression errors: MAE and MSE (summed error divided by the number of samples, dim 0)."""
 import numpy as np
 
-from minispore.train.metrics.metric import Metric, rearrange_inputs
+from minispore.nn.metrics.metric import Metric, rearrange_inputs
 
 
 class _ErrorMetric(Metric):

@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 
-from minispore.train.metrics.metric import (EvaluationBase, Metric, _class_targets, _one_hot,
+from minispore.nn.metrics.metric import (EvaluationBase, Metric, _class_targets, _one_hot,
                                             rearrange_inputs)
 
 

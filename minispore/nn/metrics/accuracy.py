@@ -1,7 +1,7 @@
 """Accuracy: the fraction of correctly classified samples."""
 import numpy as np
 
-from minispore.train.metrics.metric import EvaluationBase, _class_targets, rearrange_inputs
+from minispore.nn.metrics.metric import EvaluationBase, _class_targets, rearrange_inputs
 
 
 class Accuracy(EvaluationBase):

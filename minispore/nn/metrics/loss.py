@@ -1,7 +1,7 @@
 """Loss: the average of per-batch mean losses."""
 import numpy as np
 
-from minispore.train.metrics.metric import Metric, rearrange_inputs
+from minispore.nn.metrics.metric import Metric, rearrange_inputs
 
 
 class Loss(Metric):
