@@ -14,23 +14,13 @@ while an ``ms.Profiler`` records, through a profiled copy whose every call recor
 import sys
 import threading
 
-from minispore.common import profiling
+from minispore.common import profiling, symbolic
 from minispore.common.tensor import Tensor, tensor_of
 from minispore.device import CPU, active_device, device_of, scalar_array, to_device
 from minispore.device import empty as device_empty
 from minispore.graph.arena import describe_memory, plan_buffers
 from minispore.graph.ir import Value, flatten
 from minispore.graph.memory import Accountant, active_tracker, is_activation, plan_memory
-
-
-def _symbolic():
-    """G2's symbolic-dimension module, when it exists (before it lands every dim is an int).
-    HOOK(G2): constants holding SymDims are substituted with the run's bindings."""
-    try:
-        from minispore.common import symbolic
-    except ImportError:
-        return None
-    return symbolic
 
 
 class Executable:
@@ -136,7 +126,6 @@ def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
     reported to the Accountant ``_acct`` (the next argument), as is every free. `profiled`:
     every call records its span (profiling.timed)."""
     nm = _Namer()
-    symbolic = _symbolic()
     needs_bindings = False
     args = []
     for i, v in enumerate(graph.inputs):
@@ -166,7 +155,7 @@ def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
         if isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in flatten(x)):
             body = ", ".join(operand(y) for y in x)
             return f"({body},)" if isinstance(x, tuple) else f"[{body}]"
-        if symbolic is not None and symbolic.is_symbolic(x):
+        if symbolic.is_symbolic(x):   # constants holding SymDims take the run's bindings
             needs_bindings = True
             return f"_subst({nm.bind('c', x)}, _b)"
         return nm.bind("c", x)

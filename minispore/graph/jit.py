@@ -13,6 +13,7 @@ from minispore.common.context import context
 from minispore.common.parameter import Parameter
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
+from minispore.graph import dynamic as dynamic_shapes
 from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.program import PassContext
@@ -35,16 +36,6 @@ def jit_enabled():
 
 def tracing():
     return _CTX.tracer is not None
-
-
-def _dynamic():
-    """G2's minispore/graph/dynamic.py. HOOK(G2): until it exists, placeholders from
-    set_inputs/input_signature are ignored and the cache keys on concrete shapes."""
-    try:
-        from minispore.graph import dynamic
-    except ImportError:
-        return None
-    return dynamic
 
 
 def _static_key(x):
@@ -83,24 +74,24 @@ class CompileCache:
         ``prepare(program)`` may add requests (TrainOneStepCell asks for the gradient and the
         optimizer update) before the passes run.
         """
-        dynamic = _dynamic() if placeholders is not None else None
+        dynamic = placeholders is not None
         # A graph's constants and kernels belong to one device and one parallel layout: the
         # PassContext (device, mesh, rank, parallel settings) keys the cache.
         ctx = current_pass_context()
         sharded = ctx.parallel is not None
-        if dynamic is not None:
-            key = (dynamic.signature_of(placeholders), extra_key, ctx,
+        if dynamic:
+            key = (dynamic_shapes.signature_of(placeholders), extra_key, ctx,
                    tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
             bound = logical_args(args, ctx) if sharded else args
-            bindings = dynamic.bind_and_check(placeholders, bound, self.name)
+            bindings = dynamic_shapes.bind_and_check(placeholders, bound, self.name)
         else:
             key = (extra_key, ctx) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
                                              else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)
         if executable is None:
-            if dynamic is not None:
-                avals = dynamic.input_avals(placeholders)
+            if dynamic:
+                avals = dynamic_shapes.input_avals(placeholders)
             elif sharded:
                 avals = [Aval(a.shape, a.dtype) for a in logical_args(args, ctx)]
             else:
