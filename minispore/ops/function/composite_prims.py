@@ -12,6 +12,7 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import composite_func as C
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
+from minispore.ops.function import matrix_compose_func as MX
 from minispore.ops.function import nn_compose_func as NC
 from minispore.ops.function import pool_compose_func as PC
 from minispore.ops.function import scan_compose_func as SC
@@ -101,7 +102,7 @@ def _bce(logits, labels, weight=None, reduction="mean"):
 def _diag_part(x):
     if x.ndim != 2:
         raise ValueError(f"For 'DiagPart', 'input_x' must be 2-D here, but got rank {x.ndim}.")
-    return AC.diagonal(x)
+    return MX.diagonal(x)
 
 
 def _logit(x, eps):
@@ -184,11 +185,11 @@ FastGeLU = _composite("FastGeLU", NC.fast_gelu)
 FastGelu = _composite("FastGelu", NC.fast_gelu)
 GLU = _composite("GLU", NC.glu, (("axis", -1),))
 Cross = _composite("Cross", AC.cross, (("dim", None),))
-Diag = _composite("Diag", AC.diag)
+Diag = _composite("Diag", MX.diag)
 DiagPart = _composite("DiagPart", _diag_part)
-Trace = _composite("Trace", AC.trace)
-Tril = _composite("Tril", AC.tril, (("diagonal", 0),))
-Triu = _composite("Triu", AC.triu, (("diagonal", 0),))
+Trace = _composite("Trace", MX.trace)
+Tril = _composite("Tril", MX.tril, (("diagonal", 0),))
+Triu = _composite("Triu", MX.triu, (("diagonal", 0),))
 DivNoNan = _composite("DivNoNan", MC.div_no_nan)
 MulNoNan = _composite("MulNoNan", MC.mul_no_nan)
 Xdivy = _composite("Xdivy", MC.xdivy)
