@@ -8,6 +8,7 @@ from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.pool_compose_func import *  # noqa: F401,F403

@@ -15,6 +15,7 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function import matrix_compose_func as MX
 from minispore.ops.function import nn_compose_func as NC
 from minispore.ops.function import pool_compose_func as PC
+from minispore.ops.function import reduce_compose_func as MR
 from minispore.ops.function import scan_compose_func as SC
 from minispore.ops.function import spectral_compose_func as SP
 from minispore.ops.operations.activation_ops import GeLU
@@ -114,7 +115,7 @@ def _equal_count(x, y):
 
 
 def _lp_norm(x, axis, p, keep_dims, epsilon):
-    return MC.vector_norm(x, p, tuple(axis) if isinstance(axis, (list, tuple)) else axis,
+    return MR.vector_norm(x, p, tuple(axis) if isinstance(axis, (list, tuple)) else axis,
                           keep_dims)
 
 
@@ -123,7 +124,7 @@ def _sigmoid_ce(logits, label):
 
 
 def _reduce_std(x, axis, unbiased, keep_dims):
-    return MC.std_mean(x, axis if axis != () else None, 1 if unbiased else 0, keep_dims)
+    return MR.std_mean(x, axis if axis != () else None, 1 if unbiased else 0, keep_dims)
 
 
 def _reduce_bool(fn):
@@ -213,18 +214,18 @@ NanToNum = _composite("NanToNum", MC.nan_to_num, (("nan", 0.0), ("posinf", None)
                                                   ("neginf", None)))
 EqualCount = _composite("EqualCount", _equal_count)
 L2Loss = _composite("L2Loss", NC.l2_loss)
-L2Normalize = _composite("L2Normalize", MC.l2_normalize, (("axis", 0), ("epsilon", 1e-4)))
+L2Normalize = _composite("L2Normalize", MR.l2_normalize, (("axis", 0), ("epsilon", 1e-4)))
 LpNorm = _composite("LpNorm", _lp_norm, (("axis", 0), ("p", 2), ("keep_dims", False),
                                          ("epsilon", 1e-12)))
 KLDivLoss = _composite("KLDivLoss", NC.kl_div, (("reduction", "mean"),))
 SmoothL1Loss = _composite("SmoothL1Loss", NC.smooth_l1_loss, (("beta", 1.0),
                                                               ("reduction", "none")))
 SigmoidCrossEntropyWithLogits = _composite("SigmoidCrossEntropyWithLogits", _sigmoid_ce)
-ReduceAll = _composite("ReduceAll", _reduce_bool(MC.all), (("keep_dims", False),))
-ReduceAny = _composite("ReduceAny", _reduce_bool(MC.any), (("keep_dims", False),))
+ReduceAll = _composite("ReduceAll", _reduce_bool(MR.all), (("keep_dims", False),))
+ReduceAny = _composite("ReduceAny", _reduce_bool(MR.any), (("keep_dims", False),))
 ReduceStd = _composite("ReduceStd", _reduce_std, (("axis", ()), ("unbiased", True),
                                                   ("keep_dims", False)))
-SquareSumAll = _composite("SquareSumAll", MC.square_sum_all)
+SquareSumAll = _composite("SquareSumAll", MR.square_sum_all)
 Ones = _composite("Ones", _filled(1))
 Zeros = _composite("Zeros", _filled(0))
 Pack = _composite("Pack", _stack_attr, (("axis", 0),))

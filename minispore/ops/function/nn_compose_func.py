@@ -10,7 +10,8 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_func as N
 from minispore.ops.function.array_compose_func import glu_split
 from minispore.ops.function.composite_func import where as _where
-from minispore.ops.function.math_compose_func import vector_norm, xlogy
+from minispore.ops.function.math_compose_func import xlogy
+from minispore.ops.function.reduce_compose_func import vector_norm
 
 __all__ = ["elu", "celu", "selu", "leaky_relu", "relu6", "silu", "mish", "hardswish",
            "hardsigmoid", "softsign", "hardtanh", "logsigmoid", "tanhshrink", "softshrink",
