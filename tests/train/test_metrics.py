@@ -1,4 +1,5 @@
-"""Metrics against hand-computed values: Accuracy, Loss, Precision, Recall, F1, Top-k, MAE, MSE."""
+"""Metrics against hand-computed values: Accuracy, Loss, Precision, Recall, F1, Top-k, MAE, MSE,
+Dice, Perplexity."""
 import numpy as np
 import pytest
 
@@ -126,3 +127,38 @@ def test_get_metric_fn_and_names():
     assert set(resolved) == {"accuracy", "loss"} and isinstance(resolved["loss"], M.Loss)
     with pytest.raises(TypeError, match="metrics"):
         M.get_metrics(["accuracy"])
+
+
+def test_dice_sums_each_update_coefficient_over_the_samples():
+    """MindSpore's Dice: each update adds 2·(p·y) / (p·p + y·y + smooth) of its flattened batch;
+    eval divides the sum by the samples seen."""
+    from minispore.nn import Dice
+    rng = np.random.default_rng(0)
+    batches = [(rng.random((2, 5)), (rng.random((2, 5)) > 0.5).astype(np.float64))
+               for _ in range(2)]
+    m = Dice(smooth=1e-5)
+    m.clear()
+    for p, y in batches:
+        m.update(Tensor(p.astype(np.float32)), Tensor(y.astype(np.float32)))
+    p32 = [(p.astype(np.float32).astype(np.float64), y) for p, y in batches]
+    want = sum(2 * (p.ravel() @ y.ravel()) / (p.ravel() @ p.ravel() + y.ravel() @ y.ravel()
+                                              + 1e-5) for p, y in p32) / 4
+    assert m.eval() == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match="same shape"):
+        m.update(Tensor(np.ones((2, 5), np.float32)), Tensor(np.ones((2, 4), np.float32)))
+
+
+def test_perplexity_is_exp_of_the_mean_negative_log_probability_without_ignored_labels():
+    from minispore.nn import Perplexity
+    probs = np.array([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]])
+    labels = np.array([1, 0, 1])
+    m = Perplexity()
+    m.update(Tensor(probs.astype(np.float32)), Tensor(labels.astype(np.int32)))
+    want = np.exp(-np.mean(np.log(probs.astype(np.float32).astype(np.float64)[[0, 1, 2],
+                                                                                  labels])))
+    assert m.eval() == pytest.approx(want, rel=1e-7)
+    m = Perplexity(ignore_label=0)
+    m.update(Tensor(probs.astype(np.float32)), Tensor(labels.astype(np.int32)))
+    assert m.eval() == pytest.approx(np.exp(-np.mean(np.log([0.8, 0.5]))), rel=1e-6)
+    with pytest.raises(TypeError, match="ignore_label"):
+        Perplexity(ignore_label=1.5)

@@ -6,13 +6,14 @@ from minispore.nn.metrics.error import MAE, MSE
 from minispore.nn.metrics.fbeta import F1, Fbeta, Precision, Recall
 from minispore.nn.metrics.loss import Loss
 from minispore.nn.metrics.metric import EvaluationBase, Metric, rearrange_inputs
+from minispore.nn.metrics.overlap import Dice, Perplexity
 from minispore.nn.metrics.topk import (Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                                        TopKCategoricalAccuracy)
 
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "MAE", "MSE", "F1",
-           "Fbeta", "Precision", "Recall", "Loss", "TopKCategoricalAccuracy",
-           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics",
-           "names"]
+           "Fbeta", "Precision", "Recall", "Loss", "Dice", "Perplexity",
+           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+           "get_metric_fn", "get_metrics", "names"]
 
 _METRICS = {
     "accuracy": Accuracy,
@@ -22,6 +23,8 @@ _METRICS = {
     "precision": Precision,
     "recall": Recall,
     "F1": F1,
+    "dice": Dice,
+    "perplexity": Perplexity,
     "top_k_categorical_accuracy": TopKCategoricalAccuracy,
     "top_1_categorical_accuracy": Top1CategoricalAccuracy,
     "top_5_categorical_accuracy": Top5CategoricalAccuracy,
