@@ -8,13 +8,20 @@ from minispore.nn.metrics.metric import (EvaluationBase, Metric, _class_targets,
 
 
 class _ClassCounts:
-    """Accumulates per-class true positives, predicted positives and actual positives."""
+    """Accumulates per-class true positives, predicted positives and actual positives (listed
+    before the Metric base, so its clear and update are the metric's)."""
 
-    def _reset_counts(self):
+    def clear(self):
         self._true_positives = 0.0
         self._positives = 0.0
         self._actual_positives = 0.0
         self._total_num = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        self._check_inputs(inputs, 2)
+        self._count(type(self).__name__, self._convert_data(inputs[0]),
+                    self._convert_data(inputs[1]), getattr(self, "_type", None) == "multilabel")
 
     def _count(self, name, y_pred, y, multilabel=False):
         if multilabel:
@@ -37,7 +44,7 @@ class _ClassCounts:
         self._total_num += pred.shape[0]
 
 
-class _PerClassRatio(EvaluationBase, _ClassCounts):
+class _PerClassRatio(_ClassCounts, EvaluationBase):
     """TP over a per-class count (predicted positives for Precision, actual ones for Recall);
     ``eval(average=False)`` returns the per-class array, ``average=True`` its mean."""
 
@@ -47,15 +54,6 @@ class _PerClassRatio(EvaluationBase, _ClassCounts):
         super().__init__(eval_type)
         self.eps = sys.float_info.min
         self.clear()
-
-    def clear(self):
-        self._reset_counts()
-
-    @rearrange_inputs
-    def update(self, *inputs):
-        self._check_inputs(inputs, 2)
-        self._count(type(self).__name__, self._convert_data(inputs[0]),
-                    self._convert_data(inputs[1]), self._type == "multilabel")
 
     def eval(self, average=False):
         if self._total_num == 0:
@@ -74,7 +72,7 @@ class Recall(_PerClassRatio):
     denominator = "_actual_positives"
 
 
-class Fbeta(Metric, _ClassCounts):
+class Fbeta(_ClassCounts, Metric):
     """``Fbeta(beta)``: per class (1+b²)·TP / (b²·actual + predicted). ``eval(average=False)``."""
 
     def __init__(self, beta):
@@ -85,15 +83,6 @@ class Fbeta(Metric, _ClassCounts):
         self.beta = float(beta)
         self.eps = sys.float_info.min
         self.clear()
-
-    def clear(self):
-        self._reset_counts()
-
-    @rearrange_inputs
-    def update(self, *inputs):
-        self._check_inputs(inputs, 2)
-        self._count(type(self).__name__, self._convert_data(inputs[0]),
-                    self._convert_data(inputs[1]))
 
     def eval(self, average=False):
         if self._total_num == 0:
