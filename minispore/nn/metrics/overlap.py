@@ -28,13 +28,12 @@ class Dice(Metric):
     @rearrange_inputs
     def update(self, *inputs):
         self._check_inputs(inputs, 2)
-        y_pred = self._convert_data(inputs[0]).astype(np.float64).ravel()
-        y = self._convert_data(inputs[1])
-        if y.shape != self._convert_data(inputs[0]).shape:
+        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        if y.shape != y_pred.shape:
             raise ValueError(f"For 'Dice.update', y_pred and y must have the same shape, but "
-                             f"got {self._convert_data(inputs[0]).shape} and {y.shape}.")
+                             f"got {y_pred.shape} and {y.shape}.")
         self._samples_num += y.shape[0] if y.ndim else 1
-        y = y.astype(np.float64).ravel()
+        y_pred, y = y_pred.astype(np.float64).ravel(), y.astype(np.float64).ravel()
         union = float(y_pred @ y_pred + y @ y)
         self._dice_coeff_sum += 2.0 * float(y_pred @ y) / (union + self.smooth)
 
