@@ -102,8 +102,8 @@ class _TensorMethods:
     def expand_dims(self, axis): return F.expand_dims(self, axis)
     def squeeze(self, axis=None): return F.squeeze(self, axis)
     def flatten(self): return F.reshape(self, (-1,))
-    def ravel(self): return F.reshape(self, (-1,))
-    def abs(self): return F.abs(self)
+    ravel = flatten
+    abs = __abs__
     def exp(self): return F.exp(self)
     def log(self): return F.log(self)
     def sqrt(self): return F.sqrt(self)
@@ -115,9 +115,9 @@ class _TensorMethods:
     def asin(self): return F.asin(self)
     def acos(self): return F.acos(self)
     def atan(self): return F.atan(self)
-    def arcsin(self): return F.asin(self)
-    def arccos(self): return F.acos(self)
-    def arctan(self): return F.atan(self)
+    arcsin = asin
+    arccos = acos
+    arctan = atan
     def floor(self): return F.floor(self)
     def ceil(self): return F.ceil(self)
     def sign(self): return F.sign(self)
@@ -134,10 +134,10 @@ class _TensorMethods:
     def logical_xor(self, other): return F.logical_xor(self, other)
     def logical_not(self): return F.logical_not(self)
     def atan2(self, other): return F.atan2(self, other)
-    def arctan2(self, other): return F.atan2(self, other)
+    arctan2 = atan2
     def hypot(self, other): return F.hypot(self, other)
-    def floor_divide(self, other): return F.floor_div(self, other)
-    def remainder(self, other): return F.floor_mod(self, other)
+    floor_divide = __floordiv__
+    remainder = __mod__
     def square(self): return F.square(self)
     def cumsum(self, axis=None, dtype=None):
         # MindSpore's Tensor.cumsum: axis None scans the flattened tensor.
@@ -151,39 +151,38 @@ class _TensorMethods:
     def masked_select(self, mask): return F.masked_select(self, mask)
 
     # -- MindSpore's aliases and compositions (ops/function/*_compose_func.py) -------------
-    def absolute(self): return F.abs(self)
-    def neg(self): return F.neg(self)
-    def negative(self): return F.neg(self)
+    absolute = __abs__
+    neg = __neg__
+    negative = __neg__
     def positive(self): return F.positive(self)
     def add(self, other, *, alpha=1):
         return F.add(self, other if alpha == 1 else F.mul(other, alpha))
     def sub(self, other, *, alpha=1): return F.subtract(self, other, alpha=alpha)
-    def subtract(self, other, *, alpha=1): return F.subtract(self, other, alpha=alpha)
-    def mul(self, other): return F.mul(self, other)
-    def multiply(self, other): return F.mul(self, other)
+    subtract = sub
+    mul = __mul__
+    multiply = __mul__
     def div(self, other, *, rounding_mode=None):
         return F.divide(self, other, rounding_mode=rounding_mode)
-    def divide(self, other, *, rounding_mode=None):
-        return F.divide(self, other, rounding_mode=rounding_mode)
-    def true_divide(self, other): return F.div(self, other)
+    divide = div
+    true_divide = __truediv__
     def pow(self, exponent): return F.pow(self, exponent)
     def float_power(self, exponent): return F.float_power(self, exponent)
     def maximum(self, other): return F.maximum(self, other)
     def minimum(self, other): return F.minimum(self, other)
     def fmax(self, other): return F.fmax(self, other)
     def fmod(self, other): return F.fmod(self, other)
-    def eq(self, other): return F.equal(self, other)
-    def equal(self, other): return F.equal(self, other)
-    def ne(self, other): return F.not_equal(self, other)
-    def not_equal(self, other): return F.not_equal(self, other)
-    def lt(self, other): return F.less(self, other)
-    def less(self, other): return F.less(self, other)
-    def le(self, other): return F.less_equal(self, other)
-    def less_equal(self, other): return F.less_equal(self, other)
-    def gt(self, other): return F.greater(self, other)
-    def greater(self, other): return F.greater(self, other)
-    def ge(self, other): return F.greater_equal(self, other)
-    def greater_equal(self, other): return F.greater_equal(self, other)
+    eq = __eq__
+    equal = __eq__
+    ne = __ne__
+    not_equal = __ne__
+    lt = __lt__
+    less = __lt__
+    le = __le__
+    less_equal = __le__
+    gt = __gt__
+    greater = __gt__
+    ge = __ge__
+    greater_equal = __ge__
     def isclose(self, x2, rtol=1e-05, atol=1e-08, equal_nan=False):
         return F.isclose(self, x2, rtol, atol, equal_nan)
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -191,11 +190,11 @@ class _TensorMethods:
     def approximate_equal(self, other, tolerance=1e-5):
         return F.approximate_equal(self, other, tolerance)
     def acosh(self): return F.acosh(self)
-    def arccosh(self): return F.acosh(self)
+    arccosh = acosh
     def asinh(self): return F.asinh(self)
-    def arcsinh(self): return F.asinh(self)
+    arcsinh = asinh
     def atanh(self): return F.atanh(self)
-    def arctanh(self): return F.atanh(self)
+    arctanh = atanh
     def tanh(self): return F.tanh(self)
     def sigmoid(self): return F.sigmoid(self)
     def softmax(self, axis, dtype=None):
@@ -233,7 +232,7 @@ class _TensorMethods:
     def hardshrink(self, lambd=0.5): return F.hardshrink(self, lambd)
     def soft_shrink(self, lambd=0.5): return F.softshrink(self, lambd)
     def clamp(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
-    def clip(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    clip = clamp
     def all(self, axis=None, keep_dims=False): return F.all(self, axis, keep_dims)
     def any(self, axis=None, keep_dims=False): return F.any(self, axis, keep_dims)
     def amax(self, axis=None, keepdims=False): return F.amax(self, axis, keepdims)
@@ -292,7 +291,7 @@ class _TensorMethods:
     def swapaxes(self, axis0, axis1): return F.swapaxes(self, axis0, axis1)
     def swapdims(self, dim0, dim1): return F.swapaxes(self, dim0, dim1)
     def moveaxis(self, source, destination): return F.movedim(self, source, destination)
-    def movedim(self, source, destination): return F.movedim(self, source, destination)
+    movedim = moveaxis
     def unsqueeze(self, dim): return F.unsqueeze(self, dim)
     def unbind(self, dim=0): return F.unbind(self, dim)
     def chunk(self, chunks, axis=0): return F.chunk(self, chunks, axis)
@@ -304,7 +303,7 @@ class _TensorMethods:
     def flipud(self): return F.flipud(self)
     def expand_as(self, other): return F.expand_as(self, other)
     def view_as(self, other): return F.view_as(self, other)
-    def reshape_as(self, other): return F.view_as(self, other)
+    reshape_as = view_as
     def type_as(self, other): return F.type_as(self, other)
     def tile(self, reps):
         reps = (reps,) if isinstance(reps, int) else tuple(reps)
@@ -314,7 +313,7 @@ class _TensorMethods:
     def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
     def masked_fill(self, mask, value): return F.masked_fill(self, mask, value)
     def where(self, condition, y): return F.where(condition, self, y)
-    def select(self, condition, y): return F.where(condition, self, y)
+    select = where
     def fill(self, value): return F.full_like(self, value)
     def new_ones(self, size, dtype=None):
         return F.ones(size, self.dtype if dtype is None else dtype)
@@ -327,9 +326,9 @@ class _TensorMethods:
     def is_floating_point(self): return self.dtype.is_float
     def is_signed(self): return self.dtype.np_dtype.kind in "if"
     def dim(self): return self.ndim
-    def ndimension(self): return self.ndim
+    ndimension = dim
     def numel(self): return self.size
-    def nelement(self): return self.size
+    nelement = numel
     def type(self, dtype=None):
         return str(self.dtype) if dtype is None else F.cast(self, mstype.to_type(dtype))
     def bool(self): return F.cast(self, mstype.bool_)
