@@ -50,8 +50,9 @@ def _layer_norm_kernel(x, gamma, beta, eps, y, mean, var):
 
 
 @cuda.jit
-def _layer_norm_dx_kernel(x, dy, gamma, mean, var, eps, dx):
-    """for row m (block-stride): tree sums of g = dy*gamma and g*xhat, then dx."""
+def _layer_norm_dx_kernel(x, dy, gamma, mean, var, eps, dx, rstd):
+    """for row m (block-stride): tree sums of g = dy*gamma and g*xhat, then dx; rstd[m] is
+    kept for the parameter-gradient kernel (one square root per row, not per element)."""
     M, K = x.shape
     b1 = cuda.shared.array(_THREADS, float64)
     b2 = cuda.shared.array(_THREADS, float64)
@@ -59,6 +60,8 @@ def _layer_norm_dx_kernel(x, dy, gamma, mean, var, eps, dx):
     for m in range(cuda.blockIdx.x, M, cuda.gridDim.x):
         mu = mean[m]
         r = x.dtype.type(1.0 / math.sqrt(var[m] + eps))
+        if tid == 0:
+            rstd[m] = r
         s1 = 0.0
         s2 = 0.0
         for k in range(tid, K, cuda.blockDim.x):
@@ -78,7 +81,7 @@ def _layer_norm_dx_kernel(x, dy, gamma, mean, var, eps, dx):
 
 
 @cuda.jit
-def _layer_norm_param_grad_kernel(x, dy, mean, var, eps, dgamma, dbeta):
+def _layer_norm_param_grad_kernel(x, dy, mean, rstd, dgamma, dbeta):
     """for column k (grid-stride): dgamma[k] = sum_m dy * xhat, dbeta[k] = sum_m dy."""
     M, K = x.shape
     start, stride = cuda.grid(1), cuda.gridsize(1)
@@ -87,8 +90,7 @@ def _layer_norm_param_grad_kernel(x, dy, mean, var, eps, dgamma, dbeta):
         ab = 0.0
         for m in range(M):
             d = dy[m, k]
-            r = x.dtype.type(1.0 / math.sqrt(var[m] + eps))
-            ag += d * ((x[m, k] - mean[m]) * r)
+            ag += d * ((x[m, k] - mean[m]) * rstd[m])
             ab += d
         dgamma[k] = ag
         dbeta[k] = ab
@@ -117,10 +119,11 @@ def layer_norm_grad(x, dy, gamma, mean, var, eps, dx, dgamma, dbeta):
     Preconditions: x, dy, dx C-contiguous (M, K); gamma, dgamma, dbeta (K,); mean, var (M,);
     eps a float.
     """
+    rstd = cuda.device_array(x.shape[0], x.dtype)   # written by the first, read by the second
     blocks, threads = launch.rows(x.shape[0])
-    _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, var, eps, dx)
+    _layer_norm_dx_kernel[blocks, threads](x, dy, gamma, mean, var, eps, dx, rstd)
     blocks, threads = launch.elementwise(x.shape[1])
-    _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, var, eps, dgamma, dbeta)
+    _layer_norm_param_grad_kernel[blocks, threads](x, dy, mean, rstd, dgamma, dbeta)
 
 
 # Batch norm: one block per channel c of the (N, C, S) view (launch.rows over C), its threads

@@ -433,16 +433,16 @@ SIGNATURES = {
         'float64[:, :, ::1], float64[::1], float64[::1], float64, float64[:, :, ::1], float64[::1], float64[::1], float64[::1]',
     ),
     'norm:_layer_norm_dx_kernel': (
-        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float64, float32[:, ::1]',
-        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64[::1], float64, float64[:, ::1]',
+        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float64, float32[:, ::1], float32[::1]',
+        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64[::1], float64, float64[:, ::1], float64[::1]',
     ),
     'norm:_layer_norm_kernel': (
         'float32[:, ::1], float32[::1], float32[::1], float64, float32[:, ::1], float32[::1], float32[::1]',
         'float64[:, ::1], float64[::1], float64[::1], float64, float64[:, ::1], float64[::1], float64[::1]',
     ),
     'norm:_layer_norm_param_grad_kernel': (
-        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float64, float32[::1], float32[::1]',
-        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64, float64[::1], float64[::1]',
+        'float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float32[::1]',
+        'float64[:, ::1], float64[:, ::1], float64[::1], float64[::1], float64[::1], float64[::1]',
     ),
     'optim:_adam': (
         'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32, boolean',
