@@ -41,6 +41,11 @@ KERNEL_FREE = {
 # Collectives move data through minispore.communication's MPI backend, not a compute kernel.
 KERNEL_FREE.update({name: "an MPI collective in minispore.communication.collectives"
                     for name in ops.operations.comm_ops.__all__ if name != "ReduceOp"})
+KERNEL_FREE.update({
+    "AllReduceStart": "a non-blocking MPI all-reduce (minispore.communication.collectives)",
+    "AllReduceWait": "completes an AllReduceStart's all-reduce; returns views of its buffer",
+    "BucketView": "a numpy view of a reduced gradient bucket",
+})
 
 
 def _all_subclasses(cls):

@@ -107,6 +107,10 @@ class Primitive:
     # True where `impl` always returns new arrays, never an input or a view of one (as every
     # `writes_out` impl does): the memory plan need not keep its inputs' buffers for it.
     fresh_outputs = False
+    # True where the value is a handle rather than an array (AllReduceStart's pending
+    # all-reduce, which lives on the host whatever the device): the eager interpreter wraps it
+    # as it is, for the one operator that reads it.
+    handle_output = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

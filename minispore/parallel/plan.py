@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from minispore.graph.jit import current_pass_context, logical_args
 from minispore.graph.tracer import to_program, trace
+from minispore.ops.operations.bucket_ops import AllReduceStart
 from minispore.ops.operations import comm_ops
 from minispore.ops.primitive import Aval
 from minispore.parallel.comm.fusion import FusedCollective
@@ -199,7 +200,6 @@ def _collective_kind(prim):
     """(the collective `prim` runs, whether it sends its inputs' flat concatenation), or
     (None, False) for an operator that is no collective (an AllReduceWait completes a started
     one: it is counted at its start)."""
-    from minispore.parallel.comm.overlap import AllReduceStart
     from minispore.parallel.comm.subgraph import CommSubgraphCall
     if isinstance(prim, CommSubgraphCall):
         prim = prim.subgraph.prim

@@ -41,6 +41,10 @@ ELSEWHERE = {
 for _name in ("AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "Receive", "Reduce",
               "ReduceScatter", "Send", "_MirrorOperator", "_DynamicReceive"):
     ELSEWHERE[_name] = "collective: needs an MPI world"
+# The data-parallel bucket's operators: its GRAPH steps equal the eager ones in
+# tests/parallel/test_data_parallel.py and test_comm_overlap_mpi.py (an MPI world again).
+for _name in ("PackBucket", "BucketView", "AllReduceStart", "AllReduceWait"):
+    ELSEWHERE[_name] = "data-parallel bucket: tests/parallel/test_data_parallel.py (MPI)"
 
 
 def _record(executable):

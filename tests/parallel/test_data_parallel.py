@@ -12,7 +12,7 @@ from minispore import Tensor, nn
 from minispore import communication as comm
 from minispore import dataset as ds
 from minispore.communication.collectives import all_gather
-from minispore.nn.wrap import grad_reducer
+from minispore.ops.operations import bucket_ops
 
 pytestmark = pytest.mark.mpi(min_size=2)
 
@@ -147,13 +147,13 @@ def test_buckets_start_during_backward(world, monkeypatch):
     reaches the first layer (communication overlaps the rest of the backward)."""
     rank, size = world
     events = []
-    real = grad_reducer.iallreduce
+    real = bucket_ops.iallreduce
 
     def recording_iallreduce(buf, *args, **kwargs):
         events.append(("start", buf.size))
         return real(buf, *args, **kwargs)
 
-    monkeypatch.setattr(grad_reducer, "iallreduce", recording_iallreduce)
+    monkeypatch.setattr(bucket_ops, "iallreduce", recording_iallreduce)
     ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True,
                                  comm_fusion={"allreduce": {"mode": "size", "config": 0}})
     net, step = build()

@@ -5,20 +5,19 @@ import logging
 import numpy as np
 
 from minispore import communication as comm
-from minispore import device
 from minispore.common.auto_parallel_context import ParallelMode, get_auto_parallel_context
-from minispore.common.tensor import Tensor, tensor_of
-from minispore.communication.collectives import all_reduce, broadcast, iallreduce
+from minispore.common.tensor import Tensor
+from minispore.communication.collectives import all_reduce, broadcast
 from minispore.nn.cell import Cell
-from minispore.graph.bucket_ops import BucketView, PackBucket
-from minispore.common.context import context
-from minispore.ops.kernel_registry import kernel
+from minispore.ops import functional as F
+from minispore.ops.operations.bucket_ops import (AllReduceStart, AllReduceWait, BucketView,
+                                                 PackBucket, progress)
 from minispore.ops.operations.comm_ops import AllReduce, ReduceOp
+from minispore.ops.primitive import Aval
 
 __all__ = ["DistributedGradReducer", "broadcast_parameters", "bucket_plan"]
 
 logger = logging.getLogger("minispore")
-_CTX = context()
 
 #: MindSpore's "auto" allreduce fusion threshold.
 DEFAULT_BUCKET_MB = 64
@@ -78,23 +77,19 @@ def bucket_plan(parameters, mode, config):
 
 
 class _Bucket:
-    """One flat buffer holding the gradients of several parameters, reduced by one
-    non-blocking in-place all-reduce."""
+    """The gradients of several parameters (one dtype), reduced by one all-reduce of their
+    flat packing; between a start in the backward and the reducer's wait, `token` is the
+    pending all-reduce."""
 
-    __slots__ = ("members", "buffer", "slots", "pending", "handle")
+    __slots__ = ("members", "grads", "pending", "token", "aval")
 
     def __init__(self, members, parameters):
         self.members = members
-        np_dtype = parameters[members[0]].dtype.np_dtype
-        total = sum(parameters[i].size for i in members)
-        self.buffer = np.empty(total, np_dtype)
-        self.slots, offset = [], 0
-        for i in members:
-            p = parameters[i]
-            self.slots.append(self.buffer[offset:offset + p.size].reshape(p.shape))
-            offset += p.size
+        self.grads = [None] * len(members)
         self.pending = len(members)
-        self.handle = None
+        self.token = None
+        p = parameters[members[0]]
+        self.aval = Aval((sum(parameters[i].size for i in members),), p.dtype)
 
 
 class DistributedGradReducer(Cell):
@@ -105,14 +100,18 @@ class DistributedGradReducer(Cell):
 
     Gradients are packed into buckets (``comm_fusion={"allreduce": {"mode": "auto" | "size" |
     "index", "config": ...}}``, 64 MB by default, in parameter order); each bucket is one
-    in-place non-blocking all-reduce. Called as ``reducer(grads)`` it packs, reduces and
-    returns the reduced gradients. TrainOneStepCell also passes ``reducer.ready_hooks()`` to
-    the tape's backward: each bucket then starts as soon as its last gradient is final, so
-    communication overlaps the rest of the backward, and ``reducer(grads)`` only waits.
-    Buckets start in a fixed order (the reverse of parameter order, the order the backward
-    finishes them), identical on every rank as MPI requires.
+    all-reduce of its flat packing, through the bucket operators of both modes
+    (ops/operations/bucket_ops.py): PackBucket (scaled by the mean's 1/degree while packing),
+    AllReduce, BucketView. Called as ``reducer(grads)`` it packs, reduces and returns the
+    reduced gradients; traced in a compiled step, the same calls become its nodes.
+    TrainOneStepCell's eager step also passes ``reducer.ready_hooks()`` to the tape's
+    backward: each bucket then starts (AllReduceStart) as soon as its last gradient is final,
+    so communication overlaps the rest of the backward, and ``reducer(grads)`` waits for it
+    (AllReduceWait), as the compiled step's overlap pass arranges. Buckets start in a fixed
+    order (the reverse of parameter order, the order the backward finishes them), identical
+    on every rank as MPI requires.
 
-    The returned gradients are views of the bucket buffers, valid until the next step.
+    The returned gradients are views of each bucket's reduced buffer.
     """
 
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
@@ -139,7 +138,8 @@ class DistributedGradReducer(Cell):
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else mean
         self.fusion_type = fusion_type
         self._parameters = tuple(parameters)
-        self._mul = kernel("elementwise", "mul", device="cpu")
+        self._reduce = AllReduce(ReduceOp.SUM, group)
+        self._start = AllReduceStart(ReduceOp.SUM, group, 1, in_place=True)
         self._plan = None
         self._plan_buckets()
 
@@ -153,18 +153,18 @@ class DistributedGradReducer(Cell):
         self._plan = plan
         self._buckets = [_Bucket(m, self._parameters)
                          for m in bucket_plan(self._parameters, *plan)]
-        self._where = {}
-        for bucket in self._buckets:
-            for slot, i in zip(bucket.slots, bucket.members):
-                self._where[i] = (bucket, slot)
+        self._where = {i: (bucket, k) for bucket in self._buckets
+                       for k, i in enumerate(bucket.members)}
         self._filled = [False] * len(self._parameters)
         self._next = len(self._buckets) - 1   # the next bucket to start, counting down
         self._hooks = {id(p): self._hook(i) for i, p in enumerate(self._parameters)}
         # The mean's 1/degree is applied while packing, so no extra pass over the buffers
-        # (exact for power-of-two degrees, within an ulp otherwise). The buckets are host
-        # memory (MPI's buffers) whatever the device, so the host kernel scales them.
-        self._factor = {b.buffer.dtype: np.asarray(1.0 / self.degree, b.buffer.dtype)
-                        for b in self._buckets} if self.mean and self.degree != 1 else None
+        # (exact for power-of-two degrees, within an ulp otherwise): a constant per dtype.
+        scaled = self.mean and self.degree != 1
+        self._factor = {b.aval.dtype: Tensor(np.asarray(1.0 / self.degree, b.aval.dtype.np_dtype),
+                                             b.aval.dtype)
+                        for b in self._buckets} if scaled else None
+        self._pack = PackBucket(scaled)
 
     @property
     def bucket_sizes(self):
@@ -186,15 +186,15 @@ class DistributedGradReducer(Cell):
         return on_final
 
     def _fill(self, index, grad):
-        bucket, slot = self._where[index]
-        if grad is None:
-            slot.fill(0)
-        elif self._factor is None:
-            np.copyto(slot, grad.asnumpy())
-        else:
-            self._mul(grad.asnumpy(), self._factor[slot.dtype], out=slot)
+        bucket, k = self._where[index]
+        bucket.grads[k] = F.zeros_like(self._parameters[index]) if grad is None else grad
         self._filled[index] = True
         bucket.pending -= 1
+
+    def _packed(self, grads):
+        if self._factor is None:
+            return self._pack(*grads)
+        return self._pack(*grads, self._factor[grads[0].dtype])
 
     def _start_ready(self):
         """Start completed buckets in the fixed order; poke the started ones so MPI progresses
@@ -202,54 +202,36 @@ class DistributedGradReducer(Cell):
         buckets = self._buckets
         while self._next >= 0 and buckets[self._next].pending == 0:
             bucket = buckets[self._next]
-            bucket.handle = iallreduce(bucket.buffer, group=self.group)
+            bucket.token = self._start(self._packed(bucket.grads))
             self._next -= 1
         for bucket in buckets[self._next + 1:]:
-            bucket.handle.test()
+            progress(bucket.token)
 
     def construct(self, grads):
         if len(grads) != len(self._parameters):
             raise ValueError(f"For 'DistributedGradReducer', got {len(grads)} gradients for "
                              f"{len(self._parameters)} parameters.")
         self._plan_buckets()
-        if _CTX.tracer is not None:
-            return self._traced(grads)
-        for i, g in enumerate(grads):
-            if not self._filled[i]:
-                self._fill(i, g)
-        self._start_ready()
-        out = [None] * len(self._parameters)
-        for bucket in self._buckets:
-            bucket.handle.wait()
-            bucket.handle = None
-            bucket.pending = len(bucket.members)
-            for slot, i in zip(bucket.slots, bucket.members):
-                # The buckets live in host memory (MPI's buffers); on GPU the optimizer wants
-                # the reduced gradient back on the device.
-                out[i] = tensor_of(device.asarray(slot), self._parameters[i].dtype)
-        self._filled = [False] * len(self._parameters)
-        self._next = len(self._buckets) - 1
-        return tuple(out)
-
-    def _traced(self, grads):
-        """GRAPH mode: the same buckets as the eager path, each traced as one AllReduce node
-        over the flat packing of its gradients (scaled by the mean's 1/degree while packed, as
-        the eager path packs them), then viewed back as the gradients (bucket_ops.py): one
-        mechanism, so comm_fusion and the numbers are the same in both modes."""
-        reduce = AllReduce(ReduceOp.SUM, self.group)
+        if any(self._filled):       # a backward with ready hooks filled some buckets
+            for i, g in enumerate(grads):
+                if not self._filled[i]:
+                    self._fill(i, g)
+            self._start_ready()
         out = [None] * len(grads)
         for bucket in self._buckets:
-            parts = [grads[i] for i in bucket.members]
-            if self._factor is not None:
-                # A constant of the graph, not a node building it every step.
-                dtype = parts[0].dtype
-                parts.append(Tensor(self._factor[dtype.np_dtype], dtype))
-            flat = reduce(PackBucket(self._factor is not None)(*parts))
+            if bucket.token is not None:
+                flat = AllReduceWait((bucket.aval,))(bucket.token)
+            else:
+                flat = self._reduce(self._packed([grads[i] for i in bucket.members]))
             offset = 0
             for i in bucket.members:
                 p = self._parameters[i]
                 out[i] = BucketView(offset, p.shape)(flat)
                 offset += p.size
+            bucket.token, bucket.grads = None, [None] * len(bucket.members)
+            bucket.pending = len(bucket.members)
+        self._filled = [False] * len(self._parameters)
+        self._next = len(self._buckets) - 1
         return tuple(out)
 
 

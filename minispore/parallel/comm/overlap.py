@@ -17,18 +17,12 @@ transfers), unless its progress thread is on (``MPIR_CVAR_ASYNC_PROGRESS=1`` in 
 of the job; mpi4py initialises MPI with MPI_THREAD_MULTIPLE, which it needs). BENCHMARKS.md
 measures both. The numbers do not change: the same reduction runs on the same values.
 """
-import numpy as np
-
-from minispore import device
-from minispore.communication.collectives import iallreduce
-from minispore.graph.bucket_ops import BucketView
 from minispore.graph.ir import UPDATE, Node
+from minispore.ops.operations.bucket_ops import AllReduceStart, AllReduceWait, BucketView
 from minispore.ops.operations.comm_ops import AllReduce
-from minispore.ops.primitive import Aval, Primitive
-from minispore.common import dtype as mstype
 from minispore.parallel.comm.fusion import FusedCollective
 
-__all__ = ["overlap_communication", "AllReduceStart", "AllReduceWait"]
+__all__ = ["overlap_communication"]
 
 
 def _worth_overlapping(node):
@@ -120,7 +114,7 @@ def _split(graph, nodes, node):
                  dict(node.annotations), phase=node.phase, derived_from=node.derived_from)
     start.micro_batch = node.micro_batch
     start.outputs = [graph.new_value(start_prim.infer(), start)]
-    wait_prim = AllReduceWait(count)
+    wait_prim = AllReduceWait([v.aval for v in node.outputs])
     wait = Node(wait_prim, [start.outputs[0]], list(node.outputs), node.scope + ".wait",
                 dict(node.annotations), tuple_output=node.tuple_output, phase=node.phase,
                 derived_from=node.derived_from)
@@ -128,68 +122,3 @@ def _split(graph, nodes, node):
     for i, v in enumerate(node.outputs):
         v.producer, v.index = wait, i
     return nodes[:k] + [start] + nodes[k + 1:first] + [wait] + nodes[first:]
-
-
-class _Pending:
-    """A started all-reduce: its handle, the inputs' shapes (the results have the same), and
-    whether the results go back to the device."""
-    __slots__ = ("handle", "shapes", "on_device")
-
-    def __init__(self, handle, shapes, on_device):
-        self.handle, self.shapes, self.on_device = handle, shapes, on_device
-
-
-class AllReduceStart(Primitive):
-    """Start an all-reduce (`op` over `group`) of the flat concatenation of `count` inputs;
-    returns the pending operation for `AllReduceWait`."""
-    differentiable = False
-    replayable = False
-    communication = True
-
-    def __init__(self, op, group, count):
-        super().__init__()
-        self.op, self.group = op, group
-        self.add_prim_attr("op", op)
-        self.add_prim_attr("group", group)
-        self.add_prim_attr("count", count)
-
-    def infer(self, *xs):
-        return Aval((0,), mstype.uint8)
-
-    def impl(self, *arrays):
-        on_device = any(device.is_device_array(a) for a in arrays)
-        host = [np.asarray(device.to_host(a)) for a in arrays]    # (0-d stays 0-d)
-        dtype = host[0].dtype
-        flat = np.empty(sum(a.size for a in host), dtype)
-        offset = 0
-        for a in host:
-            flat[offset:offset + a.size] = a.ravel()
-            offset += a.size
-        return _Pending(iallreduce(flat, self.op, self.group), [a.shape for a in host],
-                        on_device)
-
-
-class AllReduceWait(Primitive):
-    """Complete the all-reduce an `AllReduceStart` began; returns each input's reduced value
-    (one value for a single input, else a tuple of `count`)."""
-    differentiable = False
-    replayable = False
-    communication = True
-
-    def __init__(self, count):
-        super().__init__()
-        self.count = count
-        self.add_prim_attr("count", count)
-
-    def infer(self, pending):
-        raise RuntimeError("AllReduceWait is made by the overlap pass, never traced.")
-
-    def impl(self, pending):
-        flat = pending.handle.wait()
-        outs, offset = [], 0
-        for shape in pending.shapes:
-            n = int(np.prod(shape, dtype=np.int64))
-            out = flat[offset:offset + n].reshape(shape)
-            outs.append(device.asarray(out) if pending.on_device else out)
-            offset += n
-        return tuple(outs) if len(outs) > 1 else outs[0]
