@@ -1,4 +1,5 @@
-"""The one context object: execution mode, device, debug settings and the active tape.
+"""The one context object: execution mode, device, debug settings, and this thread's interpreter
+stack (the Interpreter levels: tracer, eager SPMD region, autodiff tapes, over the eager base).
 
 Registers its device_target with minispore/device (`set_target_source`) at import, so the
 device layer below reads the setting from here without importing common.
@@ -7,6 +8,7 @@ import logging
 import os
 import threading
 import time
+from contextlib import contextmanager
 
 from minispore import device
 from minispore.common import environment  # noqa: F401  (declares the variables read below)
@@ -134,20 +136,108 @@ _NORMALIZE = {"print_file_path": _print_file_path,
 
 
 class _ThreadState(threading.local):
-    tracer = None        # the innermost graph tracer on this thread (None: not tracing)
-    interpreter = None   # the top of the interpreter stack (None: the eager interpreter)
+    interpreter = None   # the top of the interpreter stack (None: only the base, eager)
 
     def __init__(self):
         # Made once per thread (threading.local runs __init__ in each), so a reader on the
         # eager hot path takes them as plain attributes; they are only ever changed in place.
-        self.tapes = []
         self.scopes = []
         self.frames = []
 
 
+# [the function running a call at the base of every stack, the plain eager interpreter, its
+# profiled twin]: the first is the second, or the third while a profiler records
+# (common/profiling.py start/stop). ops/interpreter.py provides both at import.
+BASE = REGISTRY.owned("common.base_interpreter", lambda: [None, None, None])
+
+
+class Interpreter:
+    """One level of this thread's interpreter stack (JAX's trace stack is the anchor).
+    ``Primitive.__call__`` hands every call to the top level (ops/interpreter.py); a level
+    handles it and may hand calls to the level below (`apply_below`), down to the base, the
+    eager interpreter. Levels are entered as context managers:
+
+    - the graph tracer (graph/tracer.py, ``traces``): records the call as a node, hands
+      nothing below, so the levels under it never see a traced call;
+    - an eager SPMD region (parallel/eager_region.py, ``expands``): runs each call as other
+      calls on the levels below it;
+    - an autodiff tape (ops/autodiff.py, ``records``): hands the call below and records it.
+      A tape entered while expanding levels are on top goes beneath them, so it records the
+      calls that really run (a region's per-block calls), never the ones they stand for.
+
+    The profiler is the base's profiled twin (BASE). A level may be entered again while it is
+    on the stack (a pass re-entering its graph's tracer): each entry keeps its own below.
+    """
+    traces = False
+    expands = False
+    records = False
+
+    def __init__(self):
+        self._belows = []
+        self._reentries = 0
+
+    @property
+    def below(self):
+        """The level under this one (None: the base)."""
+        return self._belows[-1]
+
+    def apply_below(self, prim, args):
+        below = self._belows[-1]
+        if below is None:
+            return BASE[0](prim, args)
+        return below.apply(prim, args)
+
+    def apply(self, prim, args):
+        raise NotImplementedError(f"{type(self).__name__}.apply")
+
+    def __enter__(self):
+        local = _CONTEXT._local
+        top = local.interpreter
+        if top is self:
+            self._reentries += 1
+            return self
+        if self._belows:
+            raise RuntimeError(f"{type(self).__name__} entered again while it is on the "
+                               f"interpreter stack below other levels (a minispore bug).")
+        if self.records and top is not None and top.expands:
+            above = top
+            while above._belows[-1] is not None and above._belows[-1].expands:
+                above = above._belows[-1]
+            self._belows.append(above._belows[-1])
+            above._belows[-1] = self
+        else:
+            self._belows.append(top)
+            local.interpreter = self
+        return self
+
+    def __exit__(self, *exc):
+        if self._reentries:
+            self._reentries -= 1
+            return False
+        local = _CONTEXT._local
+        below = self._belows.pop()
+        if local.interpreter is self:
+            local.interpreter = below
+        else:   # a tape beneath expanding levels, or left by a level that exits later
+            above = local.interpreter
+            while above is not None and above._belows[-1] is not self:
+                above = above._belows[-1]
+            if above is not None:
+                above._belows[-1] = below
+        return False
+
+
+def _levels():
+    """This thread's stack, top first."""
+    level = _CONTEXT._local.interpreter
+    while level is not None:
+        yield level
+        level = level._belows[-1]
+
+
 class _Context:
     """The execution context: the set_context view over the settings registry, and this
-    thread's interpreter state (tracer, tapes, cell scopes)."""
+    thread's interpreter stack and cell scopes."""
 
     def __init__(self):
         self._local = _ThreadState()
@@ -174,13 +264,13 @@ class _Context:
         return REGISTRY.snapshot()
 
     def restore(self, snapshot):
-        """Put the settings back as `snapshot` took them, read the environment again, drop
-        this thread's tapes and cell scopes and let the layers above forget their per-run
+        """Put the settings back as `snapshot` took them, read the environment again, empty
+        this thread's interpreter stack and cell scopes and let the layers above forget their per-run
         state (the "common.after_restore" hooks): what tests/conftest.py does after every
         test, in one call."""
         REGISTRY.restore(snapshot)
         REGISTRY.reload_environment()
-        self.tapes.clear()
+        self._local.interpreter = None
         self.scopes.clear()
         for hook in REGISTRY.plugged("common.after_restore", ()):
             hook()
@@ -196,8 +286,8 @@ class _Context:
     # -- per-thread interpreter state ----------------------------------------------------
     @property
     def tapes(self):
-        """The stack of autodiff tapes recording right now (innermost last)."""
-        return self._local.tapes
+        """The autodiff tapes on the interpreter stack (outermost first)."""
+        return [level for level in _levels() if level.records][::-1]
 
     @property
     def scopes(self):
@@ -212,7 +302,8 @@ class _Context:
 
     @property
     def interpreter(self):
-        """The interpreter ``Primitive.__call__`` hands calls to (None: eager)."""
+        """The top of the interpreter stack, which ``Primitive.__call__`` hands calls to
+        (None: the base, eager)."""
         return self._local.interpreter
 
     @interpreter.setter
@@ -221,12 +312,30 @@ class _Context:
 
     @property
     def tracer(self):
-        """The graph tracer that primitives are handed to on this thread, or None."""
-        return self._local.tracer
+        """The graph tracer on this thread's interpreter stack (the innermost), or None: what
+        decides whether a call compiles (the outermost one) or is traced into the graph
+        being built."""
+        for level in _levels():
+            if level.traces:
+                return level
+        return None
 
-    @tracer.setter
-    def tracer(self, value):
-        self._local.tracer = value
+    @contextmanager
+    def tapes_suspended(self):
+        """The tapes taken off the stack while the block runs (the levels between them keep
+        their order): the calls in it are recorded by none of them."""
+        levels = list(_levels())
+        saved = [(level, level._belows[-1]) for level in levels]
+        kept = [level for level in levels if not level.records]
+        for upper, lower in zip(kept, kept[1:] + [None]):
+            upper._belows[-1] = lower
+        self._local.interpreter = kept[0] if kept else None
+        try:
+            yield
+        finally:
+            for level, below in saved:
+                level._belows[-1] = below
+            self._local.interpreter = levels[0] if levels else None
 
     def scope_name(self, leaf=""):
         parts = list(self.scopes) + ([leaf] if leaf else [])

@@ -1,20 +1,21 @@
 """The event recorder behind ``ms.Profiler`` (minispore/train/profiler.py): while one is active,
-the eager interpreter and compiled schedules time every kernel call (category "kernel", or
-"communication" for a communication primitive), and the MPI entry points every collective,
-point-to-point call and wait (category "mpi", also those outside any primitive: gradient
-buckets, pipeline Send/Receive), each as a span (name, category, start, duration, bytes). When none is active the
-only cost is one global read per call (eager) or none (a compiled graph runs its unprofiled
-schedule)."""
+the profiled eager interpreter (then the base of every interpreter stack, common/context.py)
+and compiled schedules time every kernel call (category "kernel", or "communication" for a
+communication primitive), and the MPI entry points every collective, point-to-point call and
+wait (category "mpi", also those outside any primitive: gradient buckets, pipeline
+Send/Receive), each as a span (name, category, start, duration, bytes). When none is active
+eager calls run on the plain base and a compiled graph its unprofiled schedule: no cost."""
 import functools
 import threading
 import time
 
+from minispore.common.context import BASE
 from minispore.common.registry import REGISTRY
 
 __all__ = ["Recorder", "active", "start", "stop", "timed", "collective"]
 
 # [the active Recorder or None, inside a collective (one calling another: staging, broadcast's
-# per-array calls)]; the eager interpreter reads ACTIVE[0] directly
+# per-array calls)]
 ACTIVE = REGISTRY.owned("profiling.active", lambda: [None, False])
 
 
@@ -37,11 +38,14 @@ def active():
 
 
 def start(recorder):
+    """Record into `recorder`: eager calls run on the profiled base interpreter."""
     ACTIVE[0] = recorder
+    BASE[0] = BASE[2]
 
 
 def stop():
     ACTIVE[0] = None
+    BASE[0] = BASE[1]
 
 
 def category_of(prim):

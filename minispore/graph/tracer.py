@@ -1,7 +1,7 @@
 """The tracing interpreter: primitives called while it is active append Nodes to a Graph."""
 from contextlib import contextmanager
 
-from minispore.common.context import context
+from minispore.common.context import Interpreter, context
 from minispore.common.parameter import Parameter, TraceError  # noqa: F401 (re-exported)
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
@@ -41,14 +41,14 @@ class TracedTensor(Tensor):
     __str__ = __repr__
 
 
-class Tracer:
-    """Records primitive applications into ``graph``: the interpreter on top of the thread's
-    interpreter stack while it is entered as a context manager, so ``Primitive.__call__``
-    hands every call to ``apply``.
+class Tracer(Interpreter):
+    """Records primitive applications into ``graph``: a level of the thread's interpreter
+    stack (common/context.py) while it is entered as a context manager; it hands nothing
+    below, so the levels under it (tapes outside a compiled function) never see a traced call.
 
     Parameters met as arguments become graph parameters (read from the live Parameter at every
     run); other Tensors with data are constants; TracedTensors are the graph's own Values.
-    Active autodiff tapes still record (the tape wraps whichever interpreter is on top), so
+    A tape entered inside the traced function records the traced calls (it sits above), so
     ``ms.grad`` inside a traced function differentiates at trace time; the nodes its backward
     traces are marked phase BACKWARD, those traced after it UPDATE, and the gradient is listed
     in ``traced_gradients`` (see graph/program.py TracedGradient).
@@ -57,15 +57,15 @@ class Tracer:
     (``Cell.recompute``, ``place``, ``pipeline_stage`` …), functional ops included.
     """
 
-    taped_inside = False    # the tapes record the traced call itself (interpreter.py)
+    traces = True
 
     def __init__(self, graph):
+        super().__init__()
         self.graph = graph
         self._params = {}
         self._wrapped = {}
         self.scope_override = None
         self.local_shapes = False
-        self._previous = []
         self.phase = FORWARD
         self.derived_from = None
         self.traced_gradients = []
@@ -217,18 +217,6 @@ class Tracer:
             [self.to_graph(h) for h in heads], [self.to_graph(w) for w in wrt],
             [self.to_graph(g) for g in grads], seeded))
         self.phase = UPDATE
-
-    # -- the interpreter stack -------------------------------------------------------------
-    def __enter__(self):
-        # A stack, so a pass may enter the tracer again while it is already on top.
-        self._previous.append((_CTX.tracer, _CTX.interpreter))
-        _CTX.tracer = self
-        _CTX.interpreter = self
-        return self
-
-    def __exit__(self, *exc):
-        _CTX.tracer, _CTX.interpreter = self._previous.pop()
-        return False
 
 
 def trace(fn, args, name, input_avals=None):

@@ -3,15 +3,17 @@ recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
 ``Cell.register_backward_hook``, and the in-place writes of ``Tensor.__setitem__``."""
 from contextlib import contextmanager
 
-from minispore.common.context import context
+from minispore.common.context import Interpreter, context
 from minispore.common.tensor import Tensor, tensor_of
 from minispore.ops.backprop import backprop
 
 _CTX = context()
 
 
-class Tape:
-    """Records the primitives applied to tensors that depend on the watched ones.
+class Tape(Interpreter):
+    """Records the primitives applied to tensors that depend on the watched ones: a level of
+    the interpreter stack (entered as a context manager) that hands each call to the level
+    below and records it.
 
     A bprop may return a zero-argument function instead of a gradient Tensor; the tape calls it
     only when that input is live, so costly gradients nobody needs are never computed.
@@ -20,10 +22,19 @@ class Tape:
     (data preparation, metrics) costs one set lookup per input.
     """
 
+    records = True
+
     def __init__(self):
+        super().__init__()
         self.entries = []
         self.live = set()
         self._keep = []   # holds watched tensors so their ids stay unique while the tape lives
+
+    def apply(self, prim, args):
+        outs = self.apply_below(prim, args)
+        if prim.differentiable:
+            self.record(prim, args, outs)
+        return outs
 
     def watch(self, tensor):
         self.live.add(id(tensor))
@@ -64,14 +75,6 @@ class Tape:
         if not was_live:
             self.live.discard(id(new))
 
-    def __enter__(self):
-        _CTX.tapes.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _CTX.tapes.remove(self)
-        return False
-
     def backward(self, outputs, sens, on_final=None):
         """Cotangents of every live tensor, keyed by id, from `outputs` seeded with `sens`.
 
@@ -97,17 +100,13 @@ def run_recomputed(forward, name, generators=()):
     global random generator and `generators` are replayed, so a recomputed Dropout draws the
     forward's mask. Without active tapes this is just ``forward()``.
     """
-    tapes = _CTX.tapes
-    if not tapes:
+    outer = _CTX.tapes
+    if not outer:
         return forward()
-    outer = list(tapes)
     probe = _BlockProbe(outer)
     random_state = _RandomState(generators)
-    tapes[:] = [probe]
-    try:
+    with _CTX.tapes_suspended(), probe:
         out = forward()
-    finally:
-        tapes[:] = outer
     made = tuple(t for t in _tensor_leaves(out) if id(t) in probe.made)
     if probe.inputs and made:
         block = RecomputedBlock(forward, name, random_state, _leaf_positions(out, probe.made))
@@ -116,16 +115,24 @@ def run_recomputed(forward, name, generators=()):
     return out
 
 
-class _BlockProbe:
-    """Stands in for the tapes while a recomputed block runs forward: records nothing, but
-    collects the tensors live on the outer tapes that the block's operators read (its inputs)
-    and the ids of the tensors the block made."""
+class _BlockProbe(Interpreter):
+    """Stands in for the tapes while a recomputed block runs forward (they are suspended):
+    records nothing, but collects the tensors live on the outer tapes that the block's
+    operators read (its inputs) and the ids of the tensors the block made."""
+    records = True
 
     def __init__(self, outer):
+        super().__init__()
         self.outer = outer
         self.inputs = []
         self._seen = set()
         self.made = set()
+
+    def apply(self, prim, args):
+        outs = self.apply_below(prim, args)
+        if prim.differentiable:
+            self.record(prim, args, outs)
+        return outs
 
     def record(self, prim, args, outs):
         for a in args:

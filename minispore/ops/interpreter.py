@@ -1,7 +1,7 @@
-"""The interpreter stack's dispatch: ``Primitive.__call__`` hands each call to the interpreter
-on top (the graph tracer, or an eager SPMD interpreter inside a PYNATIVE `shard` region), or to
-the eager interpreter at the bottom (infer, run the kernel, wrap the result); active autodiff
-tapes wrap whichever ran and record the call."""
+"""The interpreter stack's dispatch and its base: ``Primitive.__call__`` hands each call to the
+level on top of this thread's stack (common/context.py Interpreter: the graph tracer, an eager
+SPMD region, an autodiff tape), or, when none is entered, to the base: the eager interpreter
+(infer, run the kernel, wrap the result), or its profiled twin while an ms.Profiler records."""
 import numbers
 import time
 
@@ -10,7 +10,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common import profiling
-from minispore.common.context import context
+from minispore.common.context import BASE, context
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor, tensor_of
 
@@ -32,28 +32,19 @@ def _settings():
 
 
 def apply_primitive(prim, args):
-    """Hand `prim(*args)` to the top interpreter (eager when none is pushed), then let the
-    active tapes record it -- unless that interpreter is ``taped_inside``: it ran the call as
-    other operators on the interpreter below (an eager shard region), which the tapes saw."""
+    """Hand `prim(*args)` to the top of the interpreter stack, or to its base when no level is
+    entered."""
     interpreter = _THREAD.interpreter
     if interpreter is None:
-        outs = eager_apply(prim, args)
-    else:
-        outs = interpreter.apply(prim, args)
-        if interpreter.taped_inside:    # it ran operators the tapes recorded already
-            return outs
-    tapes = _THREAD.tapes
-    if tapes and prim.differentiable:
-        for tape in tapes:
-            tape.record(prim, args, outs)
-    return outs
+        return BASE[0](prim, args)
+    return interpreter.apply(prim, args)
 
 
 def unobserved_host_eager():
-    """Whether a primitive called now runs straight on the eager CPU interpreter with nothing
-    watching it: no interpreter pushed (graph tracer, shard region), no tape recording, no
-    profiler. Collectives then take their short path (comm_ops._Collective.__call__)."""
-    return (_THREAD.interpreter is None and not _THREAD.tapes and profiling.ACTIVE[0] is None
+    """Whether a primitive called now runs straight on the plain eager CPU interpreter: no
+    level entered (graph tracer, shard region, tape), no profiler. Collectives then take their
+    short path (comm_ops._Collective.__call__)."""
+    return (_THREAD.interpreter is None and BASE[0] is BASE[1]
             and not (_SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings())[1])
 
 
@@ -62,13 +53,29 @@ def plain_host_eager():
     eager CPU interpreter's infer, kernel and wrap and nothing else, so an operator that knows
     its infer's answer for its inputs (the elementwise operators' dispatch cache) may run its
     kernel directly."""
-    return (_THREAD.interpreter is None and not _THREAD.tapes and profiling.ACTIVE[0] is None
+    return (_THREAD.interpreter is None and BASE[0] is BASE[1]
             and (_SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings())[3])
 
 
-def eager_apply(prim, args):
+def profiled_eager_apply(prim, args):
+    """`eager_apply` with the kernel's run recorded as a span in the active recorder."""
+    recorder = profiling.ACTIVE[0]
+    if recorder is None:
+        return eager_apply(prim, args)
+
+    def timed(*arrays):
+        t0 = time.perf_counter_ns()
+        result = prim.impl(*arrays)
+        recorder.add(prim.name, profiling.category_of(prim), t0, time.perf_counter_ns() - t0,
+                     profiling.nbytes_of(arrays))
+        return result
+    return eager_apply(prim, args, timed)
+
+
+def eager_apply(prim, args, impl=None):
     """Run `prim` on `args` eagerly (PYNATIVE). Tensors go to the kernel as arrays; every other
-    argument (axes, shapes, Python scalars the op accepts) goes through unchanged."""
+    argument (axes, shapes, Python scalars the op accepts) goes through unchanged. `impl`
+    (default: the primitive's) runs the kernel on the arrays."""
     out_aval = prim.infer(*args)
     settings = _SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings()
     gpu = settings[1]
@@ -82,14 +89,7 @@ def eager_apply(prim, args):
             arrays.append(arr)
         else:
             arrays.append(a)
-    recorder = profiling.ACTIVE[0]
-    if recorder is None:
-        result = prim.impl(*arrays)
-    else:
-        t0 = time.perf_counter_ns()
-        result = prim.impl(*arrays)
-        recorder.add(prim.name, profiling.category_of(prim), t0, time.perf_counter_ns() - t0,
-                     profiling.nbytes_of(arrays))
+    result = prim.impl(*arrays) if impl is None else impl(*arrays)
     if settings[2]:
         # a failing kernel then raises at its own operator, not at a later one's copy
         device.synchronize()
@@ -140,3 +140,7 @@ def to_tensor(value, like=None):
             dtype = mstype.float32 if isinstance(value, float) else mstype.int64
         return tensor_of(device.asarray(value, dtype.np_dtype), dtype)
     return Tensor(value)
+
+
+# The base of every stack: plain, profiled while a recorder is active (common/profiling.py).
+BASE[:] = eager_apply, eager_apply, profiled_eager_apply

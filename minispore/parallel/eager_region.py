@@ -22,7 +22,7 @@ the sum of the region's partial ones) or a ``ScaleGrad(n)`` (data parallel: each
 are its own; the global loss is the mean of the ranks' losses); outputs leave through a
 ``ScaleGrad(1/n)``, which turns the eager code's gradient into that convention.
 """
-from minispore.common.context import context
+from minispore.common.context import Interpreter, context
 from minispore.common.layout import TensorLayout
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
@@ -54,15 +54,10 @@ class RegionPlan:
 
 
 def plan_region(body, args, logical_avals, settings, name):
-    """Trace `body` on the logical input Avals and propagate strategies through it. The
-    autodiff tapes are set aside: a trace is not a computation to differentiate."""
-    tapes = _CTX.tapes
-    saved = list(tapes)
-    tapes.clear()
-    try:
-        graph, _ = trace(body, args, name, logical_avals)
-    finally:
-        tapes.extend(saved)
+    """Trace `body` on the logical input Avals and propagate strategies through it (the
+    tracer hands nothing to the tapes below it: a trace is not a computation to
+    differentiate)."""
+    graph, _ = trace(body, args, name, logical_avals)
     results = propagate_strategies(graph, settings, _arg_avals, _tensor_positions)
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))
@@ -74,19 +69,21 @@ def plan_region(body, args, logical_avals, settings, name):
     return RegionPlan(graph, results)
 
 
-class EagerSpmdInterpreter:
+class EagerSpmdInterpreter(Interpreter):
     """The interpreter on top while a PYNATIVE region runs: every primitive call runs sharded
-    (see the module docstring). ``blocks`` maps id(tensor) -> (tensor, layout, logical shape)
-    for the tensors the region made or received."""
+    (see the module docstring), as calls on the levels below it (``expands``: the tapes sit
+    beneath it and record those). ``blocks`` maps id(tensor) -> (tensor, layout, logical
+    shape) for the tensors the region made or received."""
+    expands = True
 
     def __init__(self, plan, settings, name):
+        super().__init__()
         self.plan = plan
         self.settings = settings
         self.name = name
         self.position = 0
         self.blocks = {}
         self.params = {}
-        self._below = None
 
     # -- tensors -----------------------------------------------------------------------------
     def receive(self, t, layout, shape):
@@ -143,29 +140,19 @@ class EagerSpmdInterpreter:
         call = list(node.inputs)
         layouts = {}
         global_out = tuple(tuple(v.shape) for v in node.outputs)
-        _CTX.interpreter = self._below      # what runs now runs on the blocks
+        top = _CTX.interpreter
+        _CTX.interpreter = self.below      # what runs now runs on the blocks
         try:
             for i, want in zip(_tensor_positions(node), result.in_layouts):
                 call[i], layouts[i] = self._argument(args[i], node.inputs[i], want, node.scope)
             outs, out_layouts = sharded_apply(prim, call, layouts, result, _arg_avals(node),
                                               global_out, self.settings, node.scope)
         finally:
-            _CTX.interpreter = self
+            _CTX.interpreter = top
         for t, layout, shape in zip(outs, out_layouts, global_out):
             self.receive(t, layout, shape)
         return outs if node.tuple_output else outs[0]
 
-    # The tapes record the calls `apply` makes on the interpreter below, not the region's.
-    taped_inside = True
-
-    def __enter__(self):
-        self._below = _CTX.interpreter
-        _CTX.interpreter = self
-        return self
-
-    def __exit__(self, *exc):
-        _CTX.interpreter = self._below
-        return False
 
 
 def _entry_conversion(settings):

@@ -9,6 +9,7 @@ import pytest
 import minispore as ms
 from minispore import Tensor, ops
 from minispore.common import profiling
+from minispore.common.context import BASE
 from minispore.ops import interpreter
 
 BINARY = [ops.add, ops.sub, ops.mul, ops.maximum, ops.minimum, ops.equal, ops.less]
@@ -16,16 +17,20 @@ BINARY = [ops.add, ops.sub, ops.mul, ops.maximum, ops.minimum, ops.equal, ops.le
 
 @pytest.fixture
 def generic_calls(monkeypatch):
-    """The operator names eager_apply (the generic eager interpreter) ran, in order."""
+    """The operator names eager_apply (the generic eager interpreter, the base of the stack,
+    plain or profiled) ran, in order."""
     calls = []
     run = interpreter.eager_apply
 
-    def counted(prim, args):
+    def counted(prim, args, impl=None):
         calls.append(prim.name)
-        return run(prim, args)
+        return run(prim, args, impl)
 
-    monkeypatch.setattr(interpreter, "eager_apply", counted)
-    return calls
+    monkeypatch.setattr(interpreter, "eager_apply", counted)    # what the profiled base calls
+    saved = list(BASE)
+    BASE[:2] = counted, counted
+    yield calls
+    BASE[:] = saved
 
 
 def _pair(shape, dtype, rng):
