@@ -265,9 +265,9 @@ class _Context:
 
     def restore(self, snapshot):
         """Put the settings back as `snapshot` took them, read the environment again, empty
-        this thread's interpreter stack and cell scopes and let the layers above forget their per-run
-        state (the "common.after_restore" hooks): what tests/conftest.py does after every
-        test, in one call."""
+        this thread's interpreter stack and cell scopes and let the layers above forget their
+        per-run state (the "common.after_restore" hooks): what tests/conftest.py does after
+        every test, in one call."""
         REGISTRY.restore(snapshot)
         REGISTRY.reload_environment()
         self._local.interpreter = None
