@@ -190,6 +190,14 @@ class Interpreter:
     def apply(self, prim, args):
         raise NotImplementedError(f"{type(self).__name__}.apply")
 
+    # An in-place write (Tensor.__setitem__) swaps the contents of two tensor objects; every
+    # level that keeps tensors (a tape's entries, a tracer's node inputs) is told first.
+    def check_replace(self, old, new, name):
+        """Raise when this level cannot let `old` take `new`'s value in place."""
+
+    def replace(self, old, new):
+        """`old` and `new` are about to swap contents: swap them in what this level keeps."""
+
     def __enter__(self):
         local = _CONTEXT._local
         top = local.interpreter
@@ -284,6 +292,10 @@ class _Context:
         return "cuda" if REGISTRY.get("context", "device_target") == "GPU" else "cpu"
 
     # -- per-thread interpreter state ----------------------------------------------------
+    def levels(self):
+        """This thread's interpreter stack, top first."""
+        return list(_levels())
+
     @property
     def tapes(self):
         """The autodiff tapes on the interpreter stack (outermost first)."""

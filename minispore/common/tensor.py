@@ -56,6 +56,9 @@ class Tensor:
 
     # Make numpy defer to our reflected operators (np.float32(2) * Tensor -> Tensor).
     __array_priority__ = 100
+    # True for a tensor standing for a value of a graph being traced (graph/tracer.py
+    # TracedTensor): its values are not known, only its shape and dtype.
+    traced = False
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False,
                  internal=False):

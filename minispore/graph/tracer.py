@@ -15,6 +15,7 @@ class TracedTensor(Tensor):
     """A Tensor that stands for a graph Value while tracing: it has a shape and a dtype but no
     data, so operators and Tensor methods work on it and record nodes, while anything that
     needs the numbers (``bool``, ``item``, ``asnumpy``, ``float``) raises TraceError."""
+    traced = True
 
     def __init__(self, value):
         self._value = value
@@ -174,6 +175,12 @@ class Tracer(Interpreter):
 
     # -- the interpreter -------------------------------------------------------------------------
     def apply(self, prim, args):
+        if prim.values_decide_shape is not None:
+            raise prim.error(
+                f"the output length depends on the values of '{prim.values_decide_shape}', "
+                f"which are not known while compiling in GRAPH_MODE or under ms.jit; keep "
+                f"shapes static there (ops.select keeps the shape), or run this code in "
+                f"PYNATIVE_MODE.", RuntimeError)
         out_aval = prim.infer(*[self._logical(a) for a in args])
         leaf = prim.instance_name or prim.name
         scope = f"{self.scope_override}.{leaf}" if self.scope_override else \

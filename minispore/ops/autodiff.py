@@ -201,9 +201,10 @@ def replace_in_place(x, new, name):
     """Make the tensor object `x` hold `new`'s value (``x[index] = value``), as MindSpore's
     in-place setitem. A Parameter is written through Assign (its buffer and identity are the
     network's), which is refused while a gradient would have to flow through the write. Any
-    other tensor swaps contents with `new`: the active tapes (and, while tracing, the tracer)
-    swap the two objects in what they recorded, so `x` stands for the new value from here on,
-    `new` for the old one, and gradients reach `value` and the kept part of the old value.
+    other tensor swaps contents with `new`: the levels of the interpreter stack (tapes, a
+    tracer) swap the two objects in what they recorded, so `x` stands for the new value from
+    here on, `new` for the old one, and gradients reach `value` and the kept part of the old
+    value.
     """
     from minispore.common.parameter import Parameter
     tapes = _CTX.tapes
@@ -218,13 +219,11 @@ def replace_in_place(x, new, name):
         from minispore.ops import functional as F
         F.assign(x, new)
         return
-    for tape in tapes:
-        tape.check_replace(x, new, name)
-    for tape in tapes:
-        tape.replace(x, new)
-    tracer = _CTX.tracer
-    if tracer is not None:
-        tracer.replace(x, new)
+    levels = _CTX.levels()
+    for level in levels:
+        level.check_replace(x, new, name)
+    for level in levels:
+        level.replace(x, new)
     _swap_contents(x, new)
 
 

@@ -111,6 +111,10 @@ class Primitive:
     # all-reduce, which lives on the host whatever the device): the eager interpreter wraps it
     # as it is, for the one operator that reads it.
     handle_output = False
+    # The input whose values decide the output's length (MaskedSelect: "mask"): such an
+    # operator runs eagerly only, and the graph tracer refuses it (graphs here have shapes
+    # known before they run).
+    values_decide_shape = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

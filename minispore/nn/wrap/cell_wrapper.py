@@ -1,7 +1,6 @@
 """Training wrappers: WithLossCell, WithEvalCell and TrainOneStepCell (forward, grads, update)."""
 from minispore.common import dtype as mstype
 from minispore.common.auto_parallel_context import get_auto_parallel_context
-from minispore.common.context import context
 from minispore.graph.program import GradRequest
 from minispore.nn.cell import Cell
 from minispore.nn.optim.optimizer import Optimizer
@@ -10,7 +9,6 @@ from minispore.nn.wrap.grad_reducer import (DistributedGradReducer, broadcast_pa
 from minispore.ops import functional as F
 from minispore.ops.autodiff import Tape
 
-_CTX = context()
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
 
@@ -120,7 +118,7 @@ class TrainOneStepCell(Cell):
         return loss, grads
 
     def construct(self, *inputs):
-        if self._sharded_optimizer and _CTX.tracer is None:
+        if self._sharded_optimizer and not any(getattr(x, "traced", False) for x in inputs):
             raise NotImplementedError(
                 "enable_parallel_optimizer=True under parallel_mode='data_parallel' runs in "
                 "GRAPH_MODE only in minispore (the compiled step gathers the sliced weights "

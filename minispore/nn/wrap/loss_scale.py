@@ -10,7 +10,6 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.auto_parallel_context import get_auto_parallel_context
-from minispore.common.context import context
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
@@ -20,8 +19,6 @@ from minispore.ops.grad import value_and_grad
 
 __all__ = ["FixedLossScaleUpdateCell", "DynamicLossScaleUpdateCell",
            "TrainOneStepWithLossScaleCell", "grads_all_finite", "host_bool"]
-
-_CTX = context()
 
 
 def grads_all_finite(grads):
@@ -122,7 +119,7 @@ class DynamicLossScaleUpdateCell(_HostCell):
         return self.loss_scale_value
 
     def construct(self, loss_scale, overflow):
-        if _CTX.tracer is not None:
+        if getattr(overflow, "traced", False):
             raise NotImplementedError(
                 "For 'DynamicLossScaleUpdateCell', updating the scale inside a traced graph is "
                 "not supported; TrainOneStepWithLossScaleCell calls it between compiled steps.")

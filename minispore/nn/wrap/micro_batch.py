@@ -93,7 +93,8 @@ class PipelineCell(GradAccumulationCell):
             _apply_stage_config(network, stage_config)
 
     def construct(self, *inputs):
-        if get_auto_parallel_context("pipeline_stages") > 1 and _CTX.tracer is None:
+        if get_auto_parallel_context("pipeline_stages") > 1 and \
+                not any(getattr(x, "traced", False) for x in inputs):   # data in hand: eager
             raise RuntimeError("For 'PipelineCell', pipeline parallel runs in GRAPH_MODE only "
                                "(as in MindSpore), but the cell runs eagerly: call "
                                "set_context(mode=GRAPH_MODE) or compile the step with ms.jit.")

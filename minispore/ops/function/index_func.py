@@ -7,7 +7,6 @@ import numbers
 import numpy as np
 
 from minispore.common import dtype as mstype
-from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -216,7 +215,7 @@ def _set_by_mask(x, mask, value):
 def _set_by_positions(x, mask, value):
     """One value per selected element (numpy's ``x[mask] = values``): the mask's positions,
     read once (MaskedSelect), index the rows of x seen as (mask.size,) + the rest."""
-    if context().tracer is not None:
+    if mask.traced:
         raise RuntimeError(
             f"For '{_NAME}', a bool mask with one value per selected element (value shape "
             f"{tuple(value.shape)}) needs the number of selected elements, which depends on "
@@ -284,8 +283,9 @@ def getitem_by_mask(x, mask):
     """x[mask]: mask covers x's leading dims; the selected elements (or sub-arrays) stacked
     along a new first dim, as numpy does."""
     _check_mask(x, mask, "Tensor.__getitem__")
-    if mask.ndim == x.ndim or context().tracer is not None:
-        return masked_select(x, mask)   # (while compiling: raises the GRAPH_MODE error)
-    # The rows where the mask holds: their positions, read once, then a Gather.
+    if mask.ndim == x.ndim:
+        return masked_select(x, mask)
+    # The rows where the mask holds: their positions, read once, then a Gather (a tracer
+    # refuses the MaskedSelect that reads them, as it refuses x[mask] above).
     rows = A.reshape(x, (-1,) + tuple(x.shape[mask.ndim:]))
     return A.gather(rows, _mask_positions(mask), 0)

@@ -504,13 +504,9 @@ class MaskedSelect(Primitive):
     positions (UnsortedSegmentSum at the mask's positions, found by MaskedSelect again).
     """
     sharding_rule = rules.replicate_only("the output length depends on the mask's values")
+    values_decide_shape = "mask"
 
     def __call__(self, x, mask):
-        if context().tracer is not None:
-            raise self.error(
-                "the output length depends on the values of 'mask', which are not known while "
-                "compiling in GRAPH_MODE or under ms.jit; select with ops.select (keeping the "
-                "shape) there, or run this code in PYNATIVE_MODE.", RuntimeError)
         for name, v in (("x", x), ("mask", mask)):
             check_tensor(self, name, v)
         shape = broadcast_shape(self, tuple(x.shape), tuple(mask.shape), ("x", "mask"))
