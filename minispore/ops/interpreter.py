@@ -31,15 +31,6 @@ def _settings():
     return _SETTINGS
 
 
-def apply_primitive(prim, args):
-    """Hand `prim(*args)` to the top of the interpreter stack, or to its base when no level is
-    entered."""
-    interpreter = _THREAD.interpreter
-    if interpreter is None:
-        return BASE[0](prim, args)
-    return interpreter.apply(prim, args)
-
-
 def unobserved_host_eager():
     """Whether a primitive called now runs straight on the plain eager CPU interpreter: no
     level entered (graph tracer, shard region, tape), no profiler. Collectives then take their

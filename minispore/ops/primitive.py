@@ -1,9 +1,9 @@
-"""Primitive: the base of every operator; `__call__` binds it to the active interpreter."""
+"""Primitive: the base of every operator; `__call__` hands it to the interpreter stack."""
 import functools
 import logging
 
 from minispore.common.auto_parallel_context import get_auto_parallel_context
-from minispore.common.context import PYNATIVE_MODE, context
+from minispore.common.context import BASE, PYNATIVE_MODE, context
 from minispore.common.layout import check_strategy_tuples
 from minispore.common.ps_context import get_ps_context, is_role_sched
 from minispore.common.registry import REGISTRY
@@ -14,15 +14,7 @@ logger = logging.getLogger("minispore")
 _warned_shard = REGISTRY.owned("ops.warned_shard", set)   # names warned once about shard()
 
 
-_APPLY = REGISTRY.owned("ops.apply", list)   # [interpreter.apply_primitive], on first call
-
-
-def _load_apply():
-    """interpreter.apply_primitive, imported on first use (the interpreter imports Tensor,
-    which imports this module) and kept: a function-level import costs ~0.3 us per call."""
-    from minispore.ops.interpreter import apply_primitive
-    _APPLY.append(apply_primitive)
-    return apply_primitive
+_THREAD = context()._local
 
 
 class Aval:
@@ -238,7 +230,12 @@ class Primitive:
         return exc(f"{prefix}, {message}")
 
     def __call__(self, *args):
-        return (_APPLY[0] if _APPLY else _load_apply())(self, args)
+        """Hand the call to the top of this thread's interpreter stack, or to its base (the
+        eager interpreter, ops/interpreter.py) when no level is entered."""
+        interpreter = _THREAD.interpreter
+        if interpreter is None:
+            return BASE[0](self, args)
+        return interpreter.apply(self, args)
 
     def __repr__(self):
         if "in_strategy" in self.attrs:
