@@ -34,6 +34,7 @@ from minispore.common.symbol import Symbol
 from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
 from minispore.graph.jit import jit
+from minispore.ops.function.vmap_func import vmap
 from minispore.ops.grad import grad, value_and_grad
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard

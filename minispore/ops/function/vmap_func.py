@@ -1,0 +1,187 @@
+"""ops.vmap: `fn` mapped over an axis of its inputs, by running it on each slice and stacking
+the results (MindSpore's general vmap rule, the loop-and-stack one, applied to the whole
+function rather than per operator).
+
+What it computes equals MindSpore's vmap: each slice's result is `fn` of that slice, outputs
+that do not depend on the mapped inputs are broadcast along the mapped axis (``out_axes`` an
+int) or returned once (``out_axes`` None), gradients flow through the slicing and stacking
+operators, and under GRAPH mode or ms.jit the loop unrolls into the traced graph. It runs `fn`
+once per slice, so it costs what a Python loop costs, not what a batched kernel would.
+
+Differences, by construction of the loop: a random operator draws anew for each slice (in
+MindSpore one draw is shared by all of them; pass batched random numbers in to get either),
+and Python control flow on a slice's values works in PYNATIVE mode where MindSpore's compiled
+vmap refuses it.
+"""
+import numpy as np
+
+from minispore.common.tensor import Tensor
+from minispore.ops.function.composite_func import stack
+
+__all__ = ["vmap"]
+
+
+def _error(message):
+    return RuntimeError(message)
+
+
+def _check_axis_spec(spec, name):
+    """`spec`: an int, None, or (nested) tuples/lists of them."""
+    if spec is None or (isinstance(spec, int) and not isinstance(spec, bool)):
+        return
+    if isinstance(spec, (tuple, list)):
+        for s in spec:
+            _check_axis_spec(s, name)
+        return
+    raise _error(f"The axis in vmap`s '{name}' can only be of type Int or None, but got "
+                 f"{spec!r} ({type(spec).__name__}).")
+
+
+def _leaves(value, spec, name):
+    """[(tensor or value, axis or None)] for `value` under the axis spec `spec`, depth first."""
+    if isinstance(value, (tuple, list)):
+        if isinstance(spec, (tuple, list)):
+            if len(spec) != len(value):
+                raise _error(f"The '{name}' of vmap {tuple(spec)} has {len(spec)} entries for "
+                             f"a sequence of {len(value)}: give one axis (or None) per item.")
+            return [leaf for v, s in zip(value, spec) for leaf in _leaves(v, s, name)]
+        return [leaf for v in value for leaf in _leaves(v, spec, name)]
+    if isinstance(spec, (tuple, list)):
+        raise _error(f"The '{name}' of vmap gives a sequence {tuple(spec)} for a "
+                     f"{type(value).__name__}, which is not a tuple or list.")
+    if spec is not None and not isinstance(value, Tensor):
+        raise _error(f"vmap maps axis {spec} of an argument that is a "
+                     f"{type(value).__name__}, not a Tensor: map Tensors only (give None in "
+                     f"'{name}' for the others).")
+    return [(value, spec)]
+
+
+def _rebuild(value, leaves):
+    """`value` with its leaves replaced, in order, by the next items of the iterator."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_rebuild(v, leaves) for v in value)
+    return next(leaves)
+
+
+def _normalized(axis, ndim, name):
+    if not -ndim <= axis < ndim:
+        raise _error(f"The axis: {axis} in '{name}' is out of bounds for array of dimension "
+                     f"[{-ndim},{ndim}).")
+    return axis % ndim
+
+
+def _slice(x, axis, i):
+    return x[(slice(None),) * axis + (i,)]
+
+
+def _is_cell_list(fn):
+    """A CellList (model ensembling: cell i runs on slice i), known by its class name: ops
+    sits below nn, so it cannot import the class."""
+    return any(c.__name__ == "CellList" and c.__module__.startswith("minispore.nn")
+               for c in type(fn).__mro__)
+
+
+def vmap(fn, in_axes=0, out_axes=0):
+    """``ops.vmap(fn, in_axes=0, out_axes=0)``: the function mapping `fn` over axis
+    ``in_axes`` of its inputs (an int for all, or one int/None per positional argument,
+    nested for tuple arguments), with the mapped axis at ``out_axes`` of its outputs (an int,
+    or one per output; None returns an output that does not depend on the mapped inputs once).
+    `fn` may be a CellList of as many cells as the mapped size: cell i runs on slice i.
+
+    >>> import numpy as np, minispore as ms
+    >>> from minispore import ops
+    >>> x = ms.Tensor(np.array([[1., 2.], [3., 4.], [5., 6.]], np.float32))
+    >>> ops.vmap(lambda a: a.sum(), in_axes=0)(x).asnumpy().tolist()
+    [3.0, 7.0, 11.0]
+    """
+    _check_axis_spec(in_axes, "in_axes")
+    _check_axis_spec(out_axes, "out_axes")
+    ensemble = _is_cell_list(fn)
+    if out_axes is None and not ensemble:
+        raise _error("The 'out_axes' of 'vmap' cannot be a single None while 'fn' is not a "
+                     "'CellList'.")
+
+    def mapped(*args):
+        if not ensemble and not callable(fn):     # checked when called, as MindSpore does
+            raise TypeError(f"For 'vmap', 'fn' must be a function, a Cell or a CellList, but "
+                            f"got {type(fn).__name__}.")
+        if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
+            raise _error(f"When vmap`s 'in_axes' is a tuple or list, and its size must be equal "
+                         f"to the number of arguments of 'fn': {len(args)}, but got size: "
+                         f"{len(in_axes)}.")
+        spec = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        leaves = _leaves(list(args), list(spec), "in_axes")
+        mapped_leaves = [(x, _normalized(a, x.ndim, "in_axes")) if a is not None else (x, None)
+                         for x, a in leaves]
+        sizes = [x.shape[a] for x, a in mapped_leaves if a is not None]
+        if not sizes and not ensemble:
+            raise _error(f"The 'in_axes' of 'vmap' cannot be all None while 'fn' is not a "
+                         f"'CellList', but got {spec}.")
+        if any(s != sizes[0] for s in sizes):
+            raise _error(f"The 'axis_size' of each argument in the scope of 'vmap' should be "
+                         f"equal, but got {' and '.join(str(s) for s in dict.fromkeys(sizes))}.")
+        size = sizes[0] if sizes else len(fn)
+        if ensemble and len(fn) != size:
+            raise _error(f"The CellList given to vmap has {len(fn)} cells, but the mapped axis "
+                         f"has size {size}: give one cell per slice.")
+        results = []
+        for i in range(size):
+            sliced = iter([x if a is None else _slice(x, a, i) for x, a in mapped_leaves])
+            call_args = _rebuild(list(args), sliced)
+            results.append((fn[i] if ensemble else fn)(*call_args))
+        return _stacked(results, out_axes)
+    return mapped
+
+
+def _stacked(results, out_axes):
+    """The per-slice results of `fn` stacked along `out_axes` (see vmap)."""
+    first = results[0]
+    single = not isinstance(first, (tuple, list))
+    outputs = [first] if single else list(first)
+    if isinstance(out_axes, (tuple, list)):
+        if len(out_axes) != len(outputs):
+            raise _error(f"When vmap`s 'out_axes' is a tuple or list, its size must be equal to "
+                         f"the number of outputs of 'fn': {len(outputs)}, but got size: "
+                         f"{len(out_axes)}.")
+        axes = list(out_axes)
+    else:
+        axes = [out_axes] * len(outputs)
+    per_output = [[r] if single else list(r) for r in results]
+    stacked = []
+    for k, axis in enumerate(axes):
+        column = [r[k] for r in per_output]
+        stacked.append(_stack_output(column, axis))
+    return stacked[0] if single else type(first)(stacked)
+
+
+def _check_unmapped(column):
+    """An output with out_axes None must not depend on the mapped inputs (MindSpore refuses
+    one that does): here, the same object in every slice (an unmapped input handed back) or,
+    eagerly, equal values in every slice."""
+    head = column[0]
+    if all(c is head for c in column) or not isinstance(head, Tensor):
+        return
+    if getattr(head, "traced", False):
+        raise NotImplementedError(
+            "vmap with out_axes None for an output computed inside 'fn' is not implemented "
+            "in minispore while compiling (GRAPH_MODE or ms.jit): whether it depends on the "
+            "mapped inputs is decided from its values, which are not known then; give that "
+            "output an int out_axes, or return an unmapped input itself.")
+    if any(not np.array_equal(c.asnumpy(), head.asnumpy()) for c in column[1:]):
+        raise _error("It is invalid that source is not None and dst is None: an output with "
+                     "out_axes None differs between the mapped slices (it depends on the "
+                     "mapped inputs); give it an int out_axes.")
+
+
+def _stack_output(column, axis):
+    """One output's slices: nested sequences stack leaf by leaf; None keeps the first slice's
+    value (an output that does not depend on the mapped inputs is the same for every slice)."""
+    head = column[0]
+    if isinstance(head, (tuple, list)):
+        sub = axis if isinstance(axis, (tuple, list)) else [axis] * len(head)
+        return type(head)(_stack_output([c[j] for c in column], a) for j, a in enumerate(sub))
+    if axis is None:
+        _check_unmapped(column)
+        return head
+    values = [c if isinstance(c, Tensor) else Tensor(c) for c in column]
+    return stack(values, _normalized(axis, values[0].ndim + 1, "out_axes"))
