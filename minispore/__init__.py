@@ -36,6 +36,7 @@ from minispore import context, nn, ops
 from minispore.graph.jit import jit
 from minispore.ops.function.vmap_func import vmap
 from minispore.ops.grad import grad, value_and_grad
+from minispore.ops.jacobian import jacfwd, jacrev
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard
 from minispore.train import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
