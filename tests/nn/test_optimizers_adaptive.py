@@ -1,5 +1,5 @@
 """Adaptive optimizers (Adagrad, RMSProp, AdaMax, Adadelta, FTRL, ProximalAdagrad, LazyAdam,
-AdamOffload, ASGD, Rprop): three steps against float64 numpy references of MindSpore's formulas,
+AdamOffload, ASGD, Rprop; AdaFactor's formula in test_optimizer_adafactor.py): three steps against float64 numpy references of MindSpore's formulas,
 in PYNATIVE and GRAPH mode, with weight decay, loss scale and MindSpore's state names; training
 through TrainOneStepCell equal in both modes; bad arguments."""
 import numpy as np
@@ -259,6 +259,7 @@ class _Net(nn.Cell):
 
 
 TRAIN = {
+    "AdaFactor": lambda p: nn.AdaFactor(p, learning_rate=0.05, relative_step=False),
     "Adagrad": lambda p: nn.Adagrad(p, learning_rate=0.05),
     "RMSProp": lambda p: nn.RMSProp(p, learning_rate=0.01, momentum=0.5, centered=True),
     "AdaMax": lambda p: nn.AdaMax(p, learning_rate=0.01),

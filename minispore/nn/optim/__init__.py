@@ -3,6 +3,7 @@ and learning-rate schedules."""
 from minispore.nn.learning_rate_schedule import *  # noqa: F401,F403
 from minispore.nn.optim.ada_grad import *  # noqa: F401,F403
 from minispore.nn.optim.adadelta import *  # noqa: F401,F403
+from minispore.nn.optim.adafactor import *  # noqa: F401,F403
 from minispore.nn.optim.adam import *  # noqa: F401,F403
 from minispore.nn.optim.adamax import *  # noqa: F401,F403
 from minispore.nn.optim.asgd import *  # noqa: F401,F403
