@@ -4,7 +4,8 @@ from minispore.nn.cell import Cell  # noqa: F401
 from minispore.nn.dynamic_lr import *  # noqa: F401,F403
 from minispore.nn.layer import *  # noqa: F401,F403
 from minispore.nn.loss import *  # noqa: F401,F403
-from minispore.nn.metrics import (F1, MAE, MSE, Accuracy, Dice, EvaluationBase,  # noqa: F401
+from minispore.nn.metrics import (F1, MAE, MSE, ROC, Accuracy,  # noqa: F401
+                                  ConfusionMatrix, ConfusionMatrixMetric, Dice, EvaluationBase,
                                   Fbeta, Loss, Metric, Perplexity, Precision, Recall,
                                   Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                                   TopKCategoricalAccuracy, get_metric_fn, names, rearrange_inputs)

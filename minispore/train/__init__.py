@@ -3,7 +3,8 @@ from minispore.train import callback, metrics, serialization
 from minispore.train.callback import (Callback, CheckpointConfig, EarlyStopping, History,
                                       LambdaCallback, LossMonitor, ModelCheckpoint, ProgressBar,
                                       RunContext, TimeMonitor)
-from minispore.train.metrics import (F1, MAE, MSE, Accuracy, EvaluationBase, Fbeta, Loss,
+from minispore.train.metrics import (F1, MAE, MSE, ROC, Accuracy, ConfusionMatrix,
+                                     ConfusionMatrixMetric, EvaluationBase, Fbeta, Loss,
                                      Metric, Precision, Recall, Top1CategoricalAccuracy,
                                      Top5CategoricalAccuracy, TopKCategoricalAccuracy,
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
@@ -22,7 +23,7 @@ from minispore.parallel.checkpoint import merge_sliced_parameter
 __all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
            "TimeMonitor", "Metric", "EvaluationBase", "Accuracy", "MAE", "MSE", "F1", "Fbeta",
-           "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+           "ROC", "ConfusionMatrix", "ConfusionMatrixMetric", "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
            "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",

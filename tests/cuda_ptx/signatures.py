@@ -464,6 +464,50 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, boolean',
         'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, boolean',
     ),
+    'optim_adaptive:_apply_ada_max': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_apply_adadelta': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_apply_adagrad': (
+        'float32[::1], float32[::1], float32[::1], float32, float32, float32, boolean',
+        'float64[::1], float64[::1], float64[::1], float64, float64, float64, boolean',
+    ),
+    'optim_adaptive:_apply_centered_rms_prop': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_apply_ftrl': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_apply_proximal_adagrad': (
+        'float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_apply_rms_prop': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_asgd': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32',
+        'float64[::1], float64[::1], float32[::1], float32[::1], float64[::1], float64, float64, float64',
+    ),
+    'optim_adaptive:_asgd_finish': (
+        'float32[::1], float32[::1], float32, float32, float32, float32, float32',
+        'float32[::1], float32[::1], float64, float64, float64, float64, float64',
+    ),
+    'optim_adaptive:_asgd_start': (
+        'float32[::1], float32, float32',
+        'float32[::1], float64, float64',
+    ),
+    'optim_adaptive:_rprop': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, float32, float32, float32, float32, float32, boolean',
+        'float64[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64, float64, float64, float64, float64, boolean',
+    ),
     'pool:_avg_pool_grad_kernel': (
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float32, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float64, float64[:, :, :, ::1]',

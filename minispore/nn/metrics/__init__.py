@@ -2,16 +2,19 @@
 mindspore.nn metrics (also mindspore.train's, which re-exports them). They read only Tensors
 and numpy, so they sit in nn, below train."""
 from minispore.nn.metrics.accuracy import Accuracy
+from minispore.nn.metrics.confusion_matrix import ConfusionMatrix, ConfusionMatrixMetric
 from minispore.nn.metrics.error import MAE, MSE
 from minispore.nn.metrics.fbeta import F1, Fbeta, Precision, Recall
 from minispore.nn.metrics.loss import Loss
 from minispore.nn.metrics.metric import EvaluationBase, Metric, rearrange_inputs
 from minispore.nn.metrics.overlap import Dice, Perplexity
+from minispore.nn.metrics.roc import ROC
 from minispore.nn.metrics.topk import (Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                                        TopKCategoricalAccuracy)
 
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "MAE", "MSE", "F1",
-           "Fbeta", "Precision", "Recall", "Loss", "Dice", "Perplexity",
+           "Fbeta", "Precision", "Recall", "Loss", "Dice", "Perplexity", "ROC", "ConfusionMatrix",
+           "ConfusionMatrixMetric",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "get_metric_fn", "get_metrics", "names"]
 
@@ -25,6 +28,9 @@ _METRICS = {
     "F1": F1,
     "dice": Dice,
     "perplexity": Perplexity,
+    "roc": ROC,
+    "confusion_matrix": ConfusionMatrix,
+    "confusion_matrix_metric": ConfusionMatrixMetric,
     "top_k_categorical_accuracy": TopKCategoricalAccuracy,
     "top_1_categorical_accuracy": Top1CategoricalAccuracy,
     "top_5_categorical_accuracy": Top5CategoricalAccuracy,

@@ -47,6 +47,12 @@ class _ApplyUpdate(Primitive):
     side_effect = True    # writes the Parameter and state in place: graphs keep and order it
     tensor_args = ()
     scalar_args = ()
+    # Tensor inputs exempt from the parameter's shape and dtype (SGD's first-step flag, ASGD's
+    # per-parameter eta and mu): kept whole, read by the kernel as they are.
+    free_args = ("stat",)
+    # The call returns the first `returns` tensor inputs: the Parameter, or with MindSpore's
+    # ApplyAdagrad / ApplyAdaMax / ... a tuple of it and its updated state.
+    returns = 1
     # A parameter-server worker plugs a callable (parameter, gradient) -> bool into the
     # registry's "ops.update_redirect" point that sends the gradient of a set_param_ps
     # parameter to its server instead of updating it here (minispore/ps/worker.py); the server
@@ -60,9 +66,12 @@ class _ApplyUpdate(Primitive):
         redirect = REGISTRY.plugged("ops.update_redirect")
         if redirect is not None and self.redirectable and \
                 redirect(args[0], args[self.tensor_args.index("gradient")]):
-            return args[0]
+            return self._result(args)
         super().__call__(*args)
-        return args[0]
+        return self._result(args)
+
+    def _result(self, args):
+        return args[0] if self.returns == 1 else tuple(args[:self.returns])
 
     def infer(self, *args):
         names = self.tensor_args + self.scalar_args
@@ -76,10 +85,10 @@ class _ApplyUpdate(Primitive):
                 if not is_tensor(x):
                     raise self.error(f"'{name}' must be a Tensor, but got {type(x).__name__}.",
                                      TypeError)
-                if name != "stat" and not shapes_equal(self, x.shape, var.shape):
+                if name not in self.free_args and not shapes_equal(self, x.shape, var.shape):
                     raise self.error(f"'{name}' shape {tuple(x.shape)} must equal the shape "
                                      f"of '{names[0]}' {tuple(var.shape)}.")
-                if x.dtype != var.dtype and name not in ("gradient", "stat"):
+                if x.dtype != var.dtype and name != "gradient" and name not in self.free_args:
                     raise self.error(f"'{name}' dtype {x.dtype} must equal the dtype of "
                                      f"'{names[0]}' {var.dtype}.", TypeError)
             elif is_tensor(x):
