@@ -236,3 +236,10 @@ class SlicePatches(TensorOperation):
         patches = tuple(np.ascontiguousarray(img[:, i * ph:(i + 1) * ph, j * pw:(j + 1) * pw])
                         for i in range(nh) for j in range(nw))
         return patches if x.ndim == 4 else tuple(p[..., 0] for p in patches)
+
+
+# The other families live in their own modules and are re-exported here, at MindSpore's path
+# mindspore.dataset.vision.transforms; imported last because they build on the helpers above.
+from minispore.dataset.vision._geometry import (CenterCrop, Erase, HorizontalFlip,  # noqa: E402
+                                                NormalizePad, Pad, PadToSize, RandomVerticalFlip,
+                                                ToNumpy, ToTensor, VerticalFlip)
