@@ -5,12 +5,8 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.dataset.transforms.transforms import TensorOperation
 from minispore.dataset.vision import _checks as chk
-from minispore.dataset.vision.transforms import Border, _image_batch
-
-
-def _restore(out, x):
-    """Undo _image_batch's channel axis for a batch of <H, W> images."""
-    return out if x.ndim == 4 else out[..., 0]
+from minispore.dataset.vision._image import Border, restore as _restore
+from minispore.dataset.vision._image import image_batch as _image_batch
 
 
 def _rgb_batch(op, x):

@@ -1,48 +1,19 @@
 """Vision transforms on HWC images: Resize, Rescale, Normalize, HWC2CHW, crops, flips, patches."""
-import enum
 import math
 
 import numpy as np
 
 from minispore.dataset.transforms.transforms import TensorOperation
 from minispore.dataset.vision import _kernels
-
-
-class Inter(enum.IntEnum):
-    """Interpolation modes (MindSpore's names; BILINEAR and BICUBIC are aliases)."""
-    NEAREST = 0
-    LINEAR = 1
-    BILINEAR = 1
-    CUBIC = 2
-    BICUBIC = 2
-    AREA = 3
-    PILCUBIC = 4
-    ANTIALIAS = 5
-
-
-class Border(enum.Enum):
-    CONSTANT = "constant"
-    EDGE = "edge"
-    REFLECT = "reflect"
-    SYMMETRIC = "symmetric"
-
-
-class SliceMode(enum.Enum):
-    PAD = "pad"
-    DROP = "drop"
-
+from minispore.dataset.vision._image import Border, Inter, SliceMode  # noqa: F401
+from minispore.dataset.vision._image import image_batch as _image_batch
+# The other families live in their own modules; MindSpore's path for all of them is
+# mindspore.dataset.vision.transforms.
+from minispore.dataset.vision._geometry import (CenterCrop, Erase, HorizontalFlip,  # noqa: F401
+                                                NormalizePad, Pad, PadToSize, RandomVerticalFlip,
+                                                ToNumpy, ToTensor, VerticalFlip)
 
 _TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic"}
-
-
-def _image_batch(op, x):
-    """A batch of HW or HWC images as (N, H, W, C), or a ValueError naming op and shape."""
-    if x.ndim == 3:
-        return x[..., None]
-    if x.ndim == 4:
-        return x
-    raise ValueError(f"{op}: each image must be <H, W> or <H, W, C>, got shape "
-                     f"{list(x.shape[1:])}.")
 
 
 def _check_size(op, size):
@@ -237,9 +208,3 @@ class SlicePatches(TensorOperation):
                         for i in range(nh) for j in range(nw))
         return patches if x.ndim == 4 else tuple(p[..., 0] for p in patches)
 
-
-# The other families live in their own modules and are re-exported here, at MindSpore's path
-# mindspore.dataset.vision.transforms; imported last because they build on the helpers above.
-from minispore.dataset.vision._geometry import (CenterCrop, Erase, HorizontalFlip,  # noqa: E402
-                                                NormalizePad, Pad, PadToSize, RandomVerticalFlip,
-                                                ToNumpy, ToTensor, VerticalFlip)
