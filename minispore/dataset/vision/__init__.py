@@ -1,11 +1,20 @@
 """mindspore.dataset.vision: image transforms and their enums."""
-from minispore.dataset.vision.transforms import (HWC2CHW, Border, CenterCrop, Erase,
-                                                 HorizontalFlip, Inter, Normalize, NormalizePad,
-                                                 Pad, PadToSize, RandomCrop, RandomHorizontalFlip,
+from minispore.dataset.vision.transforms import (HWC2CHW, AdjustBrightness, AdjustContrast,
+                                                 AdjustGamma, AdjustSaturation, AutoContrast,
+                                                 Border, CenterCrop, Equalize, Erase,
+                                                 HorizontalFlip, Inter, Invert, Normalize,
+                                                 NormalizePad, Pad, PadToSize, Posterize,
+                                                 RandomAutoContrast, RandomCrop, RandomEqualize,
+                                                 RandomHorizontalFlip, RandomInvert,
+                                                 RandomPosterize, RandomSolarize,
                                                  RandomVerticalFlip, Rescale, Resize, SliceMode,
-                                                 SlicePatches, ToNumpy, ToTensor, VerticalFlip)
+                                                 SlicePatches, Solarize, ToNumpy, ToTensor,
+                                                 VerticalFlip)
 
-__all__ = ["Border", "CenterCrop", "Erase", "HWC2CHW", "HorizontalFlip", "Inter", "Normalize",
-           "NormalizePad", "Pad", "PadToSize", "RandomCrop", "RandomHorizontalFlip",
-           "RandomVerticalFlip", "Rescale", "Resize", "SliceMode", "SlicePatches", "ToNumpy",
-           "ToTensor", "VerticalFlip"]
+__all__ = ["AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustSaturation",
+           "AutoContrast", "Border", "CenterCrop", "Equalize", "Erase", "HWC2CHW",
+           "HorizontalFlip", "Inter", "Invert", "Normalize", "NormalizePad", "Pad", "PadToSize",
+           "Posterize", "RandomAutoContrast", "RandomCrop", "RandomEqualize",
+           "RandomHorizontalFlip", "RandomInvert", "RandomPosterize", "RandomSolarize",
+           "RandomVerticalFlip", "Rescale", "Resize", "SliceMode", "SlicePatches", "Solarize",
+           "ToNumpy", "ToTensor", "VerticalFlip"]

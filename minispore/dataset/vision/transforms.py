@@ -12,6 +12,11 @@ from minispore.dataset.vision._image import image_batch as _image_batch
 from minispore.dataset.vision._geometry import (CenterCrop, Erase, HorizontalFlip,  # noqa: F401
                                                 NormalizePad, Pad, PadToSize, RandomVerticalFlip,
                                                 ToNumpy, ToTensor, VerticalFlip)
+from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  # noqa: F401
+                                             AdjustGamma, AdjustSaturation, AutoContrast, Equalize,
+                                             Invert, Posterize, RandomAutoContrast, RandomEqualize,
+                                             RandomInvert, RandomPosterize, RandomSolarize,
+                                             Solarize)
 
 _TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic"}
 
