@@ -19,7 +19,10 @@ class TensorOperation:
             raise TypeError(f"{type(self).__name__}: expected at least one input array.")
         batch = [as_array(a)[None] for a in arrays]
         out = self._compute(*batch, rng=self._eager_rng())
-        return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
+        if isinstance(out, tuple):
+            # MindSpore's eager call returns a lone output column as the array itself
+            return out[0][0] if len(out) == 1 else tuple(o[0] for o in out)
+        return out[0]
 
     def _eager_rng(self):
         if getattr(self, "_rng", None) is None:
