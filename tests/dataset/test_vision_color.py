@@ -85,6 +85,11 @@ def test_simple_maps_against_numpy():
     assert sol.dtype == np.float32 and np.allclose(sol, np.where(f >= 0.5, 255 - f, f))
 
 
+def test_contrast_rounds_a_half_mean_to_even():
+    # MindSpore: the gray mean of IM is 116.5, taken as 116 (AdjustContrast(2)(IM)[1, 0])
+    assert V.AdjustContrast(2)(IM)[1, 0].tolist() == [4, 14, 24]
+
+
 def test_float_blends_are_unclipped():
     f = R8.astype(np.float32) / 255
     gray = (f[..., 0] * 0.299 + f[..., 1] * 0.587 + f[..., 2] * 0.114)[..., None]

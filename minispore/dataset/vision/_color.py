@@ -207,7 +207,7 @@ class AdjustContrast(TensorOperation):
         img = _rgb("AdjustContrast", x)
         mean = _gray(img).mean(axis=(1, 2, 3), dtype=np.float64)[:, None, None, None]
         if img.dtype.kind in "ui":
-            mean = np.floor(mean + 0.5)  # static_cast<int>(mean + 0.5) in MindSpore
+            mean = np.rint(mean)  # saturate_cast<uchar>: 116.5 -> 116
         return _blend(np.broadcast_to(mean, img.shape), img, self.contrast_factor, img.dtype)
 
 
