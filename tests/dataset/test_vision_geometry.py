@@ -147,3 +147,36 @@ def test_erase():
         V.Erase(-1, 1, 2, 2)
     with pytest.raises(ValueError):
         V.Erase(0, 1, 2, 2, 300)
+
+
+def test_cutout_zeroes_clipped_boxes():
+    ds.config.set_seed(11)
+    for _ in range(20):
+        out = V.CutOut(2, 2)(IM)
+        zeroed = (out != IM).any(axis=-1) | ((out == 0).all(axis=-1) & (IM == 0).all(axis=-1))
+        assert out.dtype == IM.dtype and np.array_equal(out[~zeroed], IM[~zeroed])
+        assert not out[zeroed].any() and zeroed.sum() <= 8
+    assert not V.CutOut(4, 50)(IM).any()  # MindSpore: 50 boxes of the image's size blank it
+    chw_in = np.ascontiguousarray(IM.transpose(2, 0, 1)) + 1
+    chw = V.CutOut(2, 3, False)(chw_in)
+    hit = (chw != chw_in).any(axis=0)
+    assert chw.shape == (3, 4, 4) and hit.any() and not chw[:, hit].any()
+    with pytest.raises(RuntimeError):
+        V.CutOut(5)(IM)
+    with pytest.raises(RuntimeError):
+        V.CutOut(2)(G)
+    with pytest.raises(ValueError):
+        V.CutOut(0)
+    with pytest.raises(TypeError):
+        V.CutOut(2, 1, 1)
+
+
+def test_cutout_is_seeded_in_a_pipeline():
+    def run():
+        ds.config.set_seed(2)
+        data = ds.NumpySlicesDataset({"x": np.stack([IM + 1] * 8)}, shuffle=False)
+        return [r[0] for r in data.map(V.CutOut(2), ["x"]).create_tuple_iterator(
+            output_numpy=True)]
+    first, second = run(), run()
+    assert all(np.array_equal(a, b) for a, b in zip(first, second))
+    assert len({a.tobytes() for a in first}) > 1

@@ -1,7 +1,7 @@
 """mindspore.dataset.vision: image transforms and their enums."""
 from minispore.dataset.vision.transforms import (HWC2CHW, AdjustBrightness, AdjustContrast,
                                                  AdjustGamma, AdjustSaturation, AutoContrast,
-                                                 Border, CenterCrop, Equalize, Erase,
+                                                 Border, CenterCrop, CutOut, Equalize, Erase,
                                                  HorizontalFlip, Inter, Invert, Normalize,
                                                  NormalizePad, Pad, PadToSize, Posterize,
                                                  RandomAutoContrast, RandomCrop, RandomEqualize,
@@ -12,7 +12,7 @@ from minispore.dataset.vision.transforms import (HWC2CHW, AdjustBrightness, Adju
                                                  VerticalFlip)
 
 __all__ = ["AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustSaturation",
-           "AutoContrast", "Border", "CenterCrop", "Equalize", "Erase", "HWC2CHW",
+           "AutoContrast", "Border", "CenterCrop", "CutOut", "Equalize", "Erase", "HWC2CHW",
            "HorizontalFlip", "Inter", "Invert", "Normalize", "NormalizePad", "Pad", "PadToSize",
            "Posterize", "RandomAutoContrast", "RandomCrop", "RandomEqualize",
            "RandomHorizontalFlip", "RandomInvert", "RandomPosterize", "RandomSolarize",

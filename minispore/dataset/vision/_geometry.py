@@ -245,3 +245,42 @@ class Erase(TensorOperation):
         out[:, self.top:self.top + self.height, self.left:self.left + self.width] = \
             value.astype(img.dtype)
         return out
+
+
+class CutOut(TensorOperation):
+    """Zero num_patches random length x length boxes of each <H, W, C> (or <C, H, W>) image.
+
+    As in MindSpore, a box's corner is drawn uniformly from [-length, H] x [-length, W] and the
+    box clipped to the image, so boxes may hang over the border (and cover less).
+    """
+
+    def __init__(self, length, num_patches=1, is_hwc=True):
+        op = "CutOut"
+        chk.type_check(op, "length", length, (int,))
+        chk.type_check(op, "num_patches", num_patches, (int,))
+        chk.type_check(op, "is_hwc", is_hwc, (bool,))
+        chk.range_check(op, "length", length, 1, 16777216)
+        chk.range_check(op, "num_patches", num_patches, 1, 16777216)
+        self.length, self.num_patches, self.is_hwc = length, num_patches, is_hwc
+
+    def _compute(self, x, rng):
+        if x.ndim != 4:
+            raise RuntimeError(f"CutOut: the image must have rank 3, got shape "
+                               f"{list(x.shape[1:])}.")
+        h, w = x.shape[1:3] if self.is_hwc else x.shape[2:4]
+        n, side = self.length, len(x)
+        if side and (n > h or n > w):
+            raise RuntimeError(f"CutOut: box size {n} is too large for an image of height {h} "
+                               f"and width {w}.")
+        out = x.copy()
+        tops = rng.integers(0, h + n + 1, size=(side, self.num_patches)) - n
+        lefts = rng.integers(0, w + n + 1, size=(side, self.num_patches)) - n
+        for i in range(side):
+            for top, left in zip(tops[i], lefts[i]):
+                rows = slice(max(top, 0), min(top + n, h))
+                cols = slice(max(left, 0), min(left + n, w))
+                if self.is_hwc:
+                    out[i, rows, cols] = 0
+                else:
+                    out[i, :, rows, cols] = 0
+        return out

@@ -9,9 +9,10 @@ from minispore.dataset.vision._image import Border, Inter, SliceMode  # noqa: F4
 from minispore.dataset.vision._image import image_batch as _image_batch
 # The other families live in their own modules; MindSpore's path for all of them is
 # mindspore.dataset.vision.transforms.
-from minispore.dataset.vision._geometry import (CenterCrop, Erase, HorizontalFlip,  # noqa: F401
-                                                NormalizePad, Pad, PadToSize, RandomVerticalFlip,
-                                                ToNumpy, ToTensor, VerticalFlip)
+from minispore.dataset.vision._geometry import (CenterCrop, CutOut, Erase,  # noqa: F401
+                                                HorizontalFlip, NormalizePad, Pad, PadToSize,
+                                                RandomVerticalFlip, ToNumpy, ToTensor,
+                                                VerticalFlip)
 from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  # noqa: F401
                                              AdjustGamma, AdjustSaturation, AutoContrast, Equalize,
                                              Invert, Posterize, RandomAutoContrast, RandomEqualize,
