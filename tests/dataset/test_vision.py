@@ -157,6 +157,9 @@ def test_slice_patches():
     parts = CV.SlicePatches(1, 4)(img)
     assert len(parts) == 4 and parts[2].shape == (28, 7, 1)
     assert np.array_equal(parts[2], img[:, 14:21])
+    # one patch: MindSpore's eager call returns the array itself, not a 1-tuple
+    one = CV.SlicePatches()(img)
+    assert isinstance(one, np.ndarray) and np.array_equal(one, img)
     data = ds.NumpySlicesDataset({"image": np.stack([img] * 3), "label": np.arange(3)},
                                  shuffle=False)
     cols = [f"img{i}" for i in range(4)]

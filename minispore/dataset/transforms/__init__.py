@@ -1,4 +1,6 @@
 """mindspore.dataset.transforms: general (non-vision) transforms."""
-from minispore.dataset.transforms.transforms import Compose, OneHot, TensorOperation, TypeCast
+from minispore.dataset.transforms.transforms import (Compose, Concatenate, Duplicate, Fill, OneHot,
+                                                     PadEnd, Slice, TensorOperation, TypeCast)
 
-__all__ = ["Compose", "OneHot", "TypeCast", "TensorOperation"]
+__all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "OneHot", "PadEnd", "Slice", "TypeCast",
+           "TensorOperation"]

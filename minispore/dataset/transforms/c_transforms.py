@@ -1,2 +1,3 @@
 """The 1.x module path mindspore.dataset.transforms.c_transforms (same ops)."""
-from minispore.dataset.transforms.transforms import Compose, OneHot, TypeCast  # noqa: F401
+from minispore.dataset.transforms.transforms import (Compose, Concatenate, Duplicate,  # noqa: F401
+                                                     Fill, OneHot, PadEnd, Slice, TypeCast)

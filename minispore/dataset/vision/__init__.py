@@ -1,7 +1,20 @@
 """mindspore.dataset.vision: image transforms and their enums."""
-from minispore.dataset.vision.transforms import (HWC2CHW, Border, Inter, Normalize,
-                                                 RandomCrop, RandomHorizontalFlip, Rescale,
-                                                 Resize, SliceMode, SlicePatches)
+from minispore.dataset.vision.transforms import (HWC2CHW, AdjustBrightness, AdjustContrast,
+                                                 AdjustGamma, AdjustSaturation, AutoContrast,
+                                                 Border, CenterCrop, CutOut, Equalize, Erase,
+                                                 HorizontalFlip, Inter, Invert, Normalize,
+                                                 NormalizePad, Pad, PadToSize, Posterize,
+                                                 RandomAutoContrast, RandomCrop, RandomEqualize,
+                                                 RandomHorizontalFlip, RandomInvert,
+                                                 RandomPosterize, RandomSolarize,
+                                                 RandomVerticalFlip, Rescale, Resize, SliceMode,
+                                                 SlicePatches, Solarize, ToNumpy, ToTensor,
+                                                 VerticalFlip)
 
-__all__ = ["Border", "HWC2CHW", "Inter", "Normalize", "RandomCrop", "RandomHorizontalFlip",
-           "Rescale", "Resize", "SliceMode", "SlicePatches"]
+__all__ = ["AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustSaturation",
+           "AutoContrast", "Border", "CenterCrop", "CutOut", "Equalize", "Erase", "HWC2CHW",
+           "HorizontalFlip", "Inter", "Invert", "Normalize", "NormalizePad", "Pad", "PadToSize",
+           "Posterize", "RandomAutoContrast", "RandomCrop", "RandomEqualize",
+           "RandomHorizontalFlip", "RandomInvert", "RandomPosterize", "RandomSolarize",
+           "RandomVerticalFlip", "Rescale", "Resize", "SliceMode", "SlicePatches", "Solarize",
+           "ToNumpy", "ToTensor", "VerticalFlip"]

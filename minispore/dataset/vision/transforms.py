@@ -1,48 +1,25 @@
 """Vision transforms on HWC images: Resize, Rescale, Normalize, HWC2CHW, crops, flips, patches."""
-import enum
 import math
 
 import numpy as np
 
 from minispore.dataset.transforms.transforms import TensorOperation
 from minispore.dataset.vision import _kernels
-
-
-class Inter(enum.IntEnum):
-    """Interpolation modes (MindSpore's names; BILINEAR and BICUBIC are aliases)."""
-    NEAREST = 0
-    LINEAR = 1
-    BILINEAR = 1
-    CUBIC = 2
-    BICUBIC = 2
-    AREA = 3
-    PILCUBIC = 4
-    ANTIALIAS = 5
-
-
-class Border(enum.Enum):
-    CONSTANT = "constant"
-    EDGE = "edge"
-    REFLECT = "reflect"
-    SYMMETRIC = "symmetric"
-
-
-class SliceMode(enum.Enum):
-    PAD = "pad"
-    DROP = "drop"
-
+from minispore.dataset.vision._image import Border, Inter, SliceMode  # noqa: F401
+from minispore.dataset.vision._image import image_batch as _image_batch
+# The other families live in their own modules; MindSpore's path for all of them is
+# mindspore.dataset.vision.transforms.
+from minispore.dataset.vision._geometry import (CenterCrop, CutOut, Erase,  # noqa: F401
+                                                HorizontalFlip, NormalizePad, Pad, PadToSize,
+                                                RandomVerticalFlip, ToNumpy, ToTensor,
+                                                VerticalFlip)
+from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  # noqa: F401
+                                             AdjustGamma, AdjustSaturation, AutoContrast, Equalize,
+                                             Invert, Posterize, RandomAutoContrast, RandomEqualize,
+                                             RandomInvert, RandomPosterize, RandomSolarize,
+                                             Solarize)
 
 _TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic"}
-
-
-def _image_batch(op, x):
-    """A batch of HW or HWC images as (N, H, W, C), or a ValueError naming op and shape."""
-    if x.ndim == 3:
-        return x[..., None]
-    if x.ndim == 4:
-        return x
-    raise ValueError(f"{op}: each image must be <H, W> or <H, W, C>, got shape "
-                     f"{list(x.shape[1:])}.")
 
 
 def _check_size(op, size):
@@ -236,3 +213,4 @@ class SlicePatches(TensorOperation):
         patches = tuple(np.ascontiguousarray(img[:, i * ph:(i + 1) * ph, j * pw:(j + 1) * pw])
                         for i in range(nh) for j in range(nw))
         return patches if x.ndim == 4 else tuple(p[..., 0] for p in patches)
+
