@@ -88,6 +88,39 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:bitwise_and._kernel': (
+        'boolean[::1], boolean[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int8[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], uint16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], uint32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], uint64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:bitwise_or._kernel': (
+        'boolean[::1], boolean[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int8[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], uint16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], uint32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], uint64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:bitwise_xor._kernel': (
+        'boolean[::1], boolean[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int8[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], uint16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], uint32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], uint64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:ceil._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -136,6 +169,11 @@ SIGNATURES = {
         'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:gcd._kernel': (
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:gelu_erf._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
@@ -164,6 +202,16 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:invert._kernel': (
+        'int16[::1], int16[::1], int64, int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int64, int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64, int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int64, int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], int64, int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], int64, int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], int64, int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:isfinite._kernel': (
         'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
         'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
@@ -175,6 +223,22 @@ SIGNATURES = {
     'elementwise:isnan._kernel': (
         'float32[::1], boolean[::1], int64, int64[::1], int64[::1]',
         'float64[::1], boolean[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:lcm._kernel': (
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:left_shift._kernel': (
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int8[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], uint16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], uint32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:left_shift64._kernel': (
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], uint64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'elementwise:less._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
@@ -237,6 +301,12 @@ SIGNATURES = {
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:population_count._kernel': (
+        'uint16[::1], uint8[::1], int64, int64[::1], int64[::1]',
+        'uint32[::1], uint8[::1], int64, int64[::1], int64[::1]',
+        'uint64[::1], uint8[::1], int64, int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:pow._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
@@ -266,6 +336,18 @@ SIGNATURES = {
     'elementwise:relu_grad._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:right_shift._kernel': (
+        'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int8[::1], int8[::1], int8[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint16[::1], uint16[::1], uint16[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint32[::1], uint32[::1], uint32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:right_shift64._kernel': (
+        'int64[::1], int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'uint64[::1], uint64[::1], uint64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'elementwise:rsqrt._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
