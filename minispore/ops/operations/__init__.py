@@ -2,6 +2,7 @@
 from minispore.ops.operations.activation_ops import *  # noqa: F401,F403
 from minispore.ops.operations.array_ops import *  # noqa: F401,F403
 from minispore.ops.operations.binary_math_ops import *  # noqa: F401,F403
+from minispore.ops.operations.bitwise_ops import *  # noqa: F401,F403
 from minispore.ops.operations.combine_ops import *  # noqa: F401,F403
 from minispore.ops.operations.comm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
