@@ -16,3 +16,4 @@ from minispore.ops.function.pool_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.sort_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.scan_func import *  # noqa: F401,F403

@@ -138,6 +138,12 @@ class _TensorMethods:
         return F.cumsum(self, axis, dtype)
     def sort(self, axis=-1, descending=False): return F.sort(self, axis, descending)
     def argsort(self, axis=-1, descending=False): return F.argsort(self, axis, descending)
+    def cummax(self, axis): return F.cummax(self, axis)
+    def cummin(self, axis): return F.cummin(self, axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        # MindSpore's Tensor.searchsorted answers Int32 (its ops.searchsorted Int64).
+        return F.searchsorted(self, v, out_int32=True, side=side, sorter=sorter)
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)

@@ -13,6 +13,7 @@ from minispore.ops.operations.math_ops import *  # noqa: F401,F403
 from minispore.ops.operations.matmul_ops import *  # noqa: F401,F403
 from minispore.ops.operations.nn_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_ops import *  # noqa: F401,F403
+from minispore.ops.operations.scan_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.sort_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unary_math_ops import *  # noqa: F401,F403
