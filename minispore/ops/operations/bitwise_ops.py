@@ -64,6 +64,8 @@ class PopulationCount(UnaryElementwise):
         check_dtype(self, "input_x", x, self.valid_dtypes)
         return Aval(x.shape, mstype.uint8)
 
+    writes_out = True
+
     def impl(self, x, out=None):
         return kernel(self.family, self.kernel_name)(x.view(_UNSIGNED[x.dtype.itemsize]),
                                                      out=out)
@@ -89,6 +91,8 @@ class _Shift(BinaryElementwise):
         check_dtype(self, "x", x, self.valid_dtypes)
         check_same_dtype(self, ("x", "y"), (x, y))
         return Aval(broadcast_shape(self, x.shape, y.shape), x.dtype)
+
+    writes_out = True
 
     def impl(self, x, y, out=None):
         if x.dtype.itemsize == 8:       # the count is masked by 63 there, by 31 below
