@@ -162,6 +162,31 @@ def test_searchsorted_matches_mindspore_printed_values():
     np.testing.assert_array_equal(got.asnumpy(), [0])
 
 
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_sorter_against_numpy(right):
+    rng = np.random.default_rng(5)
+    seq = rng.integers(-9, 9, 12).astype(np.float32)
+    sorter = np.argsort(seq, kind="stable").astype(np.int64)
+    values = rng.integers(-10, 10, (3, 4)).astype(np.float32)
+    side = "right" if right else "left"
+    want = np.searchsorted(seq, values, side=side, sorter=sorter)
+    got = ops.searchsorted(Tensor(seq), Tensor(values), right=right, sorter=Tensor(sorter))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    got = Tensor(seq).searchsorted(Tensor(values), side=side, sorter=Tensor(sorter))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    rows = rng.integers(-9, 9, (2, 3, 7)).astype(np.float64)
+    order = np.argsort(rows, axis=-1, kind="stable").astype(np.int64)
+    vals = rng.integers(-10, 10, (2, 3, 4)).astype(np.float64)
+    want = np.stack([np.searchsorted(rows[i, j], vals[i, j], side=side, sorter=order[i, j])
+                     for i in range(2) for j in range(3)]).reshape(2, 3, 4)
+
+    @ms.jit
+    def f(s, v, o):
+        return ops.SearchSorted(right=right)(s, v, o)
+
+    np.testing.assert_array_equal(f(Tensor(rows), Tensor(vals), Tensor(order)).asnumpy(), want)
+
+
 def test_searchsorted_errors():
     seq = Tensor(np.array([[1, 3, 5], [2, 4, 6]], np.float32))
     with pytest.raises(ValueError, match=r"For 'SearchSorted'.*1 dimensional.*\(2, 3\).*\(1, 2\)"):
@@ -175,8 +200,12 @@ def test_searchsorted_errors():
         ops.searchsorted(seq, Tensor(np.array([[1], [2]], np.int64)))
     with pytest.raises(TypeError, match=r"For 'SearchSorted'.*but got Float16"):
         ops.searchsorted(Tensor(np.array([1, 2], np.float16)), Tensor(np.array([1], np.float16)))
-    with pytest.raises(NotImplementedError, match=r"'sorter'"):
-        ops.searchsorted(seq, seq, sorter=Tensor(np.array([[0, 1, 2], [0, 1, 2]], np.int64)))
+    with pytest.raises(ValueError, match=r"For 'SearchSorted', 'sorter' must be Int64.*Int32"):
+        ops.searchsorted(seq, seq, sorter=Tensor(np.array([[0, 1, 2], [0, 1, 2]], np.int32)))
+    with pytest.raises(ValueError, match=r"'sorter' must have the shape.*\(2, 3\).*\(3,\)"):
+        ops.searchsorted(seq, seq, sorter=Tensor(np.array([0, 1, 2], np.int64)))
+    with pytest.raises(ValueError, match=r"For 'Gather'.*-1"):
+        ops.searchsorted(seq, seq, sorter=Tensor(np.array([[0, 1, 3], [0, 1, 2]], np.int64)))
     with pytest.raises(TypeError, match=r"'dtype' must be mindspore.int32 or mindspore.int64"):
         ops.SearchSorted(dtype=ms.int16)
 

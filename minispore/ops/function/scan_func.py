@@ -38,7 +38,8 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     """Where `values` would be inserted into `sorted_sequence` along its last axis to keep it
     sorted: the first position whose element is >= the value, or > with ``right=True`` /
     ``side='right'`` (numpy.searchsorted's side). Int64, or Int32 with `out_int32`. `sorter`
-    is not implemented (NotImplementedError).
+    (Int64, the sequence's shape) gives the order in which sorted_sequence is sorted along
+    its last axis, as numpy's.
 
     Raises ValueError for a side other than 'left'/'right' or one opposite to `right`.
 

@@ -14,8 +14,9 @@ from minispore.ops.operations._base import (cached_op, check_bool, check_dtype, 
                                             contiguous, middle_view, normalize_axis,
                                             shapes_equal)
 from minispore.ops.operations.array_ops import Reshape, Transpose
-from minispore.ops.operations.indexing_ops import UnsortedSegmentSum
-from minispore.ops.operations.math_ops import Add
+from minispore.ops.operations.indexing_ops import Gather, UnsortedSegmentSum
+from minispore.ops.operations.logic_ops import LogicalAnd
+from minispore.ops.operations.math_ops import Add, GreaterEqual, Less, Select
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Cummax", "Cummin", "SearchSorted"]
@@ -127,9 +128,10 @@ class SearchSorted(Primitive):
     values (one sorted row per row of values). Both of one dtype (float32/64, int8/16/32/64);
     out has values' shape and `dtype` (int32 or int64). A comparison with NaN is false, so a
     NaN element counts as before every value and a NaN value goes after every element (what
-    MindSpore 2.7's CPU kernel returns). `sorter` is not implemented (MindSpore's CPU kernel
-    refuses it too): passing one raises NotImplementedError.
-    Not differentiable.
+    MindSpore 2.7's CPU kernel returns). `sorter` (Int64, sorted_sequence's shape) searches
+    sorted_sequence taken in that order along the last axis, as numpy's `sorter` (MindSpore's
+    CPU kernel refuses it; its GPU kernel takes it); a position outside [0, last dim) raises
+    Gather's ValueError. Not differentiable.
     """
     sharding_rule = rules.replicate_only("a binary search reads a whole sorted row for each "
                                          "value; minispore does not cut it")
@@ -148,10 +150,31 @@ class SearchSorted(Primitive):
 
     def __call__(self, sorted_sequence, values, sorter=None):
         if sorter is not None:
-            raise NotImplementedError(f"For '{self.name}', the 'sorter' argument is not "
-                                      f"implemented in minispore (MindSpore's CPU kernel "
-                                      f"refuses it too); sort sorted_sequence first.")
+            sorted_sequence = self._sorted_by(sorted_sequence, sorter)
         return super().__call__(sorted_sequence, values)
+
+    def _sorted_by(self, seq, sorter):
+        """seq[..., sorter[..., j]] along the last axis: one Gather over the flattened rows,
+        each row's positions offset by row * R; a position outside [0, R) becomes -1 first,
+        which Gather refuses, rather than reading a neighbouring row."""
+        check_tensor(self, "sorted_sequence", seq)
+        check_tensor(self, "sorter", sorter)
+        if sorter.dtype != mstype.int64:
+            # ValueError, not TypeError: what MindSpore raises here.
+            raise self.error(f"'sorter' must be Int64, but got {sorter.dtype}.")
+        if seq.ndim == 0 or not shapes_equal(self, tuple(sorter.shape), tuple(seq.shape)):
+            raise self.error(f"'sorter' must have the shape of 'sorted_sequence' "
+                             f"{tuple(seq.shape)} (rank >= 1), but got {tuple(sorter.shape)}.")
+        R = seq.shape[-1]
+        rows = math.prod(seq.shape[:-1])
+        reshape = cached_op(Reshape)
+        offsets = Tensor(np.arange(rows, dtype=np.int64).reshape(rows, 1) * R)
+        positions = reshape(sorter, (rows, R))
+        inside = cached_op(LogicalAnd)(cached_op(GreaterEqual)(positions, 0),
+                                       cached_op(Less)(positions, R))
+        ids = cached_op(Select)(inside, cached_op(Add)(positions, offsets), -1)
+        taken = cached_op(Gather)(reshape(seq, (rows * R,)), reshape(ids, (rows * R,)), 0)
+        return reshape(taken, tuple(seq.shape))
 
     def infer(self, seq, values):
         check_tensor(self, "sorted_sequence", seq)
