@@ -62,3 +62,45 @@ def merge_sort_line(x, a, b, src, dst, descending):
         in_src = not in_src
         width *= 2
     return in_src
+
+
+def cumextreme_line(x, values, indices, a, b, largest):
+    """values[a, r, b] = the max (min unless `largest`) of x[a, :r+1, b], indices[a, r, b] its
+    position: of equal values the last (MindSpore's Cummax/Cummin take x[r] when it is >=
+    (<=) the running one), and a NaN wins and stays, each later NaN moving the index."""
+    R = x.shape[1]
+    if R == 0:
+        return
+    best = x[a, 0, b]
+    at = 0
+    for r in range(R):
+        v = x[a, r, b]
+        if v != v:
+            best = v
+            at = r
+        elif best == best and ((largest and v >= best) or (not largest and v <= best)):
+            best = v
+            at = r
+        values[a, r, b] = best
+        indices[a, r, b] = at
+
+
+def search_line(seq, s, values, out, a, j, right):
+    """out[a, j] = the number of elements of the line seq[s, :] that go before values[a, j]: a
+    binary search (std::lower_bound's halving of a count, so an unsorted line gives what
+    MindSpore's CPU kernel gives) for the first element >= the value (> with `right`). A
+    comparison with NaN is false, so a NaN element counts as before every value and a NaN
+    value goes after every element, as MindSpore 2.7 returns."""
+    v = values[a, j]
+    lo = 0
+    n = seq.shape[1]
+    while n > 0:
+        half = n // 2
+        e = seq[s, lo + half]
+        before = not (e > v) if right else not (e >= v)
+        if before:
+            lo += half + 1
+            n -= half + 1
+        else:
+            n = half
+    out[a, j] = lo

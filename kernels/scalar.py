@@ -13,6 +13,11 @@ import math
 
 import numpy as np
 
+from . import scalar_bits
+from .scalar_bits import (bitwise_and, bitwise_or, bitwise_xor, gcd, invert,  # noqa: F401
+                          lcm, left_shift, left_shift64, population_count, right_shift,
+                          right_shift64)
+
 # -- arithmetic ---------------------------------------------------------------------------------
 def add(x, y):
     return x + y
@@ -344,7 +349,8 @@ def hypot(x, y):
     return math.hypot(x, y)
 
 
-# Every elementwise body above -> the dtype of its result: "bool" for predicates, None for the
+# Every elementwise body above and in scalar_bits -> the dtype of its result: "bool" for
+# predicates, "uint8" for population_count, None for the
 # dtype of its last operand (callers put the operand whose dtype the result takes last). Each
 # device's kernel table and the fusion pass are generated from this table.
 ELEMENTWISE = {
@@ -365,6 +371,7 @@ ELEMENTWISE = {
     "logical_and": "bool", "logical_or": "bool", "logical_xor": "bool", "logical_not": "bool",
     "isnan": "bool", "isinf": "bool", "isfinite": "bool", "atan2": None, "hypot": None,
 }
+ELEMENTWISE.update(scalar_bits.ELEMENTWISE)
 
 
 # -- IEEE binary16 <-> float on bit patterns (Numba has no CPU float16) ----------------------

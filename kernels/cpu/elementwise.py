@@ -75,5 +75,5 @@ def ufunc(out_dtype=None):
 
 # -- the kernels: one per body of kernels/scalar.py's ELEMENTWISE table --------------------
 for _name, _out in scalar.ELEMENTWISE.items():
-    globals()[_name] = ufunc(np.bool_ if _out == "bool" else None)(getattr(scalar, _name))
+    globals()[_name] = ufunc(None if _out is None else np.dtype(_out))(getattr(scalar, _name))
 del _name, _out

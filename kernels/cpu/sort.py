@@ -1,4 +1,5 @@
-"""Sort and scan CPU kernels (cumulative sum, stable sort, top-k, scatter along an axis).
+"""Sort and scan CPU kernels (cumulative sum, cumulative max/min, stable sort, top-k, scatter
+along an axis, binary search).
 
 Every kernel works on C-contiguous (A, R, B) views: R is the sorted or scanned axis, A the dims
 before it, B the dims after it (B = 1 for the last axis). A "line" is x[a, :, b]; lines are
@@ -9,10 +10,12 @@ it last); ties keep their input order in both directions (a stable sort).
 """
 from numba import njit
 
-from ..lines import cumsum_line, merge_sort_line
+from ..lines import cumextreme_line, cumsum_line, merge_sort_line, search_line
 
 _cumsum_line = njit(cache=True)(cumsum_line)
+_cumextreme_line = njit(cache=True)(cumextreme_line)
 _merge_sort_line = njit(cache=True)(merge_sort_line)
+_search_line = njit(cache=True)(search_line)
 
 
 @njit(cache=True)
@@ -88,3 +91,32 @@ def scatter_middle(dout, indices, dx):
                 dx[a, r, b] = zero
             for j in range(K):
                 dx[a, indices[a, j, b], b] = dout[a, j, b]
+
+
+@njit(cache=True)
+def cumextreme_middle(x, values, indices, largest):
+    """values[a, r, b] = max (min unless `largest`) of x[a, :r+1, b], indices[a, r, b] its
+    position (the last of equal values; a NaN wins): Cummax / Cummin.
+
+    Loop nest: for a: for b: for r (one running extreme per line). Preconditions: x, values
+    C-contiguous (A, R, B) of one dtype; indices (A, R, B) of an integer dtype.
+    """
+    A, _, B = x.shape
+    for a in range(A):
+        for b in range(B):
+            _cumextreme_line(x, values, indices, a, b, largest)
+
+
+@njit(cache=True)
+def searchsorted_rows(seq, values, out, right):
+    """out[a, j] = the insertion point of values[a, j] in the sorted row seq[a, :] (the first
+    position whose element is >= the value; > when `right`); a 1-row seq serves every row.
+
+    Loop nest: for a: for j: a binary search (log2 R steps). Preconditions: seq (S, R) with
+    S == 1 or S == A, values (A, V) of seq's dtype, out (A, V) of an integer dtype.
+    """
+    A, V = values.shape
+    shared = seq.shape[0] == 1
+    for a in range(A):
+        for j in range(V):
+            _search_line(seq, 0 if shared else a, values, out, a, j, right)

@@ -1,4 +1,5 @@
-"""Sort and scan CUDA kernels (cumulative sum, stable sort, top-k, scatter along an axis).
+"""Sort and scan CUDA kernels (cumulative sum, cumulative max/min, stable sort, top-k, scatter
+along an axis, binary search).
 
 Device twins of kernels/cpu/sort.py, on the same C-contiguous (A, R, B) views. One thread per
 line x[a, :, b] in a grid-stride loop over the A * B lines (launch.elementwise), with b
@@ -9,12 +10,14 @@ independent. The merge sort's ping-pong buffers are global scratch the caller pa
 """
 from numba import cuda
 
-from ..lines import cumsum_line, merge_sort_line
+from ..lines import cumextreme_line, cumsum_line, merge_sort_line, search_line
 from . import launch
 
 
 _cumsum_line = cuda.jit(device=True)(cumsum_line)
+_cumextreme_line = cuda.jit(device=True)(cumextreme_line)
 _merge_sort_line = cuda.jit(device=True)(merge_sort_line)
+_search_line = cuda.jit(device=True)(search_line)
 
 
 @cuda.jit
@@ -23,6 +26,25 @@ def _cumsum_lines(x, out, acc0, exclusive, reverse):
     A, _, B = x.shape
     for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
         _cumsum_line(x, out, q // B, q % B, acc0, exclusive, reverse)
+
+
+@cuda.jit
+def _cumextreme_lines(x, values, indices, largest):
+    """for line q = (a, b) (grid-stride): the running extreme of cumextreme_middle."""
+    A, _, B = x.shape
+    for q in range(cuda.grid(1), A * B, cuda.gridsize(1)):
+        _cumextreme_line(x, values, indices, q // B, q % B, largest)
+
+
+@cuda.jit
+def _searchsorted_items(seq, values, out, right):
+    """for item q = (a, j) of values (grid-stride): one binary search in row a of seq (row 0
+    when seq has one row)."""
+    A, V = values.shape
+    shared = seq.shape[0] == 1
+    for q in range(cuda.grid(1), A * V, cuda.gridsize(1)):
+        a, j = q // V, q % V
+        _search_line(seq, 0 if shared else a, values, out, a, j, right)
 
 
 @cuda.jit
@@ -98,3 +120,20 @@ def scatter_middle(dout, indices, dx):
     if A * B:
         blocks, threads = launch.elementwise(A * B)
         _scatter_lines[blocks, threads](dout, indices, dx)
+
+
+def cumextreme_middle(x, values, indices, largest):
+    """values[a, r, b] = max (min unless `largest`) of x[a, :r+1, b], indices its position
+    (the last of equal values; a NaN wins). One thread per line. Preconditions: x, values
+    C-contiguous (A, R, B) device arrays of one dtype; indices (A, R, B) of an integer dtype."""
+    _lines(_cumextreme_lines, x, values, indices, largest)
+
+
+def searchsorted_rows(seq, values, out, right):
+    """out[a, j] = the insertion point of values[a, j] in row a of seq (row 0 when seq has one
+    row); see the CPU kernel. One thread per value. Preconditions: seq (S, R) with S == 1 or
+    S == A, values (A, V) of seq's dtype, out (A, V) of an integer dtype (device arrays)."""
+    A, V = values.shape
+    if A * V:
+        blocks, threads = launch.elementwise(A * V)
+        _searchsorted_items[blocks, threads](seq, values, out, right)

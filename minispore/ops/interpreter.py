@@ -127,7 +127,9 @@ def to_tensor(value, like=None):
         return value
     if like is not None and isinstance(value, (numbers.Number, np.generic)):
         dtype = like.dtype
-        if dtype == mstype.bool_ or (dtype.is_int and isinstance(value, float)):
+        # A bool with a bool tensor stays bool (MindSpore: bool_tensor & True is Bool).
+        if (dtype == mstype.bool_ and not isinstance(value, (bool, np.bool_))) or \
+                (dtype.is_int and isinstance(value, float)):
             dtype = mstype.float32 if isinstance(value, float) else mstype.int64
         return tensor_of(device.asarray(value, dtype.np_dtype), dtype)
     return Tensor(value)

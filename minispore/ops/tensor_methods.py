@@ -9,18 +9,6 @@ from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 
 
-def _bool_op(symbol, logical, x, y):
-    """`x & y`, `|`, `^` on bool tensors (and bools): the logical operator. On integers they are
-    MindSpore's bitwise operators, which minispore does not implement: it says so."""
-    for v in (x, y):
-        if not (v.dtype == mstype.bool_ if isinstance(v, Tensor) else isinstance(v, bool)):
-            kind = v.dtype if isinstance(v, Tensor) else type(v).__name__
-            raise NotImplementedError(f"'{symbol}' with a {kind} operand is MindSpore's bitwise "
-                                      f"operator, which minispore does not implement; on bool "
-                                      f"Tensors it is the logical one.")
-    return logical(x, y)
-
-
 class _TensorMethods:
     """The methods `install` puts on Tensor (written as a class body so they read as methods)."""
 
@@ -40,19 +28,15 @@ class _TensorMethods:
     def __rfloordiv__(self, other): return F.floor_div(other, self)
     def __mod__(self, other): return F.floor_mod(self, other)
     def __rmod__(self, other): return F.floor_mod(other, self)
-    def __and__(self, other): return _bool_op("&", F.logical_and, self, other)
-    def __rand__(self, other): return _bool_op("&", F.logical_and, other, self)
-    def __or__(self, other): return _bool_op("|", F.logical_or, self, other)
-    def __ror__(self, other): return _bool_op("|", F.logical_or, other, self)
-    def __xor__(self, other): return _bool_op("^", F.logical_xor, self, other)
-    def __rxor__(self, other): return _bool_op("^", F.logical_xor, other, self)
-
-    def __invert__(self):
-        if self.dtype != mstype.bool_:
-            raise NotImplementedError(f"'~' on a {self.dtype} Tensor is MindSpore's bitwise "
-                                      f"not, which minispore does not implement; on bool "
-                                      f"Tensors it is logical_not.")
-        return F.logical_not(self)
+    # &, |, ^ are MindSpore's bitwise operators (on bools the logical ones); ~ is its
+    # logical_not on every dtype (MindSpore 2.7: ~Tensor([1, 0]) is [False, True]).
+    def __and__(self, other): return F.bitwise_and(self, other)
+    def __rand__(self, other): return F.bitwise_and(other, self)
+    def __or__(self, other): return F.bitwise_or(self, other)
+    def __ror__(self, other): return F.bitwise_or(other, self)
+    def __xor__(self, other): return F.bitwise_xor(self, other)
+    def __rxor__(self, other): return F.bitwise_xor(other, self)
+    def __invert__(self): return F.logical_not(self)
 
     def __matmul__(self, other): return F.matmul(self, other)
     def __rmatmul__(self, other): return F.matmul(other, self)
@@ -133,6 +117,14 @@ class _TensorMethods:
     def logical_or(self, other): return F.logical_or(self, other)
     def logical_xor(self, other): return F.logical_xor(self, other)
     def logical_not(self): return F.logical_not(self)
+    def bitwise_and(self, other): return F.bitwise_and(self, other)
+    def bitwise_or(self, other): return F.bitwise_or(self, other)
+    def bitwise_xor(self, other): return F.bitwise_xor(self, other)
+    def bitwise_left_shift(self, other): return F.bitwise_left_shift(self, other)
+    def bitwise_right_shift(self, other): return F.bitwise_right_shift(self, other)
+    def invert(self): return F.invert(self)
+    def gcd(self, other): return F.gcd(self, other)
+    def lcm(self, other): return F.lcm(self, other)
     def atan2(self, other): return F.atan2(self, other)
     arctan2 = atan2
     def hypot(self, other): return F.hypot(self, other)
@@ -146,6 +138,12 @@ class _TensorMethods:
         return F.cumsum(self, axis, dtype)
     def sort(self, axis=-1, descending=False): return F.sort(self, axis, descending)
     def argsort(self, axis=-1, descending=False): return F.argsort(self, axis, descending)
+    def cummax(self, axis): return F.cummax(self, axis)
+    def cummin(self, axis): return F.cummin(self, axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        # MindSpore's Tensor.searchsorted answers Int32 (its ops.searchsorted Int64).
+        return F.searchsorted(self, v, out_int32=True, side=side, sorter=sorter)
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)

@@ -172,6 +172,15 @@ EXTRA = {
                          [_rand(5, 3), np.array([[2, 6], [9, 3]], np.int32)]),
     "check_label_range": (lambda y: CheckLabelRange("test")(y, 5) + 0,
                           [np.array([0, 3, 4], np.int32)]),
+    "integer_ops": (lambda x, y: (x & y, x | y, x ^ y, ms.ops.invert(x),
+                                  ms.ops.population_count(x), ms.ops.bitwise_left_shift(x, y),
+                                  ms.ops.bitwise_right_shift(x, y), ms.ops.gcd(x, y),
+                                  ms.ops.lcm(x, y)),
+                    [np.array([[12, -7, 5], [0, 9, 30]], np.int32),
+                     np.array([[18, 3, 4], [5, 6, 2]], np.int32)]),
+    "cummax_cummin": (lambda x: ms.ops.cummax(x, 1) + ms.ops.cummin(x, 0), [_rand(3, 4)]),
+    "searchsorted": (lambda s, v: ms.ops.searchsorted(s, v, right=True),
+                     [np.sort(_rand(6)), _rand(2, 5, seed=1)]),
 }
 
 

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from minispore.kernels import scalar_bits
 from minispore.kernels.cpu import elementwise as cpu
 from minispore.kernels.cpu.elementwise import ExactUfunc
 from minispore.kernels.cuda import elementwise as gpu
@@ -13,7 +14,10 @@ POSITIVE = {"log", "sqrt", "rsqrt", "pow", "pow_grad_x", "pow_grad_y", "sqrt_gra
             "log1p"}
 # Ops defined on (-1, 1) only: the simulator's Python math raises outside it (CUDA gives NaN).
 UNIT = {"asin", "acos"}
-NAMES = same_kernels(cpu, gpu, lambda obj: isinstance(obj, ExactUfunc))
+ALL_NAMES = same_kernels(cpu, gpu, lambda obj: isinstance(obj, ExactUfunc))
+# The integer bodies (kernels/scalar_bits.py) are tested on integer operands below.
+INTEGER = set(scalar_bits.ELEMENTWISE)
+NAMES = [n for n in ALL_NAMES if n not in INTEGER]
 # (operand shapes, dtype): same shape in both dtypes; numpy broadcasting across dims; a row and
 # a scalar (a few simulated threads each: the simulator pays per thread).
 CASES = [(((3, 4, 5),), np.float32), (((3, 4, 5),), np.float64),
@@ -127,4 +131,43 @@ def test_integer_kernels_keep_python_semantics(name, dtype):
     np.testing.assert_array_equal(getattr(cpu, name)(x, y), want)
     got = getattr(gpu, name)(dev(x), dev(y))
     assert got.dtype == dtype
+    np.testing.assert_array_equal(host(got), want)
+
+
+# dtypes each integer body is launched with (population_count sees the unsigned view of its
+# operand; the shifts of 64-bit dtypes are the *64 bodies).
+_NARROW = [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32]
+_WIDE = [np.int64, np.uint64]
+INTEGER_CASES = (
+    [(n, d) for n in ("bitwise_and", "bitwise_or", "bitwise_xor", "invert")
+     for d in _NARROW + _WIDE + [np.bool_] if not (n == "invert" and d == np.bool_)]
+    + [(n, d) for n in ("left_shift", "right_shift") for d in _NARROW]
+    + [(n, d) for n in ("left_shift64", "right_shift64") for d in _WIDE]
+    + [("population_count", d) for d in (np.uint8, np.uint16, np.uint32, np.uint64)]
+    + [(n, d) for n in ("gcd", "lcm") for d in (np.int16, np.int32, np.int64)
+       if not (n == "lcm" and d == np.int16)])
+
+
+def _int_operand(name, dtype, shape, k, rng):
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if "shift" in name and k == 1:      # counts beyond the width, and negative ones
+        return rng.integers(0 if np.dtype(dtype).kind == "u" else -3, 70, shape).astype(dtype)
+    if name in ("gcd", "lcm"):          # lcm of larger values would overflow int16
+        return rng.integers(-40, 40, shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("name,dtype", INTEGER_CASES,
+                         ids=[f"{n}-{np.dtype(d).name}" for n, d in INTEGER_CASES])
+def test_integer_kernels_match_cpu(name, dtype, rng):
+    """Bitwise logic, shifts, population count, gcd and lcm on the device equal the CPU ufunc,
+    with broadcasting; the output dtype is the operand's (uint8 for population_count)."""
+    nin = getattr(gpu, name).nin
+    shapes = [(3, 4), (4,)]
+    arrays = [_int_operand(name, dtype, shapes[k], k, rng) for k in range(nin)]
+    want = getattr(cpu, name)(*arrays)
+    got = getattr(gpu, name)(*dev(*arrays)) if nin > 1 else getattr(gpu, name)(dev(arrays[0]))
+    assert got.dtype == want.dtype and tuple(got.shape) == want.shape
     np.testing.assert_array_equal(host(got), want)
