@@ -7,13 +7,14 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_func as N
-from minispore.ops.function.array_compose_func import _split_at, flip, movedim
+from minispore.ops.function.array_compose_func import _split_at, flip, movedim, pad
+from minispore.ops.function.composite_func import stack
 
 __all__ = ["avg_pool1d", "max_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d",
            "reflection_pad", "replication_pad", "upsample", "interpolate", "lrn", "group_norm",
            "dropout1d", "dropout2d", "dropout3d", "max_pool3d", "avg_pool3d",
-           "adaptive_avg_pool3d", "adaptive_max_pool3d"]
+           "adaptive_avg_pool3d", "adaptive_max_pool3d", "unfold"]
 
 
 def _check_tensor(name, arg, x):
@@ -314,3 +315,43 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
         axis = x.ndim - 3 + i
         x = _adaptive_max(x, axis, out or x.shape[axis])
     return x
+
+
+def _pair_of(name, arg, value, low):
+    """`value` (an int or 1-2 ints) as a pair of ints >= `low`, with MindSpore's messages."""
+    values = (value,) if isinstance(value, int) else tuple(value)
+    if not 1 <= len(values) <= 2:
+        raise ValueError(f"For 'unfold', the {arg} size should be in : [1, 2], but got "
+                         f"{len(values)}.")
+    relation = "> 0" if low == 1 else ">= 0"
+    for i, v in enumerate(values):
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ValueError(f"For '{name}', the '{arg}[{i}]' must be int and must {relation}, "
+                             f"but got '{v}' with type '{type(v).__name__}'.")
+    return values * 2 if len(values) == 1 else values
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """``ops.unfold(input, kernel_size, dilation=1, padding=0, stride=1)`` (MindSpore's Im2Col):
+    the sliding (kh, kw) blocks of a (N, C, H, W) input as columns, (N, C * kh * kw, L) with
+    L the number of block positions; channel-major rows, kernel offsets row-major within a
+    channel. Built from a pad, one strided slice per kernel offset and a stack, so it is
+    differentiable and compiles."""
+    _check_tensor("unfold", "input", input)
+    kh, kw = _pair_of("unfold", "kernel_size", kernel_size, 1)
+    dh, dw = _pair_of("unfold", "dilation", dilation, 1)
+    ph, pw = _pair_of("unfold", "padding", padding, 0)
+    sh, sw = _pair_of("unfold", "stride", stride, 1)
+    if input.ndim != 4:
+        raise ValueError(f"For primitive[Im2Col], the dimension of input x must be equal to 4, "
+                         f"but got {input.ndim}.")
+    n, c, h, w = input.shape
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"For 'unfold', the (H, W) {(h, w)} padded by {(ph, pw)} is smaller "
+                         f"than the dilated kernel {(dh * (kh - 1) + 1, dw * (kw - 1) + 1)}.")
+    x = pad(input, (pw, pw, ph, ph)) if ph or pw else input
+    blocks = [x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+              for i in range(kh) for j in range(kw)]
+    return A.reshape(stack(blocks, 2), (n, c * kh * kw, oh * ow))
