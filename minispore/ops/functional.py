@@ -17,4 +17,5 @@ from minispore.ops.function.sort_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_func import *  # noqa: F401,F403
+from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

@@ -140,6 +140,8 @@ class _TensorMethods:
     def argsort(self, axis=-1, descending=False): return F.argsort(self, axis, descending)
     def cummax(self, axis): return F.cummax(self, axis)
     def cummin(self, axis): return F.cummin(self, axis)
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return F.unique_consecutive(self, return_inverse, return_counts, dim)
 
     def searchsorted(self, v, side="left", sorter=None):
         # MindSpore's Tensor.searchsorted answers Int32 (its ops.searchsorted Int64).

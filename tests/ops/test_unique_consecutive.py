@@ -1,0 +1,59 @@
+"""ops.unique_consecutive against MindSpore 2.7.2's outputs (recorded from the oracle) and a
+numpy reference, and its PYNATIVE-only nature."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, ops
+
+X = np.array([1, 1, 2, 2, 3, 1, 1, 2], np.int32)
+M = np.array([[1, 1], [1, 1], [2, 3], [2, 3], [1, 1]], np.float32)
+
+
+def _values(out):
+    return [(t.dtype, t.asnumpy().tolist()) for t in out]
+
+
+def test_flattened_with_inverse_and_counts():
+    assert _values(ops.unique_consecutive(Tensor(X), True, True)) == [
+        (ms.int32, [1, 2, 3, 1, 2]), (ms.int64, [0, 0, 1, 1, 2, 3, 3, 4]),
+        (ms.int64, [2, 2, 1, 2, 1])]
+    assert ops.unique_consecutive(Tensor(X)).asnumpy().tolist() == [1, 2, 3, 1, 2]
+    assert Tensor(X).unique_consecutive().asnumpy().tolist() == [1, 2, 3, 1, 2]
+    assert ops.unique_consecutive(Tensor(np.array([True, True, False]))).asnumpy().tolist() == \
+        [True, False]
+    assert _values(ops.unique_consecutive(Tensor(M), False, True)) == [
+        (ms.float32, [1.0, 2.0, 3.0, 2.0, 3.0, 1.0]), (ms.int64, [4, 1, 1, 1, 1, 2])]
+
+
+@pytest.mark.parametrize("dim, expected", [
+    (0, [(ms.float32, [[1.0, 1.0], [2.0, 3.0], [1.0, 1.0]]), (ms.int64, [0, 0, 1, 1, 2]),
+         (ms.int64, [2, 2, 1])]),
+    (1, [(ms.float32, M.tolist()), (ms.int64, [0, 1]), (ms.int64, [1, 1])]),
+    (-1, [(ms.float32, M.tolist()), (ms.int64, [0, 1]), (ms.int64, [1, 1])]),
+])
+def test_along_a_dimension(dim, expected):
+    assert _values(ops.unique_consecutive(Tensor(M), True, True, dim=dim)) == expected
+
+
+def test_matches_a_numpy_reference_on_random_runs():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3, 200)
+    keep = np.concatenate([[True], x[1:] != x[:-1]])
+    starts = np.flatnonzero(keep)
+    out, inverse, counts = ops.unique_consecutive(Tensor(x), True, True)
+    np.testing.assert_array_equal(out.asnumpy(), x[keep])
+    np.testing.assert_array_equal(inverse.asnumpy(), np.cumsum(keep) - 1)
+    np.testing.assert_array_equal(counts.asnumpy(), np.diff(np.append(starts, x.size)))
+
+
+def test_errors_and_graph_mode():
+    with pytest.raises(ValueError, match=r"'dim' should be in \[-2, 2\), but got 2"):
+        ops.unique_consecutive(Tensor(M), dim=2)
+    with pytest.raises(TypeError, match="'dim' must be an int or None"):
+        ops.unique_consecutive(Tensor(M), dim=1.0)
+    with pytest.raises(TypeError, match="'input' must be a Tensor"):
+        ops.unique_consecutive(np.ones(3))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match="depends on the values"):
+        ms.jit(lambda t: ops.unique_consecutive(t))(Tensor(X))
