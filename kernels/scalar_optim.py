@@ -6,7 +6,8 @@ Every body first unscales and decays the gradient, g = g * g_scale + wd * p (the
 wd so MindSpore's order, decay then unscale, is kept), and keeps the parameter's dtype: constants
 are built with `type(lr)(c)` (a Python float literal would promote float32 math to float64).
 Bodies call no helper of their own (a plain Python function cannot be called from a compiled one),
-so sign and clip are written inline.
+so sign and clip are written inline, and max/min of two values as a comparison: numba's own CUDA
+target refuses two-argument min/max (numba issue #10753; tests/cuda_ptx checks both targets).
 """
 import math
 
@@ -45,7 +46,8 @@ def adamax_update(p, m, v, g, lr_t, beta1, beta2, eps, wd, g_scale):
     one = type(lr_t)(1)
     g = g * g_scale + wd * p
     m = beta1 * m + (one - beta1) * g
-    v = max(beta2 * v, abs(g))
+    decayed, size = beta2 * v, abs(g)
+    v = size if size > decayed else decayed
     return p - lr_t * m / (v + eps), m, v
 
 
@@ -94,7 +96,8 @@ def proximal_adagrad_update(p, a, g, lr, l1, l2, wd, g_scale):
     rate = lr / math.sqrt(a)
     prox = p - rate * g
     if l1 > zero:
-        mag = max(abs(prox) - rate * l1, zero)
+        mag = abs(prox) - rate * l1
+        mag = zero if zero > mag else mag
         p = (mag if prox > zero else (-mag if prox < zero else zero)) / (one + rate * l2)
     else:
         p = prox / (one + rate * l2)
@@ -114,7 +117,8 @@ def asgd_schedule(lr, lambd, alpha, t0, step):
     """ASGD's next (eta, mu) after step `step`: lr / (1 + lambd lr step)^alpha and
     1 / max(1, step - t0)."""
     one = type(lr)(1)
-    return lr / math.pow(one + lambd * lr * step, alpha), one / max(one, step - t0)
+    since = step - t0
+    return lr / math.pow(one + lambd * lr * step, alpha), one / (since if since > one else one)
 
 
 def rprop_update(p, prev, size, g, lr, etaminus, etaplus, size_min, size_max, wd, g_scale,
@@ -132,7 +136,8 @@ def rprop_update(p, prev, size, g, lr, etaminus, etaplus, size_min, size_max, wd
     elif turn < zero:
         size = size * etaminus
         g = zero
-    size = min(max(size, size_min), size_max)
+    size = size_min if size_min > size else size
+    size = size_max if size_max < size else size
     if g > zero:
         p = p - size
     elif g < zero:
