@@ -13,10 +13,11 @@ import math
 
 import numpy as np
 
-from . import scalar_bits
+from . import scalar_bits, scalar_special
 from .scalar_bits import (bitwise_and, bitwise_or, bitwise_xor, gcd, invert,  # noqa: F401
                           lcm, left_shift, left_shift64, population_count, right_shift,
                           right_shift64)
+from .scalar_special import digamma, erfinv, lgamma, trigamma  # noqa: F401
 
 # -- arithmetic ---------------------------------------------------------------------------------
 def add(x, y):
@@ -349,7 +350,7 @@ def hypot(x, y):
     return math.hypot(x, y)
 
 
-# Every elementwise body above and in scalar_bits -> the dtype of its result: "bool" for
+# Every elementwise body above, in scalar_bits and in scalar_special -> the dtype of its result: "bool" for
 # predicates, "uint8" for population_count, None for the
 # dtype of its last operand (callers put the operand whose dtype the result takes last). Each
 # device's kernel table and the fusion pass are generated from this table.
@@ -372,6 +373,7 @@ ELEMENTWISE = {
     "isnan": "bool", "isinf": "bool", "isfinite": "bool", "atan2": None, "hypot": None,
 }
 ELEMENTWISE.update(scalar_bits.ELEMENTWISE)
+ELEMENTWISE.update(scalar_special.ELEMENTWISE)
 
 
 # -- IEEE binary16 <-> float on bit patterns (Numba has no CPU float16) ----------------------

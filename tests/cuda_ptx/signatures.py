@@ -133,6 +133,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:digamma._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:equal._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
@@ -142,6 +146,10 @@ SIGNATURES = {
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
     'elementwise:erfc._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:erfinv._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
@@ -248,6 +256,10 @@ SIGNATURES = {
     'elementwise:less_equal._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:lgamma._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
     'elementwise:log._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
@@ -413,6 +425,10 @@ SIGNATURES = {
     'elementwise:tanh_grad._kernel': (
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:trigamma._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
     'half:_float_to_half': (
         'float32[::1], uint16[::1]',

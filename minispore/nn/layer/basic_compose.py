@@ -1,6 +1,6 @@
 """Basic cells composed of existing primitives through ops' functional forms: Identity,
 Linear, Tril/Triu, Norm, Moments, ReduceLogSumExp, L1Regularizer, the channel dropouts,
-ChannelShuffle, PixelUnshuffle, ImageGradients and the constant pads."""
+ChannelShuffle, PixelUnshuffle, ImageGradients, the constant pads, LGamma and DiGamma."""
 import numbers
 
 from minispore.nn.cell import Cell
@@ -13,7 +13,8 @@ from minispore.ops import functional as F
 __all__ = ["Identity", "Linear", "Tril", "Triu", "Norm", "Moments", "ReduceLogSumExp",
            "L1Regularizer", "Dropout1d", "Dropout2d", "Dropout3d", "DropoutExt",
            "Dropout2dExt", "ChannelShuffle", "PixelUnshuffle", "ImageGradients", "ZeroPad2d",
-           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "DenseBnAct", "Conv2dBnAct"]
+           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "DenseBnAct", "Conv2dBnAct",
+           "LGamma", "DiGamma"]
 
 
 class Identity(Cell):
@@ -60,6 +61,21 @@ class Norm(Cell):
 
     def construct(self, x):
         return F.sqrt(F.reduce_sum(F.square(x), self.axis, self.keep_dims))
+
+
+class LGamma(Cell):
+    """log|Gamma(x)| elementwise (the Lgamma operator; MindSpore's cell evaluates its own
+    Lanczos series, equal to within float32 rounding)."""
+
+    def construct(self, x):
+        return F.lgamma(x)
+
+
+class DiGamma(Cell):
+    """psi(x) = d/dx log Gamma(x) elementwise (the Digamma operator)."""
+
+    def construct(self, x):
+        return F.digamma(x)
 
 
 class Moments(Cell):

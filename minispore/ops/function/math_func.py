@@ -1,4 +1,6 @@
 """Functional forms of math operators (ops.add, ops.exp, ops.reduce_mean, ops.bmm …)."""
+import math
+
 from minispore.common import dtype as _mstype
 from minispore.ops.function.array_func import cast as _cast
 from minispore.ops.function.array_func import reshape as _reshape
@@ -297,6 +299,30 @@ log1p = _functional(_U.Log1p, "log1p", "log(1 + input), elementwise.")
 expm1 = _functional(_U.Expm1, "expm1", "exp(input) - 1, elementwise.")
 erf = _functional(_U.Erf, "erf", "The error function of input, elementwise.")
 erfc = _functional(_U.Erfc, "erfc", "1 - erf(input), elementwise.")
+digamma = _functional(_U.Digamma, "digamma", "psi(input), the derivative of log Gamma.")
+erfinv = _functional(_U.Erfinv, "erfinv", "The inverse error function of input, elementwise.")
+
+
+def mvlgamma(input, p):  # noqa: A002 - MindSpore's argument name
+    """The multivariate log-gamma of dimension `p`: sum_{j<p} lgamma(input - j/2) +
+    p (p - 1) / 4 log(pi); every element must exceed (p - 1) / 2 (checked when the values are
+    known, as MindSpore's kernel checks them)."""
+    if not isinstance(p, int) or isinstance(p, bool) or p < 1:
+        raise ValueError(f"For 'Mvlgamma', 'p' must be an int >= 1, but got {p!r}.")
+    if not getattr(input, "traced", False) and \
+            not bool((input.asnumpy() > (p - 1) / 2).all()):
+        raise ValueError("For Mvlgamma, all elements of 'x' must be greater than (p-1)/2.")
+    out = lgamma(input)
+    for j in range(1, p):
+        out = out + lgamma(input - j / 2)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def lgamma(input):  # noqa: A002 - MindSpore's argument name
+    """log|Gamma(input)| elementwise; an integer input is taken as float32 (MindSpore's)."""
+    if hasattr(input, "dtype") and not input.dtype.is_float:
+        input = _cast(input, _mstype.float32)
+    return cached_op(_U.Lgamma)(input)
 
 
 atan2 = arctan2 = _functional(_B.Atan2, "atan2", "The angle of the point (other, input).")

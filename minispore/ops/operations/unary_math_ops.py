@@ -12,7 +12,7 @@ from minispore.ops.operations.math_ops import (Add, Exp, Mul, Neg, RealDiv, Sqrt
                                                Sub)
 
 __all__ = ["Sin", "Cos", "Tan", "Sinh", "Cosh", "Asin", "ACos", "Atan", "Floor", "Ceil",
-           "Sign", "Reciprocal", "Log1p", "Expm1", "Erf", "Erfc"]
+           "Sign", "Reciprocal", "Log1p", "Expm1", "Erf", "Erfc", "Lgamma", "Digamma", "Erfinv"]
 
 
 def _mul(a, b):
@@ -155,3 +155,42 @@ class Erfc(UnaryElementwise):
 
     def bprop(self, inputs, out, dout):
         return (cached_op(Neg)(_mul(dout, _erf_slope(inputs[0]))),)
+
+
+class Lgamma(UnaryElementwise):
+    """out = log|Gamma(x)| (+inf at the poles 0, -1, ...); dx = dout * digamma(x)."""
+    kernel_name = "lgamma"
+
+    def bprop(self, inputs, out, dout):
+        return (_mul(dout, cached_op(Digamma)(inputs[0])),)
+
+
+class Digamma(UnaryElementwise):
+    """out = psi(x), the derivative of log Gamma (-inf at 0, NaN at the negative integers);
+    dx = dout * psi'(x) (the trigamma function)."""
+    kernel_name = "digamma"
+
+    def bprop(self, inputs, out, dout):
+        return (_mul(dout, cached_op(_Trigamma)(inputs[0])),)
+
+
+class _Trigamma(UnaryElementwise):
+    """psi'(x), Digamma's derivative (minispore's own operator: MindSpore's Polygamma(1, x))."""
+    kernel_name = "trigamma"
+
+    def bprop(self, inputs, out, dout):
+        raise NotImplementedError("The gradient of the trigamma function (a third derivative "
+                                  "of Lgamma, a second of Digamma) is not implemented in "
+                                  "minispore.")
+
+
+_HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
+
+
+class Erfinv(UnaryElementwise):
+    """out = the y with erf(y) = x (+-inf at +-1, NaN outside [-1, 1]);
+    dx = dout * sqrt(pi) / 2 * exp(out^2)."""
+    kernel_name = "erfinv"
+
+    def bprop(self, inputs, out, dout):
+        return (_mul(dout, _mul(cached_op(Exp)(cached_op(Square)(out)), _HALF_SQRT_PI)),)
