@@ -153,6 +153,7 @@ class _TensorMethods:
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)
+    def gather_nd(self, indices): return F.gather_nd(self, indices)
 
     # -- MindSpore's aliases and compositions (ops/function/*_compose_func.py) -------------
     absolute = __abs__

@@ -10,6 +10,7 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_compose_func as AC
 from minispore.ops.function import array_func as A
 from minispore.ops.function import composite_func as C
+from minispore.ops.function import index_func as IX
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
 from minispore.ops.function import matrix_compose_func as MX
@@ -35,7 +36,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
-           "MatrixPower", "Pdist"]
+           "MatrixPower", "Pdist", "GatherNd"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -297,3 +298,4 @@ Dropout2D = _composite("Dropout2D", _dropout2d, (("keep_prob", 0.5),))
 AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("output_size", 1),))
 MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
+GatherNd = _composite("GatherNd", IX.gather_nd)

@@ -12,7 +12,7 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations import indexing_ops as I
 
-__all__ = ["tensor_getitem", "tensor_setitem", "masked_select"]
+__all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -289,3 +289,36 @@ def getitem_by_mask(x, mask):
     # refuses the MaskedSelect that reads them, as it refuses x[mask] above).
     rows = A.reshape(x, (-1,) + tuple(x.shape[mask.ndim:]))
     return A.gather(rows, _mask_positions(mask), 0)
+
+
+def gather_nd(input_x, indices):
+    """``ops.gather_nd(input_x, indices)``: out[i...] = input_x[indices[i..., 0], ...,
+    indices[i..., K-1]], shaped indices.shape[:-1] + input_x.shape[K:] with K =
+    indices.shape[-1]. Each index row is turned into a row of input_x seen as
+    (prod(shape[:K]),) + shape[K:] and read by one Gather, whose bprop scatters (and adds
+    repeated rows) back. An index outside the input raises RuntimeError when the indices'
+    values are known (eagerly), as MindSpore's kernel does."""
+    name = "GatherNd"
+    for arg, v in (("input_x", input_x), ("indices", indices)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got "
+                            f"{type(v).__name__}.")
+    if indices.dtype not in (mstype.int32, mstype.int64):
+        raise TypeError(f"For '{name}', 'indices' must be an int32 or int64 Tensor, but got "
+                        f"{indices.dtype}.")
+    shape = tuple(input_x.shape)
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or k > len(shape):
+        raise ValueError(f"For primitive[{name}], the In GatherNd, the input of indices data "
+                         f"must be greater than or equal to {k}, but got {len(shape)}.")
+    if not indices.traced:
+        rows = indices.asnumpy().reshape(-1, k)
+        bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:k]))).any(axis=1))
+        if bad.size:
+            raise RuntimeError(f"For '{name}', the indices[{bad[0]}]: {rows[bad[0]].tolist()}, "
+                               f"does not index into input_shape: {list(shape)}.")
+    strides = [int(np.prod(shape[i + 1:k], dtype=np.int64)) for i in range(k)]
+    linear = M.reduce_sum(A.cast(indices, mstype.int64) * Tensor(np.array(strides, np.int64)),
+                          -1)
+    flat = A.reshape(input_x, (int(np.prod(shape[:k], dtype=np.int64)),) + shape[k:])
+    return A.gather(flat, linear, 0)
