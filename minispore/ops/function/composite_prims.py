@@ -11,6 +11,7 @@ from minispore.ops.function import array_compose_func as AC
 from minispore.ops.function import array_func as A
 from minispore.ops.function import composite_func as C
 from minispore.ops.function import index_func as IX
+from minispore.ops.function import unique_func as UQ
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
 from minispore.ops.function import matrix_compose_func as MX
@@ -36,7 +37,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
-           "MatrixPower", "Pdist", "GatherNd"]
+           "MatrixPower", "Pdist", "GatherNd", "Unique"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -299,3 +300,4 @@ AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("o
 MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
+Unique = _composite("Unique", UQ.unique)

@@ -1,6 +1,7 @@
-"""ops.unique_consecutive: runs of equal elements (or slices along `dim`) collapsed to their
-first, from comparisons of neighbours and one MaskedSelect of the run starts. The output length
-depends on the values, so like MaskedSelect it runs eagerly (PYNATIVE) only."""
+"""ops.unique and ops.unique_consecutive: equal elements (or consecutive runs of equal elements
+or slices along `dim`) kept once, from a stable sort or comparisons of neighbours and one
+MaskedSelect of the group starts. The output length depends on the values, so like
+MaskedSelect they run eagerly (PYNATIVE) only."""
 import numpy as np
 
 from minispore.common import dtype as mstype
@@ -10,9 +11,9 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function.array_compose_func import movedim
 from minispore.ops.function.index_func import masked_select
 from minispore.ops.function.reduce_compose_func import any as reduce_any
-from minispore.ops.function.sort_func import cumsum
+from minispore.ops.function.sort_func import argsort, cumsum, sort
 
-__all__ = ["unique_consecutive"]
+__all__ = ["unique", "unique_consecutive"]
 
 
 def _check(input, return_inverse, return_counts, dim):  # noqa: A002
@@ -67,3 +68,39 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         ends = A.concat((positions[1:], Tensor(np.array([length], np.int64))), 0)
         results.append(ends - positions)
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def unique(input):  # noqa: A002 - MindSpore's argument name
+    """``ops.unique(input)`` -> (output, idx): the distinct elements of the flattened input in
+    the order they first appear, and for each input element the position of its value in
+    output (input's shape; int64 for an int64 input, else int32, as MindSpore's Unique).
+
+    A stable sort groups equal values with their first appearance leading each group; the
+    groups' leaders, ordered by position, are the output, and each element's group rank in
+    that order, scattered back through the sort's permutation, is its idx.
+
+    >>> import numpy as np, minispore as ms
+    >>> from minispore import ops
+    >>> out, idx = ops.unique(ms.Tensor(np.array([3, 1, 3, 2, 1, 5], np.int32)))
+    >>> out.asnumpy().tolist(), idx.asnumpy().tolist()
+    ([3, 1, 2, 5], [0, 1, 0, 2, 1, 3])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'Unique', 'input' must be a Tensor, but got "
+                        f"{type(input).__name__}.")
+    flat = A.reshape(input, (-1,))
+    n = flat.shape[0]
+    index_dtype = mstype.int64 if input.dtype == mstype.int64 else mstype.int32
+    if n == 0:
+        return flat, A.cast(A.reshape(input, tuple(input.shape)), index_dtype)
+    values, perm = sort(flat)
+    perm = A.cast(perm, mstype.int64)
+    starts = A.concat((Tensor(np.ones(1, np.bool_)), M.not_equal(values[1:], values[:-1])), 0)
+    leaders = masked_select(Tensor(np.arange(n, dtype=np.int64)), starts)
+    first = A.gather(perm, leaders, 0)              # each value's first position, by value
+    order = A.cast(argsort(first), mstype.int64)    # the groups by first appearance
+    output = A.gather(flat, A.gather(first, order, 0), 0)
+    rank = A.cast(argsort(order), mstype.int64)     # each group's place in output
+    group = cumsum(A.cast(starts, mstype.int64), 0) - 1
+    idx = A.unsorted_segment_sum(A.gather(rank, group, 0), perm, n)
+    return output, A.cast(A.reshape(idx, tuple(input.shape)), index_dtype)

@@ -1,4 +1,4 @@
-"""ops.unique_consecutive against MindSpore 2.7.2's outputs (recorded from the oracle) and a
+"""ops.unique and ops.unique_consecutive against MindSpore 2.7.2's outputs (recorded from the oracle) and a
 numpy reference, and its PYNATIVE-only nature."""
 import numpy as np
 import pytest
@@ -57,3 +57,18 @@ def test_errors_and_graph_mode():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(RuntimeError, match="depends on the values"):
         ms.jit(lambda t: ops.unique_consecutive(t))(Tensor(X))
+
+
+def test_unique_keeps_first_appearance_order():
+    out, idx = ops.unique(Tensor(np.array([3, 1, 3, 2, 1, 5], np.int32)))
+    assert _values((out, idx)) == [(ms.int32, [3, 1, 2, 5]), (ms.int32, [0, 1, 0, 2, 1, 3])]
+    out, idx = ops.Unique()(Tensor(np.array([[3.0, 1.0], [3.0, 2.0]], np.float32)))
+    assert _values((out, idx)) == [(ms.float32, [3.0, 1.0, 2.0]), (ms.int32, [[0, 1], [0, 2]])]
+    assert ops.unique(Tensor(np.array([3, 1], np.int64)))[1].dtype == ms.int64   # MindSpore's
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 40, 500)
+    out, idx = ops.unique(Tensor(x))
+    _, first = np.unique(x, return_index=True)
+    expected = x[np.sort(first)]
+    np.testing.assert_array_equal(out.asnumpy(), expected)
+    np.testing.assert_array_equal(out.asnumpy()[idx.asnumpy()], x)
