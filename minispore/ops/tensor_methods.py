@@ -154,6 +154,8 @@ class _TensorMethods:
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
+    def bincount(self, weights=None, minlength=0): return F.bincount(self, weights, minlength)
+    def histc(self, bins=100, min=0., max=0.): return F.histc(self, bins, min, max)  # noqa: A002
 
     # -- MindSpore's aliases and compositions (ops/function/*_compose_func.py) -------------
     absolute = __abs__

@@ -41,6 +41,8 @@ def test_histc_errors():
 def test_bincount_matches_mindspore():
     v = Tensor(np.array([1, 3, 3, 0], np.int32))
     assert ops.bincount(v).asnumpy().tolist() == [1.0, 1.0, 0.0, 2.0]
+    assert v.bincount().asnumpy().tolist() == [1.0, 1.0, 0.0, 2.0]
+    assert Tensor(X).histc(4, 0.0, 1.0).asnumpy().tolist() == [2.0, 1.0, 2.0, 3.0]
     assert ops.bincount(v, minlength=6).asnumpy().tolist() == [1.0, 1.0, 0.0, 2.0, 0.0, 0.0]
     w = Tensor(np.array([0.5, 1.0, 2.0, 1.5], np.float32))
     assert ops.bincount(v, weights=w).asnumpy().tolist() == [1.5, 0.5, 0.0, 3.0]
