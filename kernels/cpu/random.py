@@ -1,4 +1,7 @@
-"""Random-operator CPU kernels that consume uniform draws made by the caller (seeded globally)."""
+"""Random-operator CPU kernels that consume uniform draws made by the caller (seeded globally):
+dropout, normal (Box-Muller), laplace, bernoulli and multinomial."""
+import math
+
 from numba import njit
 
 
@@ -23,3 +26,68 @@ def dropout(x, u, keep_prob, out, mask):
         else:
             mf[i] = zero
             of[i] = zero
+
+
+@njit(cache=True)
+def normal(u1, u2, out):
+    """out[i] = sqrt(-2 log(1 - u1[i])) cos(2 pi u2[i]) (Box-Muller, one output per pair).
+
+    Preconditions: u1, u2 C-contiguous float64 uniform [0, 1) draws of out's size; out
+    C-contiguous float."""
+    of = out.reshape(out.size)
+    a = u1.reshape(u1.size)
+    b = u2.reshape(u2.size)
+    for i in range(of.size):
+        of[i] = math.sqrt(-2.0 * math.log(1.0 - a[i])) * math.cos(2.0 * math.pi * b[i])
+
+
+@njit(cache=True)
+def laplace(u, out):
+    """out[i] = -sign(v) log(1 - 2 |v|), v = 0.5 - u[i] (the inverse CDF of Laplace(0, 1)).
+
+    Preconditions: u C-contiguous float64 uniform [0, 1) draws of out's size."""
+    of = out.reshape(out.size)
+    uf = u.reshape(u.size)
+    for i in range(of.size):
+        v = 0.5 - uf[i]
+        magnitude = -math.log(1.0 - 2.0 * abs(v))
+        of[i] = magnitude if v > 0.0 else -magnitude
+
+
+@njit(cache=True)
+def bernoulli(u, p, out):
+    """out[i] = 1 if u[i] < p[i] else 0.
+
+    Preconditions: u, p, out C-contiguous of one size (p broadcast by the caller)."""
+    of = out.reshape(out.size)
+    uf = u.reshape(u.size)
+    pf = p.reshape(p.size)
+    for i in range(of.size):
+        of[i] = 1 if uf[i] < pf[i] else 0
+
+
+@njit(cache=True)
+def multinomial(probs, u, out):
+    """out[r, s] = the first category c of row r with cumsum(probs[r])[c] > u[r, s] * total
+    (sampling with replacement from the unnormalised weights of each row).
+
+    Preconditions: probs (rows, categories) float64 >= 0 with a positive sum per row; u
+    (rows, samples) float64 uniform [0, 1); out (rows, samples) integer; all C-contiguous."""
+    rows, categories = probs.shape
+    for r in range(rows):
+        total = 0.0
+        last = 0            # the last category of positive weight: where rounding ends
+        for c in range(categories):
+            total += probs[r, c]
+            if probs[r, c] > 0.0:
+                last = c
+        for s in range(u.shape[1]):
+            target = u[r, s] * total
+            acc = 0.0
+            pick = last
+            for c in range(categories):
+                acc += probs[r, c]
+                if acc > target and probs[r, c] > 0.0:
+                    pick = c
+                    break
+            out[r, s] = pick

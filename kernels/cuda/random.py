@@ -3,6 +3,8 @@
 The uniforms come from the host's generator (copied to the device by the caller), exactly as
 for kernels/cpu/random.py, so a seeded run draws the same mask on either device.
 """
+import math
+
 from numba import cuda
 
 from .launch import elementwise
@@ -33,3 +35,79 @@ def dropout(x, u, keep_prob, out, mask):
         blocks, threads = elementwise(x.size)
         _dropout_kernel[blocks, threads](x.reshape(x.size), u.reshape(u.size), keep_prob, scale,
                                          out.reshape(out.size), mask.reshape(mask.size))
+
+
+@cuda.jit
+def _normal_kernel(u1, u2, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = math.sqrt(-2.0 * math.log(1.0 - u1[i])) * math.cos(2.0 * math.pi * u2[i])
+
+
+def normal(u1, u2, out):
+    """out[i] = sqrt(-2 log(1 - u1[i])) cos(2 pi u2[i]) (Box-Muller; kernels/cpu/random.py).
+    One thread per element over the flat views."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _normal_kernel[blocks, threads](u1.reshape(u1.size), u2.reshape(u2.size),
+                                        out.reshape(out.size))
+
+
+@cuda.jit
+def _laplace_kernel(u, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        v = 0.5 - u[i]
+        magnitude = -math.log(1.0 - 2.0 * abs(v))
+        out[i] = magnitude if v > 0.0 else -magnitude
+
+
+def laplace(u, out):
+    """out[i] = -sign(v) log(1 - 2 |v|), v = 0.5 - u[i]. One thread per element."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _laplace_kernel[blocks, threads](u.reshape(u.size), out.reshape(out.size))
+
+
+@cuda.jit
+def _bernoulli_kernel(u, p, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = 1 if u[i] < p[i] else 0
+
+
+def bernoulli(u, p, out):
+    """out[i] = 1 if u[i] < p[i] else 0. One thread per element."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _bernoulli_kernel[blocks, threads](u.reshape(u.size), p.reshape(p.size),
+                                           out.reshape(out.size))
+
+
+@cuda.jit
+def _multinomial_kernel(probs, u, out):
+    samples = u.shape[1]
+    for k in range(cuda.grid(1), u.shape[0] * samples, cuda.gridsize(1)):
+        r = k // samples
+        s = k - r * samples
+        categories = probs.shape[1]
+        total = 0.0
+        last = 0
+        for c in range(categories):
+            total += probs[r, c]
+            if probs[r, c] > 0.0:
+                last = c
+        target = u[r, s] * total
+        acc = 0.0
+        pick = last
+        for c in range(categories):
+            acc += probs[r, c]
+            if acc > target and probs[r, c] > 0.0:
+                pick = c
+                break
+        out[r, s] = pick
+
+
+def multinomial(probs, u, out):
+    """out[r, s] = the first category c of row r with cumsum(probs[r])[c] > u[r, s] * total
+    (kernels/cpu/random.py). One thread per (row, sample)."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _multinomial_kernel[blocks, threads](probs, u, out)

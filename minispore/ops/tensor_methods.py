@@ -7,6 +7,7 @@ other operator call.
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
+from minispore.ops.function import random_func as RF
 
 
 class _TensorMethods:
@@ -154,6 +155,13 @@ class _TensorMethods:
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
+    def multinomial(self, num_samples, replacement=True, seed=None):
+        # MindSpore's Tensor.multinomial answers Int32 (its ops.multinomial Int64).
+        return F.cast(F.multinomial(self, num_samples, replacement, seed), mstype.int32)
+    def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):
+        return F.random_categorical(self, num_sample, seed, dtype)
+    def log_normal(self, mean=1.0, std=2.0): return RF.log_normal(self, mean, std)
+    def cauchy(self, median=0.0, sigma=1.0): return RF.cauchy(self, median, sigma)
     def bincount(self, weights=None, minlength=0): return F.bincount(self, weights, minlength)
     def histc(self, bins=100, min=0., max=0.): return F.histc(self, bins, min, max)  # noqa: A002
 

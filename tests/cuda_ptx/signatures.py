@@ -622,9 +622,25 @@ SIGNATURES = {
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float64[:, :, :, ::1]',
     ),
+    'random:_bernoulli_kernel': (
+        'float64[::1], float64[::1], float32[::1]',
+        'float64[::1], float64[::1], float64[::1]',
+    ),
     'random:_dropout_kernel': (
         'float32[::1], float32[::1], float32, float32, float32[::1], float32[::1]',
         'float64[::1], float64[::1], float64, float64, float64[::1], float64[::1]',
+    ),
+    'random:_laplace_kernel': (
+        'float64[::1], float32[::1]',
+        'float64[::1], float64[::1]',
+    ),
+    'random:_multinomial_kernel': (
+        'float64[:, ::1], float64[:, ::1], int32[:, ::1]',
+        'float64[:, ::1], float64[:, ::1], int64[:, ::1]',
+    ),
+    'random:_normal_kernel': (
+        'float64[::1], float64[::1], float32[::1]',
+        'float64[::1], float64[::1], float64[::1]',
     ),
     'reduce:_argmax_rows': (
         'float32[::1], int64[::1], int64, int64',

@@ -11,6 +11,7 @@ from minispore.ops.function import array_compose_func as AC
 from minispore.ops.function import array_func as A
 from minispore.ops.function import composite_func as C
 from minispore.ops.function import index_func as IX
+from minispore.ops.function import random_func as RF
 from minispore.ops.function import unique_func as UQ
 from minispore.ops.function import math_compose_func as MC
 from minispore.ops.function import math_func as M
@@ -37,7 +38,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
-           "MatrixPower", "Pdist", "GatherNd", "Unique"]
+           "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -301,3 +302,5 @@ MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
 Unique = _composite("Unique", UQ.unique)
+RandomShuffle = _composite("RandomShuffle", lambda x, seed, seed2: RF.shuffle(x, seed or seed2),
+                           (("seed", 0), ("seed2", 0)))

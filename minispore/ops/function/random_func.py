@@ -1,0 +1,121 @@
+"""Functional random ops over the random operators (ops/operations/random_ops.py): normal,
+Laplace and uniform draws, Bernoulli, multinomial and categorical sampling, permutations and
+shuffles, and the Tensor distributions built on them (log-normal, Cauchy). `seed` (None or 0:
+the global generator, ``ms.set_seed``) picks an operator with its own generator, as
+MindSpore's seeded operators do."""
+import math
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops.function import array_func as A
+from minispore.ops.function import math_func as M
+from minispore.ops.function.sort_func import sort
+from minispore.ops.operations import random_ops as R
+
+__all__ = ["standard_normal", "standard_laplace", "rand", "rand_like", "randn", "randn_like",
+           "randperm", "bernoulli", "multinomial", "shuffle", "random_categorical"]
+
+
+def _seeded(cls, seed, **kwargs):
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise TypeError(f"For '{cls.__name__}', 'seed' must be an int or None, but got "
+                        f"{type(seed).__name__}.")
+    return cls(seed or 0, **kwargs)
+
+
+def standard_normal(shape, seed=None):
+    """float32 draws of N(0, 1) of `shape`."""
+    return _seeded(R.StandardNormal, seed)(shape)
+
+
+def standard_laplace(shape, seed=None):
+    """float32 draws of Laplace(0, 1) of `shape`."""
+    return _seeded(R.StandardLaplace, seed)(shape)
+
+
+def _size(size):
+    """rand(2, 3) and rand((2, 3)) alike."""
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+
+
+def _as(out, dtype):
+    if dtype is None or dtype == mstype.float32:
+        return out
+    if not dtype.is_float:
+        raise TypeError(f"'dtype' must be a float type, but got {dtype}.")
+    return A.cast(out, dtype)
+
+
+def rand(*size, dtype=None, seed=None):
+    """U[0, 1) draws of shape `size` (float32, or `dtype`)."""
+    return _as(_seeded(R.UniformReal, seed)(_size(size)), dtype)
+
+
+def rand_like(input, seed=None, *, dtype=None):  # noqa: A002
+    """U[0, 1) draws of input's shape (input's dtype, or `dtype`)."""
+    return _as(rand(*input.shape, seed=seed), dtype or input.dtype)
+
+
+def randn(*size, dtype=None, seed=None):
+    """N(0, 1) draws of shape `size` (float32, or `dtype`)."""
+    return _as(standard_normal(_size(size), seed), dtype)
+
+
+def randn_like(input, seed=None, *, dtype=None):  # noqa: A002
+    """N(0, 1) draws of input's shape (input's dtype, or `dtype`)."""
+    return _as(standard_normal(tuple(input.shape), seed), dtype or input.dtype)
+
+
+def randperm(n, seed=0, offset=0, dtype=mstype.int64):
+    """A random permutation of 0 .. n-1: the order that sorts n uniform draws."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"For 'randperm', 'n' must be a non-negative int, but got {n!r}.")
+    _, order = sort(rand(n, seed=seed or None))
+    return A.cast(order, dtype)
+
+
+def bernoulli(input, p=0.5, seed=None):  # noqa: A002
+    """1 with probability `p` (a float or a Tensor broadcast to input's shape), else 0, in
+    input's shape and dtype."""
+    return R.Bernoulli(-1 if seed is None else seed)(input, p)
+
+
+def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
+    """`num_samples` category indices per row of the weights `input` (int64, as MindSpore's
+    ops.multinomial). Without replacement: the categories of the num_samples smallest
+    exponential clocks -log(u) / weight (each row's draws distinct)."""
+    if replacement:
+        return _seeded(R.Multinomial, seed, dtype=mstype.int64)(input, num_samples)
+    if num_samples > input.shape[-1]:
+        raise ValueError(f"For 'multinomial', without replacement 'num_samples' "
+                         f"({num_samples}) cannot exceed the number of categories "
+                         f"({input.shape[-1]}).")
+    clocks = -M.log(1.0 - rand_like(input, seed)) / input
+    _, order = sort(clocks)
+    return A.cast(order[..., :num_samples], mstype.int64)
+
+
+def shuffle(x, seed=None):
+    """x with its first axis in a random order."""
+    if not isinstance(x, Tensor) or x.ndim == 0:
+        raise TypeError("For 'shuffle', 'x' must be a Tensor of at least one dimension.")
+    return A.gather(x, randperm(x.shape[0], seed=seed or 0), 0)
+
+
+def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
+    """`num_sample` draws per row of the categorical distribution softmax(logits)."""
+    weights = M.exp(logits - M.reduce_max(logits, -1, True))
+    return A.cast(_seeded(R.Multinomial, seed)(weights, num_sample), dtype)
+
+
+def log_normal(input, mean=1.0, std=2.0):  # noqa: A002
+    """exp(mean + std * N(0, 1)) draws of input's shape and dtype (Tensor.log_normal)."""
+    return A.cast(M.exp(standard_normal(tuple(input.shape)) * float(std) + float(mean)),
+                  input.dtype)
+
+
+def cauchy(input, median=0.0, sigma=1.0):  # noqa: A002
+    """median + sigma * tan(pi (u - 1/2)) draws of input's shape and dtype (Tensor.cauchy)."""
+    angle = (rand(*input.shape) - 0.5) * math.pi
+    return A.cast(M.tan(angle) * float(sigma) + float(median), input.dtype)
+
