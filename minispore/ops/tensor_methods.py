@@ -156,8 +156,7 @@ class _TensorMethods:
     def masked_select(self, mask): return F.masked_select(self, mask)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
     def multinomial(self, num_samples, replacement=True, seed=None):
-        # MindSpore's Tensor.multinomial answers Int32 (its ops.multinomial Int64).
-        return F.cast(F.multinomial(self, num_samples, replacement, seed), mstype.int32)
+        return F.multinomial(self, num_samples, replacement, seed)
     def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):
         return F.random_categorical(self, num_sample, seed, dtype)
     def log_normal(self, mean=1.0, std=2.0): return RF.log_normal(self, mean, std)

@@ -81,18 +81,18 @@ def bernoulli(input, p=0.5, seed=None):  # noqa: A002
 
 
 def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
-    """`num_samples` category indices per row of the weights `input` (int64, as MindSpore's
+    """`num_samples` category indices per row of the weights `input` (int32, as MindSpore's
     ops.multinomial). Without replacement: the categories of the num_samples smallest
     exponential clocks -log(u) / weight (each row's draws distinct)."""
     if replacement:
-        return _seeded(R.Multinomial, seed, dtype=mstype.int64)(input, num_samples)
+        return _seeded(R.Multinomial, seed)(input, num_samples)
     if num_samples > input.shape[-1]:
         raise ValueError(f"For 'multinomial', without replacement 'num_samples' "
                          f"({num_samples}) cannot exceed the number of categories "
                          f"({input.shape[-1]}).")
     clocks = -M.log(1.0 - rand_like(input, seed)) / input
     _, order = sort(clocks)
-    return A.cast(order[..., :num_samples], mstype.int64)
+    return A.cast(order[..., :num_samples], mstype.int32)
 
 
 def shuffle(x, seed=None):
