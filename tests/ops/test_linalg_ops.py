@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore import Tensor, ops
+from minispore import Tensor, nn, ops
 from minispore.parallel.rules import apply_strategy
 from tests.ops.harness import check_forward, check_grad
 from tests.parallel.test_rules import check_sharded
@@ -229,6 +229,24 @@ def test_graph_mode_equals_pynative_values_and_gradients():
 
     grad_fn = ms.grad(loss)
     np.testing.assert_allclose(ms.jit(grad_fn)(x).asnumpy(), grad_fn(x).asnumpy(), rtol=1e-10)
+
+
+def test_dynamic_batch_and_size_compile_once_and_check_n_when_run():
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.det(x), ops.inverse(x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    net.set_inputs(Tensor(shape=[None, None, None], dtype=ms.float64))
+    for shape in ((2, 3, 3), (4, 2, 2)):
+        x = _matrices(*shape, seed=15, dtype=np.float64, shift=1.0)
+        det, inv = net(Tensor(x))
+        np.testing.assert_allclose(det.asnumpy(), np.linalg.det(x), rtol=1e-12)
+        np.testing.assert_allclose(inv.asnumpy(), np.linalg.inv(x), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match=r"For 'MatrixDeterminant'.*row size must be greater "
+                                         r"than or equal to 2, but got 1"):
+        net(Tensor(np.ones((2, 1, 1))))
 
 
 # -- sharding: batch dims cut, matrices whole -----------------------------------------------

@@ -35,9 +35,13 @@ def _check_square(prim, x, dtypes):
                          f"(x.shape {tuple(x.shape)}).")
 
 
-def _stack(x):
-    """x (..., n, n) as the C-contiguous (B, n, n) stack the linalg kernels take."""
+def _stack(prim, x):
+    """x (..., n, n) as the C-contiguous (B, n, n) stack the linalg kernels take (n checked
+    again: a dynamic dim is known only now)."""
     n = x.shape[-1]
+    if n < 2:
+        raise prim.error(f"the row size must be greater than or equal to 2, but got {n} "
+                         f"(x.shape {tuple(x.shape)}).")
     return contiguous(x).reshape((int(math.prod(x.shape[:-2])), n, n))
 
 
@@ -84,7 +88,7 @@ class MatrixDeterminant(Primitive):
 
     def impl(self, x):
         out = device.empty((int(math.prod(x.shape[:-2])),), x.dtype)
-        kernel("linalg", "det")(_stack(x), out)
+        kernel("linalg", "det")(_stack(self, x), out)
         return out.reshape(tuple(x.shape[:-2]))
 
     def bprop(self, inputs, out, dout):
@@ -122,7 +126,7 @@ class LogMatrixDeterminant(Primitive):
         B = int(math.prod(x.shape[:-2]))
         sign = device.empty((B,), x.dtype)
         logabs = device.empty((B,), x.dtype)
-        kernel("linalg", "slogdet")(_stack(x), sign, logabs)
+        kernel("linalg", "slogdet")(_stack(self, x), sign, logabs)
         batch = tuple(x.shape[:-2])
         return sign.reshape(batch), logabs.reshape(batch)
 
@@ -164,7 +168,7 @@ class MatrixInverse(Primitive):
         return Aval(tuple(x.shape), x.dtype)
 
     def impl(self, x):
-        stack = _stack(x)
+        stack = _stack(self, x)
         out = device.empty(stack.shape, x.dtype)
         eps = np.dtype(x.dtype).type(np.finfo(x.dtype).eps)
         kernel("linalg", "inverse")(stack, out, self.adjoint, eps)
