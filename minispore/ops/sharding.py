@@ -229,6 +229,24 @@ class _Scan(Rule):
 scan = _Scan()
 
 
+MATRIX_DIMS = ("a determinant or an inverse needs its whole matrix; keep the last two dims "
+               "whole (cut the batch dims)")
+
+
+class _MatrixBatch(Rule):
+    """(..., n, n) -> outputs (...) (determinants) or (..., n, n) (inverses): the batch dims
+    may be cut, each matrix stays whole on one device."""
+
+    def spec(self, prim, args, outs):
+        labels = _dims(len(tensor_args(args)[0].shape))
+        fixed = {labels[-2]: MATRIX_DIMS, labels[-1]: MATRIX_DIMS}
+        return Einsum((labels,), tuple(labels if len(o.shape) == len(labels) else labels[:-2]
+                                       for o in outs), fixed=fixed)
+
+
+matrix_batch = _MatrixBatch()
+
+
 class _TopK(Rule):
     """TopK (x, k) -> (values, indices) on the last axis: the other dims may be cut; the last
     stays whole and the k outputs along it are a fresh dim."""

@@ -366,6 +366,12 @@ class _TensorMethods:
     def median(self, axis=-1, keepdims=False): return F.median(self, axis, keepdims)
     def nanmedian(self, axis=-1, keepdims=False): return F.nanmedian(self, axis, keepdims)
     def msort(self): return F.msort(self)
+    def det(self): return F.det(self)
+    def matrix_determinant(self): return F.matrix_determinant(self)
+    def slogdet(self): return F.slogdet(self)
+    def log_matrix_determinant(self): return F.log_matrix_determinant(self)
+    def logdet(self): return F.logdet(self)
+    def inverse(self): return F.inverse(self)
     def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)  # noqa: A002
     def cov(self, *, correction=1, fweights=None, aweights=None):
         return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)

@@ -479,6 +479,24 @@ SIGNATURES = {
         'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',
         'float64[:, :, ::1], int32[::1], float64[:, :, ::1]',
     ),
+    "linalg:_det_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[::1]',
+    ),
+    "linalg:_det_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[::1]',
+    ),
+    "linalg:_inverse_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], boolean, float32',
+    ),
+    "linalg:_inverse_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], boolean, float64',
+    ),
+    "linalg:_slogdet_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[::1], float32[::1]',
+    ),
+    "linalg:_slogdet_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[::1], float64[::1]',
+    ),
     "matmul:_gemm_kernel(np.dtype('float32'), False, False, False, (16, 16, 16, 4, 4))": (
         'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
     ),
