@@ -180,16 +180,26 @@ def _hashable(value):
     return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
+def _typed(values):
+    """`values` with each one's type beside it: 1, 1.0 and True are equal keys, not equal
+    attributes (an axis of 1.0 must meet its own constructor's check)."""
+    return tuple((type(v), _hashable(v)) for v in values)
+
+
 def cached_op(cls, *attrs, **named):
     """The one primitive instance per (class, attributes) that every bprop, functional op and
     parallel pass building an operator of its own shares (attributes are fixed at
     construction, so the instances are interchangeable)."""
-    key = (cls, _hashable(attrs), _hashable(sorted(named.items()))) if named else \
-        (cls,) + attrs
+    if named:
+        key = (cls, _typed(attrs), tuple((k,) + _typed((v,)) for k, v in sorted(named.items())))
+    elif attrs:
+        key = (cls,) + attrs + tuple(map(type, attrs))
+    else:
+        key = cls
     try:
         op = _instances.get(key)
     except TypeError:       # an unhashable attribute (a list): compare it as a tuple
-        key = (cls, _hashable(attrs), _hashable(sorted(named.items())))
+        key = (cls, _typed(attrs), tuple((k,) + _typed((v,)) for k, v in sorted(named.items())))
         op = _instances.get(key)
     if op is None:
         op = _instances[key] = cls(*attrs, **named)
