@@ -17,6 +17,7 @@ MindSpore 2.7.2's CPU kernels:
   sets the unknowns of zero pivots to 0. So a singular matrix gets MindSpore's finite
   "inverse" (e.g. [[1, 2], [2, 4]] -> [[0, 0], [0, 0.25]]) rather than inf/nan.
 """
+import math
 
 
 def load_transposed(x, z, a, n):
@@ -69,6 +70,25 @@ def det_of_lu(a, n, sign):
     for i in range(1, n):
         d *= a[i * n + i]
     return -d if sign < 0 else d
+
+
+def slogdet_of_lu(a, n, sign):
+    """(the sign of the determinant: -1, 0 or 1; log|det|, -inf when it is 0) from
+    lu_partial's factors: the log sums log|U_ii|, so it neither overflows nor underflows
+    where the product would. The sum starts from a[0] - a[0], a zero of a's dtype."""
+    acc = a[0] - a[0]
+    singular = False
+    for i in range(n):
+        d = a[i * n + i]
+        if d == 0:
+            singular = True
+        else:
+            if d < 0:
+                sign = -sign
+            acc += math.log(abs(d))
+    if singular:
+        return 0, -math.inf
+    return sign, acc
 
 
 def lu_full(a, n, rowt, colt):

@@ -6,8 +6,6 @@ in an n*n scratch buffer by the shared bodies of kernels/lu.py (which say which 
 each uses and why: MindSpore's pivoting, so singular inputs come out as MindSpore's do). The
 CUDA twins in kernels/cuda/linalg.py run the same bodies with one thread per matrix.
 """
-import math
-
 import numpy as np
 from numba import njit
 
@@ -17,6 +15,7 @@ _load_transposed = njit(cache=True)(lu.load_transposed)
 _load = njit(cache=True)(lu.load)
 _lu_partial = njit(cache=True)(lu.lu_partial)
 _det_of_lu = njit(cache=True)(lu.det_of_lu)
+_slogdet_of_lu = njit(cache=True)(lu.slogdet_of_lu)
 _lu_full = njit(cache=True)(lu.lu_full)
 _full_rank = njit(cache=True)(lu.full_rank)
 _solve_unit_column = njit(cache=True)(lu.solve_unit_column)
@@ -51,19 +50,7 @@ def slogdet(x, sign, logabs):
     a = np.empty(n * n, x.dtype)
     for z in range(B):
         _load(x, z, a, n)
-        s = _lu_partial(a, n)
-        acc = a[0] - a[0]
-        singular = False
-        for i in range(n):
-            d = a[i * n + i]
-            if d == 0:
-                singular = True
-            else:
-                if d < 0:
-                    s = -s
-                acc += math.log(abs(d))
-        sign[z] = 0 if singular else s
-        logabs[z] = -np.inf if singular else acc
+        sign[z], logabs[z] = _slogdet_of_lu(a, n, _lu_partial(a, n))
 
 
 @njit(cache=True)

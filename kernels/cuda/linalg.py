@@ -12,7 +12,6 @@ independent. The local arrays' dtype is a compile-time constant, so each kernel 
 dtype by an lru_cache factory.
 """
 import functools
-import math
 
 import numpy as np
 from numba import cuda, from_dtype, int64
@@ -28,6 +27,7 @@ _load_transposed = cuda.jit(device=True)(lu.load_transposed)
 _load = cuda.jit(device=True)(lu.load)
 _lu_partial = cuda.jit(device=True)(lu.lu_partial)
 _det_of_lu = cuda.jit(device=True)(lu.det_of_lu)
+_slogdet_of_lu = cuda.jit(device=True)(lu.slogdet_of_lu)
 _lu_full = cuda.jit(device=True)(lu.lu_full)
 _full_rank = cuda.jit(device=True)(lu.full_rank)
 _solve_unit_column = cuda.jit(device=True)(lu.solve_unit_column)
@@ -54,7 +54,6 @@ def _det_kernel(np_dtype):
 def _slogdet_kernel(np_dtype):
     """slogdet for one dtype: the CPU kernel's loop body per matrix z (grid-stride)."""
     dt = from_dtype(np_dtype)
-    zero = np_dtype.type(0)     # a typed zero: an int literal would widen float32 sums
 
     @cuda.jit
     def slogdet_matrices(x, sign, logabs):
@@ -62,19 +61,7 @@ def _slogdet_kernel(np_dtype):
         a = cuda.local.array(_NN, dt)
         for z in range(cuda.grid(1), B, cuda.gridsize(1)):
             _load(x, z, a, n)
-            s = _lu_partial(a, n)
-            acc = zero
-            singular = False
-            for i in range(n):
-                d = a[i * n + i]
-                if d == 0:
-                    singular = True
-                else:
-                    if d < 0:
-                        s = -s
-                    acc += math.log(abs(d))
-            sign[z] = 0 if singular else s
-            logabs[z] = -math.inf if singular else acc
+            sign[z], logabs[z] = _slogdet_of_lu(a, n, _lu_partial(a, n))
 
     return slogdet_matrices
 
