@@ -4,6 +4,10 @@ import math
 
 from numba import njit
 
+from .. import sampling
+
+_multinomial_draw = njit(cache=True)(sampling.multinomial_draw)
+
 
 @njit(cache=True)
 def dropout(x, u, keep_prob, out, mask):
@@ -69,25 +73,10 @@ def bernoulli(u, p, out):
 @njit(cache=True)
 def multinomial(probs, u, out):
     """out[r, s] = the first category c of row r with cumsum(probs[r])[c] > u[r, s] * total
-    (sampling with replacement from the unnormalised weights of each row).
+    (sampling with replacement from the unnormalised weights of each row; kernels/sampling.py).
 
     Preconditions: probs (rows, categories) float64 >= 0 with a positive sum per row; u
     (rows, samples) float64 uniform [0, 1); out (rows, samples) integer; all C-contiguous."""
-    rows, categories = probs.shape
-    for r in range(rows):
-        total = 0.0
-        last = 0            # the last category of positive weight: where rounding ends
-        for c in range(categories):
-            total += probs[r, c]
-            if probs[r, c] > 0.0:
-                last = c
+    for r in range(u.shape[0]):
         for s in range(u.shape[1]):
-            target = u[r, s] * total
-            acc = 0.0
-            pick = last
-            for c in range(categories):
-                acc += probs[r, c]
-                if acc > target and probs[r, c] > 0.0:
-                    pick = c
-                    break
-            out[r, s] = pick
+            _multinomial_draw(probs, u, out, r, s)

@@ -7,6 +7,7 @@ import math
 
 from numba import cuda
 
+from .. import sampling
 from .launch import elementwise
 
 
@@ -81,28 +82,15 @@ def bernoulli(u, p, out):
                                            out.reshape(out.size))
 
 
+_multinomial_draw = cuda.jit(device=True)(sampling.multinomial_draw)
+
+
 @cuda.jit
 def _multinomial_kernel(probs, u, out):
     samples = u.shape[1]
     for k in range(cuda.grid(1), u.shape[0] * samples, cuda.gridsize(1)):
         r = k // samples
-        s = k - r * samples
-        categories = probs.shape[1]
-        total = 0.0
-        last = 0
-        for c in range(categories):
-            total += probs[r, c]
-            if probs[r, c] > 0.0:
-                last = c
-        target = u[r, s] * total
-        acc = 0.0
-        pick = last
-        for c in range(categories):
-            acc += probs[r, c]
-            if acc > target and probs[r, c] > 0.0:
-                pick = c
-                break
-        out[r, s] = pick
+        _multinomial_draw(probs, u, out, r, k - r * samples)
 
 
 def multinomial(probs, u, out):
