@@ -120,3 +120,33 @@ def test_bad_arguments_say_how_to_call_it():
     done = subprocess.run(launcher_command(0) + ["true"], capture_output=True, text=True,
                           timeout=HARD_TIMEOUT_S)
     assert done.returncode != 0 and "-n must be a positive number of ranks" in done.stderr
+
+
+def _mpich_segments():
+    return {n for n in os.listdir("/dev/shm") if n.startswith("mpich_")} \
+        if os.path.isdir("/dev/shm") else set()
+
+
+# Two MPI ranks meet in a barrier (so MPICH has set up its node-local shared memory), then rank
+# 1 is killed: neither rank reaches MPI_Finalize, which is where MPICH unlinks the segment.
+KILLED_MPI_JOB = """
+import os, signal
+from mpi4py import MPI
+MPI.COMM_WORLD.Barrier()
+if MPI.COMM_WORLD.Get_rank() == 1:
+    os.kill(os.getpid(), signal.SIGKILL)
+MPI.COMM_WORLD.Barrier()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="needs /dev/shm (Linux)")
+def test_a_killed_job_leaves_no_shared_memory_behind():
+    """MPICH names each job's node-local segment after the job id the launcher gives it
+    (/dev/shm/mpich_shm_<FNV-1a of the kvsname>_0) and unlinks it at MPI_Finalize; a job
+    whose ranks were killed would leave it there for good (thousands, gigabytes, on a machine
+    that runs many), so the launcher unlinks it when the job has ended."""
+    before = _mpich_segments()
+    done = subprocess.run(launcher_command(2) + [sys.executable, "-c", KILLED_MPI_JOB],
+                          capture_output=True, text=True, timeout=HARD_TIMEOUT_S)
+    assert done.returncode == 128 + 9, done.stdout + done.stderr
+    assert _mpich_segments() - before == set()

@@ -105,6 +105,7 @@ class Job:
             while True:
                 self._reap()
                 if all(r.status is not None for r in self.ranks):
+                    self._remove_shared_memory()
                     return self._status()
                 for key, _ in self.selector.select():
                     if key.data is None:
@@ -162,6 +163,19 @@ class Job:
             for rank in running:
                 rank.killed = True
                 _signal(rank.proc, signal.SIGKILL)
+
+    def _remove_shared_memory(self):
+        """Unlink the job's node-local shared memory once every rank has ended. MPICH's ch4
+        names it after the job id this launcher hands out (/dev/shm/mpich_shm_<world>_0 and
+        mpich_vci_<world>_0, world = the FNV-1a hash of the kvsname, node 0 on one host) and
+        unlinks it in MPI_Finalize, which a killed rank never reaches: without this, every
+        failed job would leave its segment (1-2 MB) in /dev/shm until the machine restarts."""
+        world = _fnv1a(self.kvsname.encode())
+        for kind in ("shm", "vci"):
+            try:
+                os.unlink(f"/dev/shm/mpich_{kind}_{world:x}_0")
+            except FileNotFoundError:
+                pass
 
     def _status(self):
         if self.outcome is not None:
@@ -248,6 +262,14 @@ class Job:
             rank.sock.sendall(message.encode() + b"\n")
         except OSError:
             pass        # the rank is gone; reaping it decides what that means
+
+
+def _fnv1a(data):
+    """The 32-bit FNV-1a hash MPICH derives its world id from (uthash's HASH_FNV)."""
+    h = 2166136261
+    for byte in data:
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h
 
 
 def _signal(proc, signum):
