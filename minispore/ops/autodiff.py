@@ -3,7 +3,7 @@ recomputed blocks of PYNATIVE ``Cell.recompute``, and the gradient boundaries of
 ``Cell.register_backward_hook``, and the in-place writes of ``Tensor.__setitem__``."""
 from contextlib import contextmanager
 
-from minispore.common.context import Interpreter, context
+from minispore.common.context import BASE, Interpreter, context
 from minispore.common.tensor import Tensor, tensor_of
 from minispore.ops.backprop import backprop
 
@@ -31,7 +31,9 @@ class Tape(Interpreter):
         self._keep = []   # holds watched tensors so their ids stay unique while the tape lives
 
     def apply(self, prim, args):
-        outs = self.apply_below(prim, args)
+        # apply_below inlined: every operator of a PYNATIVE training step passes here
+        below = self._belows[-1]
+        outs = BASE[0](prim, args) if below is None else below.apply(prim, args)
         if prim.differentiable:
             self.record(prim, args, outs)
         return outs

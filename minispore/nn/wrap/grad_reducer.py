@@ -79,9 +79,9 @@ def bucket_plan(parameters, mode, config):
 class _Bucket:
     """The gradients of several parameters (one dtype), reduced by one all-reduce of their
     flat packing; between a start in the backward and the reducer's wait, `token` is the
-    pending all-reduce."""
+    pending all-reduce. Its wait and views are made once, with the bucket, not every step."""
 
-    __slots__ = ("members", "grads", "pending", "token", "aval")
+    __slots__ = ("members", "grads", "pending", "token", "wait", "views")
 
     def __init__(self, members, parameters):
         self.members = members
@@ -89,7 +89,11 @@ class _Bucket:
         self.pending = len(members)
         self.token = None
         p = parameters[members[0]]
-        self.aval = Aval((sum(parameters[i].size for i in members),), p.dtype)
+        self.wait = AllReduceWait((Aval((sum(parameters[i].size for i in members),), p.dtype),))
+        self.views, offset = [], 0
+        for i in members:
+            self.views.append(BucketView(offset, parameters[i].shape))
+            offset += parameters[i].size
 
 
 class DistributedGradReducer(Cell):
@@ -161,9 +165,9 @@ class DistributedGradReducer(Cell):
         # The mean's 1/degree is applied while packing, so no extra pass over the buffers
         # (exact for power-of-two degrees, within an ulp otherwise): a constant per dtype.
         scaled = self.mean and self.degree != 1
-        self._factor = {b.aval.dtype: Tensor(np.asarray(1.0 / self.degree, b.aval.dtype.np_dtype),
-                                             b.aval.dtype)
-                        for b in self._buckets} if scaled else None
+        dtypes = {self._parameters[b.members[0]].dtype for b in self._buckets}
+        self._factor = {dt: Tensor(np.asarray(1.0 / self.degree, dt.np_dtype), dt)
+                        for dt in dtypes} if scaled else None
         self._pack = PackBucket(scaled)
 
     @property
@@ -220,14 +224,11 @@ class DistributedGradReducer(Cell):
         out = [None] * len(grads)
         for bucket in self._buckets:
             if bucket.token is not None:
-                flat = AllReduceWait((bucket.aval,))(bucket.token)
+                flat = bucket.wait(bucket.token)
             else:
                 flat = self._reduce(self._packed([grads[i] for i in bucket.members]))
-            offset = 0
-            for i in bucket.members:
-                p = self._parameters[i]
-                out[i] = BucketView(offset, p.shape)(flat)
-                offset += p.size
+            for i, view in zip(bucket.members, bucket.views):
+                out[i] = view(flat)
             bucket.token, bucket.grads = None, [None] * len(bucket.members)
             bucket.pending = len(bucket.members)
         self._filled = [False] * len(self._parameters)
