@@ -24,6 +24,8 @@ from minispore.communication.watch import fault_report, watchdog
 from minispore.communication.watch.arrivals import ABORTING, EXITED
 from minispore.communication.state import STATE
 
+PROGRESS_INTERVAL_S = 0.005     # between MPI progress calls while waiting for the others
+
 
 class _Exits:
     """What this process's exit needs: the watch, the table, the settings, the real exits."""
@@ -60,7 +62,21 @@ class _Exits:
                 warnings += 1
                 fault_report.write(fault_report.exit_report(
                     left_at, pending, table, self.watch.groups, settings, fatal=False))
-            time.sleep(settings.tick)
+            _progress_for(settings.tick)
+
+
+def _progress_for(seconds):
+    """Drive MPI's progress engine for `seconds`: a send this rank made may still be on its way
+    (libfabric's netmod, the dynamic cluster's, moves data only inside MPI calls: a message to
+    a peer not yet connected waits in this rank), and the receiver must get it."""
+    comm = STATE.world.comm if STATE.world is not None else None
+    until = time.monotonic() + seconds
+    while True:
+        if comm is not None:
+            comm.Iprobe()
+        if time.monotonic() >= until:
+            return
+        time.sleep(PROGRESS_INTERVAL_S)
 
 
 def install(watch, table, settings):

@@ -450,7 +450,9 @@ def judge(me, peers, stable, waited, settings, settled=None):
     as a Verdict, or None while it may still complete.
 
     - LEFT: a member has left its script before making this call (MPI would wait forever, or
-      the launcher would end the job silently with the leaver's exit code);
+      the launcher would end the job silently with the leaver's exit code); for a Send or
+      Receive, once it has waited SETTLE_S (a message sent just before leaving may still
+      arrive);
     - DESYNC: a member waits in the same call of the group (same number there) with another
       collective or byte count (the default desync check: MPICH gives each collective its own
       tags, so such calls never match and wait forever);
@@ -467,7 +469,10 @@ def judge(me, peers, stable, waited, settings, settled=None):
             continue
         if p.status == EXITED:
             made = calls_made(p, me.group)
-            if point_to_point or (made is not None and made < me.seq):
+            # A message the peer sent just before it left may still be on its way (the exit
+            # drives MPI progress until every rank has left): a receive waits SETTLE_S first.
+            if (point_to_point and waited >= min(SETTLE_S, settings.stall / 4)) or \
+                    (made is not None and made < me.seq):
                 return Verdict(LEFT, [rank])
     if not point_to_point:
         same_group = [r for r in stable if peers[r].group == me.group]
