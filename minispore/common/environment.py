@@ -83,8 +83,9 @@ COMMUNICATION_VARS = (
     "MS_RETRY_INTERVAL_LOWER", "MS_RETRY_INTERVAL_UPPER",
     # ... the MPI launcher's, which say this process runs under one (and its size)
     "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
-    # the launcher a dynamic-cluster process was relaunched under (cluster/relaunch.py)
-    "MINISPORE_CLUSTER_LAUNCHER_PID",
+    # the launcher a dynamic-cluster process was relaunched under, and MPICH's netmod, which
+    # must be libfabric's for a worker's MPI_Comm_connect (cluster/relaunch.py)
+    "MINISPORE_CLUSTER_LAUNCHER_PID", "MPIR_CVAR_CH4_NETMOD",
     # the cluster token (communication/cluster/cluster_token.py)
     "MS_CLUSTER_TOKEN", "MS_CLUSTER_TOKEN_FILE",
     # the watchdog (communication/watch/watchdog.py) and the full collective check (_comm.py)

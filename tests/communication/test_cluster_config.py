@@ -145,6 +145,22 @@ def test_only_a_valid_worker_outside_an_mpi_launcher_is_relaunched(monkeypatch):
     assert not relaunch.needs_relaunch(WORKER)
 
 
+def test_a_relaunched_worker_connects_on_libfabric_unless_the_user_chose(monkeypatch):
+    """MPICH's UCX netmod releases a request twice in MPI_Comm_connect (relaunch.py's
+    docstring): the worker's launcher gets MPIR_CVAR_CH4_NETMOD=ofi, a user's choice wins."""
+    launched = []
+    monkeypatch.setattr(os, "execve", lambda path, argv, env: launched.append(env))
+    monkeypatch.setattr(sys, "argv", ["train.py"])
+    for environ, netmod in [(WORKER, "ofi"), (dict(WORKER, MPIR_CVAR_CH4_NETMOD="ucx"), "ucx")]:
+        relaunch.relaunch_under_launcher(environ)
+        assert launched.pop()["MPIR_CVAR_CH4_NETMOD"] == netmod
+    assert relaunch.unsound_netmod_warning({"MPIR_CVAR_CH4_NETMOD": "ofi"}) is None
+    for environ, named in [({}, "MPICH's default netmod (UCX; MPIR_CVAR_CH4_NETMOD unset)"),
+                           ({"MPIR_CVAR_CH4_NETMOD": "ucx"}, "MPIR_CVAR_CH4_NETMOD=ucx")]:
+        warning = relaunch.unsound_netmod_warning(environ)
+        assert named in warning and "Set MPIR_CVAR_CH4_NETMOD=ofi" in warning, warning
+
+
 def test_the_launcher_is_minispores_own_listening_nowhere():
     argv = relaunch.launcher_command(1)
     forker = os.path.join(os.path.dirname(relaunch.__file__), "forker.py")

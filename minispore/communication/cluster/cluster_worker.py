@@ -23,11 +23,12 @@ import socket
 import sys
 import threading
 import time
+import warnings
 
 from minispore.common.environment import environment
 from minispore.communication.cluster import cluster_token, cluster_wire
 from minispore.communication.cluster.relaunch import LAUNCHER_PID_VAR, MPI_LAUNCHED_VARS, \
-    runs_a_script, started_by_mpi_launcher
+    NETMOD_VAR, runs_a_script, started_by_mpi_launcher, unsound_netmod_warning
 from minispore.communication.state import STATE, mpi
 
 RETRY_INTERVAL = 0.2        # between attempts to reach a scheduler that is not up yet
@@ -248,6 +249,9 @@ def join(config):
             f"one-rank MPI launcher (MPICH cannot connect singleton processes), which "
             f"'import minispore' arranges for a script, but {why} relaunched: run the worker "
             f"as 'python script.py' (or -m module / -c code) with minispore imported at the top.")
+    warning = unsound_netmod_warning(environment((NETMOD_VAR,)))
+    if warning:
+        warnings.warn(warning, RuntimeWarning, stacklevel=2)
     link = SchedulerLink(config)
     link.connect()
     link.register()

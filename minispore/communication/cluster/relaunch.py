@@ -21,6 +21,16 @@ it), so its workers' MPI netmods listen on loopback only, as minispore.run's ran
 whose scheduler is elsewhere listens on this host's interface toward the scheduler
 (listen.netmod_environment; variables the user set win, and an interface that cannot be found
 is an error naming the address).
+
+The worker's MPI runs on MPICH's libfabric netmod (MPIR_CVAR_CH4_NETMOD=ofi) unless the user
+chose one: the UCX netmod's MPI_Comm_connect (MPIDI_UCX_dynamic_send, MPICH 5.0.2 and its
+main branch) releases its send request twice, once in the completion callback and again after
+the wait, whenever the send does not complete at once (a connection to a new peer still being
+made). The second release corrupts UCX's request pool; about one join in a hundred across two
+hosts then spins forever in ucp_request_release (seen with gdb: rank 2 of 4 in
+PMPI_Comm_connect -> ucp_request_release -> pthread_spin_lock), and the job fails when
+MS_TOPO_TIMEOUT passes. The libfabric netmod's connect waits on a request of its own and
+releases nothing (ofi_spawn.c). init() warns when a worker joins on another netmod.
 """
 import os
 import sys
@@ -34,6 +44,9 @@ from minispore.communication.cluster.roles import ENVIRONMENT_VARS, Role, \
 # launcher also arms PR_SET_PDEATHSIG; this covers systems without it).
 LAUNCHER_PID_VAR = "MINISPORE_CLUSTER_LAUNCHER_PID"
 MPI_LAUNCHED_VARS = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
+# MPICH's netmod choice, and the one whose MPI_Comm_connect is sound (see the docstring).
+NETMOD_VAR = "MPIR_CVAR_CH4_NETMOD"
+CONNECTABLE_NETMOD = "ofi"
 
 
 def started_by_mpi_launcher(environ):
@@ -59,6 +72,20 @@ def needs_relaunch(environ):
     return config.role in (Role.WORKER, Role.SERVER) and runs_a_script()
 
 
+def unsound_netmod_warning(environ):
+    """The warning for a worker about to connect on a netmod other than libfabric's (one the
+    user chose, or a worker an MPI launcher started, which is never relaunched), else None."""
+    netmod = environ.get(NETMOD_VAR)
+    if netmod == CONNECTABLE_NETMOD:
+        return None
+    chosen = (f"{NETMOD_VAR}={netmod}" if netmod else
+              f"MPICH's default netmod (UCX; {NETMOD_VAR} unset)")
+    return (f"This dynamic-cluster worker connects to the others on {chosen}: MPICH's UCX netmod "
+            f"releases a request twice in MPI_Comm_connect, which now and then hangs the join "
+            f"until MS_TOPO_TIMEOUT. Set {NETMOD_VAR}={CONNECTABLE_NETMOD} (what minispore sets "
+            f"for the workers it relaunches).")
+
+
 def relaunch_under_launcher(environ=None):
     """Replace this process by minispore's launcher running ``python <argv>`` as a one-rank job
     when needs_relaunch(environ); otherwise return.
@@ -75,6 +102,8 @@ def relaunch_under_launcher(environ=None):
     env = dict(os.environ if environ is None else environ)
     env[LAUNCHER_PID_VAR] = str(os.getpid())
     env.update(netmod_environment(cluster_config_from_environment(settings).sched_host, env))
+    if not env.get(NETMOD_VAR):
+        env[NETMOD_VAR] = CONNECTABLE_NETMOD
     sys.stdout.flush()
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_RDONLY)
