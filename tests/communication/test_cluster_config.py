@@ -154,6 +154,13 @@ def test_a_relaunched_worker_connects_on_libfabric_unless_the_user_chose(monkeyp
     for environ, netmod in [(WORKER, "ofi"), (dict(WORKER, MPIR_CVAR_CH4_NETMOD="ucx"), "ucx")]:
         relaunch.relaunch_under_launcher(environ)
         assert launched.pop()["MPIR_CVAR_CH4_NETMOD"] == netmod
+    # One host (a loopback scheduler): libfabric's shared memory; across hosts, its own choice.
+    assert relaunch.connectable_netmod("127.0.0.1", {}) == \
+        {"MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "shm"}
+    assert relaunch.connectable_netmod("10.200.0.1", {}) == {"MPIR_CVAR_CH4_NETMOD": "ofi"}
+    assert relaunch.connectable_netmod("127.0.0.1", {"FI_PROVIDER": "tcp"}) == \
+        {"MPIR_CVAR_CH4_NETMOD": "ofi"}
+    assert relaunch.connectable_netmod("127.0.0.1", {"MPIR_CVAR_CH4_NETMOD": "ucx"}) == {}
     assert relaunch.unsound_netmod_warning({"MPIR_CVAR_CH4_NETMOD": "ofi"}) is None
     for environ, named in [({}, "MPICH's default netmod (UCX; MPIR_CVAR_CH4_NETMOD unset)"),
                            ({"MPIR_CVAR_CH4_NETMOD": "ucx"}, "MPIR_CVAR_CH4_NETMOD=ucx")]:

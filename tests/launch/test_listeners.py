@@ -188,8 +188,9 @@ def test_a_dynamic_cluster_listens_on_loopback_only(tmp_path, job):
                                     release)
     assert set(status.values()) == {0}, job.log()
     assert beyond_loopback(seen) == {}, seen
-    assert (ipaddress.ip_address("127.0.0.1"), port) in seen, seen     # the scheduler's
-    assert len(seen) >= 3, seen                                         # and each worker's
+    # The scheduler's port alone: the workers' libfabric netmod talks through shared memory
+    # on one host (cluster/relaunch.py) and opens none.
+    assert list(seen) == [(ipaddress.ip_address("127.0.0.1"), port)], seen
 
 
 def test_a_parameter_server_job_listens_on_loopback_only(tmp_path, job):
@@ -203,8 +204,8 @@ def test_a_parameter_server_job_listens_on_loopback_only(tmp_path, job):
     seen, status = watch_until_done(procs, job.log)
     assert set(status.values()) == {0}, job.log()
     assert beyond_loopback(seen) == {}, seen
-    assert (ipaddress.ip_address("127.0.0.1"), port) in seen, seen     # the scheduler's
-    assert len(seen) >= 4, seen                         # and the server's and workers' netmods
+    # The scheduler's port alone (the server's and workers' netmods use shared memory).
+    assert list(seen) == [(ipaddress.ip_address("127.0.0.1"), port)], seen
 
 
 # Where the netmods are told to listen (listen.netmod_environment), without processes.

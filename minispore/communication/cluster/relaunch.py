@@ -30,13 +30,18 @@ made). The second release corrupts UCX's request pool; about one join in a hundr
 hosts then spins forever in ucp_request_release (seen with gdb: rank 2 of 4 in
 PMPI_Comm_connect -> ucp_request_release -> pthread_spin_lock), and the job fails when
 MS_TOPO_TIMEOUT passes. The libfabric netmod's connect waits on a request of its own and
-releases nothing (ofi_spawn.c). init() warns when a worker joins on another netmod.
+releases nothing (ofi_spawn.c). init() warns when a worker joins on another netmod. A job on
+one host (its scheduler on loopback) takes libfabric's shared-memory provider (FI_PROVIDER=shm,
+unless the user chose one): its tcp provider over loopback made the parameter-server sample's
+step 1.6-3x slower than UCX, which moves a host's traffic through shared memory; with shm the
+steps match UCX's (tools/bench_ps.py, README). Across hosts libfabric picks tcp itself.
 """
 import os
 import sys
 
 from minispore.common.environment import environment
-from minispore.communication.cluster.listen import launcher_command, netmod_environment
+from minispore.communication.cluster.listen import is_loopback, launcher_command, \
+    netmod_environment
 from minispore.communication.cluster.roles import ENVIRONMENT_VARS, Role, \
     cluster_config_from_environment
 
@@ -47,6 +52,8 @@ MPI_LAUNCHED_VARS = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 # MPICH's netmod choice, and the one whose MPI_Comm_connect is sound (see the docstring).
 NETMOD_VAR = "MPIR_CVAR_CH4_NETMOD"
 CONNECTABLE_NETMOD = "ofi"
+PROVIDER_VAR = "FI_PROVIDER"        # libfabric's provider
+ONE_HOST_PROVIDER = "shm"
 
 
 def started_by_mpi_launcher(environ):
@@ -70,6 +77,19 @@ def needs_relaunch(environ):
     except (ValueError, NotImplementedError):
         return False
     return config.role in (Role.WORKER, Role.SERVER) and runs_a_script()
+
+
+def connectable_netmod(sched_host, environ):
+    """The netmod variables `environ` leaves unset for a worker of the job whose scheduler is at
+    `sched_host`: libfabric's netmod, and its shared-memory provider on one host (see the
+    module docstring)."""
+    chosen = {}
+    if not environ.get(NETMOD_VAR):
+        chosen[NETMOD_VAR] = CONNECTABLE_NETMOD
+    if chosen.get(NETMOD_VAR, environ.get(NETMOD_VAR)) == CONNECTABLE_NETMOD and \
+            not environ.get(PROVIDER_VAR) and is_loopback(sched_host):
+        chosen[PROVIDER_VAR] = ONE_HOST_PROVIDER
+    return chosen
 
 
 def unsound_netmod_warning(environ):
@@ -101,9 +121,9 @@ def relaunch_under_launcher(environ=None):
     # declares (the user's PATH, PYTHONPATH, ... as well).
     env = dict(os.environ if environ is None else environ)
     env[LAUNCHER_PID_VAR] = str(os.getpid())
-    env.update(netmod_environment(cluster_config_from_environment(settings).sched_host, env))
-    if not env.get(NETMOD_VAR):
-        env[NETMOD_VAR] = CONNECTABLE_NETMOD
+    sched_host = cluster_config_from_environment(settings).sched_host
+    env.update(netmod_environment(sched_host, env))
+    env.update(connectable_netmod(sched_host, env))
     sys.stdout.flush()
     sys.stderr.flush()
     devnull = os.open(os.devnull, os.O_RDONLY)
