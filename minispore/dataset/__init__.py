@@ -9,6 +9,8 @@ from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler
                                                SequentialSampler, SubsetRandomSampler,
                                                SubsetSampler)
 from minispore.dataset.engine.cifar import Cifar10Dataset
+from minispore.dataset.engine.file_rows import Shuffle
+from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset
 from minispore.dataset.engine.sources import (FashionMnistDataset, GeneratorDataset, MnistDataset,
                                              NumpySlicesDataset)
 from minispore.dataset.synth_cifar10 import synth_cifar10
@@ -16,7 +18,8 @@ from minispore.dataset.synth_mnist import synth_mnist
 
 __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
            "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler", "Cifar10Dataset", "FashionMnistDataset",
+           "SubsetRandomSampler", "SubsetSampler", "Shuffle", "CSVDataset", "TextFileDataset",
+           "Cifar10Dataset", "FashionMnistDataset",
            "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
            "synth_mnist", "zip"]
 
