@@ -10,6 +10,8 @@ from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler
                                                SubsetSampler)
 from minispore.dataset.engine.cifar import Cifar10Dataset
 from minispore.dataset.engine.file_rows import Shuffle
+from minispore.dataset.engine.random_source import RandomDataset
+from minispore.dataset.engine.schema import Schema
 from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset
 from minispore.dataset.engine.sources import (FashionMnistDataset, GeneratorDataset, MnistDataset,
                                              NumpySlicesDataset)
@@ -19,6 +21,7 @@ from minispore.dataset.synth_mnist import synth_mnist
 __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
            "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler", "Shuffle", "CSVDataset", "TextFileDataset",
+           "RandomDataset", "Schema",
            "Cifar10Dataset", "FashionMnistDataset",
            "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
            "synth_mnist", "zip"]
