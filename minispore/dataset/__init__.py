@@ -14,7 +14,7 @@ from minispore.dataset.engine.random_source import RandomDataset
 from minispore.dataset.engine.schema import Schema
 from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset
 from minispore.dataset.engine.sources import (FashionMnistDataset, GeneratorDataset, MnistDataset,
-                                             NumpySlicesDataset)
+                                             NumpySlicesDataset, PaddedDataset)
 from minispore.dataset.synth_cifar10 import synth_cifar10
 from minispore.dataset.synth_mnist import synth_mnist
 
@@ -23,8 +23,8 @@ __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIt
            "SubsetRandomSampler", "SubsetSampler", "Shuffle", "CSVDataset", "TextFileDataset",
            "RandomDataset", "Schema",
            "Cifar10Dataset", "FashionMnistDataset",
-           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
-           "synth_mnist", "zip"]
+           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "PaddedDataset",
+           "synth_cifar10", "synth_mnist", "zip"]
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

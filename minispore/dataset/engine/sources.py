@@ -10,7 +10,7 @@ from minispore.common.dtype import Type
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns
-from minispore.dataset.engine.samplers import select_sampler
+from minispore.dataset.engine.samplers import Sampler, select_sampler
 from minispore.dataset.mnist_idx import read_idx
 
 
@@ -45,6 +45,14 @@ class RandomAccessSource(Dataset):
         idx = self.sampler.indices(self._num_rows(), np.random.default_rng(config.get_seed()),
                                    (0,))
         return np.sort(idx) if self.sampler.is_random() else idx
+
+    def use_sampler(self, new_sampler):
+        """Read with `new_sampler` from now on (in place, as MindSpore's use_sampler)."""
+        if new_sampler is None:
+            raise TypeError("Input sampler can not be None.")
+        if not isinstance(new_sampler, Sampler):
+            raise TypeError(f"Input sampler is not an instance of a sampler: {new_sampler!r}.")
+        self.sampler, self._size_cache = new_sampler, None
 
     def _with_sampler(self, sampler):
         new = copy.copy(self)
@@ -309,3 +317,48 @@ class GeneratorDataset(RandomAccessSource):
                 rows = []
         if rows:
             yield [ck.stack(list(col)) for col in zip(*rows)]
+
+
+class PaddedDataset(RandomAccessSource):
+    """Rows given as a list of dicts {column: value}, read in order: the padding rows one
+    concatenates to a dataset so that DistributedSampler shards come out equal
+    (``(data + PaddedDataset(pad)).use_sampler(DistributedSampler(n, i, shuffle=False))``).
+
+    Every dict needs the first one's keys, which name the columns in order; values are numbers,
+    strings, bytes or arrays of them (Python ints become int64, floats float64).
+
+    >>> PaddedDataset([{"a": 1}, {"a": 2}]).get_dataset_size()
+    2
+    """
+
+    def __init__(self, padded_samples):
+        if not isinstance(padded_samples, list):
+            raise TypeError(f"Argument padded_samples with value {padded_samples!r} is not of "
+                            f"type [<class 'list'>], but got {type(padded_samples)}.")
+        if not padded_samples:
+            raise ValueError("padded_samples cannot be empty.")
+        for sample in padded_samples:
+            if not isinstance(sample, dict):
+                raise TypeError(f"Argument padded_element with value {sample!r} is not of type "
+                                f"[<class 'dict'>], but got {type(sample)}.")
+        names = list(padded_samples[0])
+        rows = []
+        for i, sample in enumerate(padded_samples):
+            if list(sample) != names:
+                raise RuntimeError(f"For 'PaddedDataset', padded_samples[{i}] has the keys "
+                                   f"{list(sample)} but the first sample has {names}: every "
+                                   f"sample needs the same columns.")
+            try:
+                rows.append([ck.as_array(sample[n]) for n in names])
+            except TypeError as e:
+                raise RuntimeError(f"For 'PaddedDataset', padded_samples[{i}]: {e}.") from None
+        super().__init__(check_columns("PaddedDataset", names),
+                         select_sampler(None, None, False, None, None), None)
+        self.padded_samples = padded_samples
+        self._cols = [ck.stack(list(col)) for col in zip(*rows)]
+
+    def _num_rows(self):
+        return len(self.padded_samples)
+
+    def _fetch(self, idx):
+        return [ck.select(c, idx) for c in self._cols]
