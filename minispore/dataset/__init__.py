@@ -9,6 +9,7 @@ from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler
                                                SequentialSampler, SubsetRandomSampler,
                                                SubsetSampler)
 from minispore.dataset.engine.cifar import Cifar10Dataset
+from minispore.dataset.engine.class_samplers import PKSampler, WeightedRandomSampler
 from minispore.dataset.engine.file_rows import Shuffle
 from minispore.dataset.engine.random_source import RandomDataset
 from minispore.dataset.engine.schema import Schema
@@ -19,12 +20,11 @@ from minispore.dataset.synth_cifar10 import synth_cifar10
 from minispore.dataset.synth_mnist import synth_mnist
 
 __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
-           "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler", "Shuffle", "CSVDataset", "TextFileDataset",
-           "RandomDataset", "Schema",
-           "Cifar10Dataset", "FashionMnistDataset",
-           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "PaddedDataset",
-           "synth_cifar10", "synth_mnist", "zip"]
+           "DistributedSampler", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle",
+           "Cifar10Dataset", "CSVDataset", "FashionMnistDataset", "GeneratorDataset",
+           "MnistDataset", "NumpySlicesDataset", "PaddedDataset", "RandomDataset", "Schema",
+           "TextFileDataset", "synth_cifar10", "synth_mnist", "zip"]
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

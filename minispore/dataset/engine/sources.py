@@ -10,6 +10,7 @@ from minispore.common.dtype import Type
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns
+from minispore.dataset.engine.class_samplers import PKSampler
 from minispore.dataset.engine.samplers import Sampler, select_sampler
 from minispore.dataset.mnist_idx import read_idx
 
@@ -17,10 +18,27 @@ from minispore.dataset.mnist_idx import read_idx
 class RandomAccessSource(Dataset):
     """A source whose rows can be read by index; a sampler picks each epoch's indices."""
 
+    # whether _class_ids() knows each row's class (what PKSampler draws by)
+    _HAS_CLASS_IDS = False
+
     def __init__(self, column_names, sampler, num_parallel_workers):
         super().__init__((), num_parallel_workers)
         self._names = list(column_names)
+        self._check_sampler(sampler)
         self.sampler = sampler
+
+    def _check_sampler(self, sampler):
+        if isinstance(sampler, PKSampler) and not self._HAS_CLASS_IDS:
+            raise ValueError(f"{type(self).__name__} doesn't support PKSampler.")
+
+    def _class_ids(self):
+        """Each row's class (sources with _HAS_CLASS_IDS)."""
+        raise NotImplementedError
+
+    def _active_sampler(self):
+        if isinstance(self.sampler, PKSampler):
+            return self.sampler.bound(self._class_ids())
+        return self.sampler
 
     def _num_rows(self):
         raise NotImplementedError
@@ -33,16 +51,17 @@ class RandomAccessSource(Dataset):
         return list(self._names)
 
     def _size(self):
-        return self.sampler.get_num_samples(self._num_rows())
+        return self._active_sampler().get_num_samples(self._num_rows())
 
     def _chunks(self, ctx):
-        idx = self.sampler.indices(self._num_rows(), ctx.rng(self), ctx.path)
+        idx = self._active_sampler().indices(self._num_rows(), ctx.rng(self), ctx.path)
         for start in range(0, len(idx), ck.CHUNK_ROWS):
             yield self._fetch(idx[start:start + ck.CHUNK_ROWS])
 
     def _epoch_indices_fixed(self):
         """This source's rows (as its sampler selects them), in index order."""
-        idx = self.sampler.indices(self._num_rows(), np.random.default_rng(config.get_seed()),
+        idx = self._active_sampler().indices(self._num_rows(),
+                                             np.random.default_rng(config.get_seed()),
                                    (0,))
         return np.sort(idx) if self.sampler.is_random() else idx
 
@@ -52,6 +71,7 @@ class RandomAccessSource(Dataset):
             raise TypeError("Input sampler can not be None.")
         if not isinstance(new_sampler, Sampler):
             raise TypeError(f"Input sampler is not an instance of a sampler: {new_sampler!r}.")
+        self._check_sampler(new_sampler)
         self.sampler, self._size_cache = new_sampler, None
 
     def _with_sampler(self, sampler):
@@ -141,8 +161,13 @@ class MnistDataset(RandomAccessSource):
         self.dataset_dir, self.usage = os.fspath(dataset_dir), usage
         self._images, self._labels = load_mnist(self.dataset_dir, usage, who)
 
+    _HAS_CLASS_IDS = True
+
     def _num_rows(self):
         return len(self._labels)
+
+    def _class_ids(self):
+        return self._labels
 
     def _fetch(self, idx):
         return [self._images[idx], self._labels[idx]]
