@@ -16,7 +16,8 @@ def test_padded_rows_keep_their_types():
     assert data.get_col_names() == ["image", "label"] and data.get_dataset_size() == 2
     got = list(data.create_dict_iterator(output_numpy=True))
     assert [(r["image"].tolist(), r["label"].item()) for r in got] == [([0, 0], -1), ([1, 1], 3)]
-    assert {(r["image"].dtype, r["label"].dtype) for r in got} == {(np.dtype(np.uint8), np.dtype(np.int32))}
+    assert {(r["image"].dtype, r["label"].dtype) for r in got} == \
+        {(np.dtype(np.uint8), np.dtype(np.int32))}
     row = next(ds.PaddedDataset([{"a": 1, "b": 2.5, "c": "s", "d": [1, 2], "e": b"xy",
                                   "f": True}]).create_dict_iterator(output_numpy=True))
     assert [(row[k].tolist(), row[k].dtype.name) for k in "abcdef"] == \

@@ -30,8 +30,8 @@ def _typed(field, kind, path, line):
     match = (_INT_PREFIX if kind is int else _FLOAT_PREFIX).match(field)
     if match is None:
         raise RuntimeError(f"Invalid csv, csv file: {path} parse failed at line {line}, type "
-                           f"does not match: {field!r} is not a{'n int' if kind is int else ' float'}"
-                           f" (the column's default is {kind.__name__}).")
+                           f"does not match: {field!r} is not a number, and the column's "
+                           f"default is a {kind.__name__}.")
     value = kind(match.group())
     if (kind is int and not _INT32[0] <= value <= _INT32[1]) or \
             (kind is float and np.isfinite(value) and abs(value) > _FLOAT32_MAX):
