@@ -13,7 +13,7 @@ from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.samplers import _check_count, check_shard_args
 
 
-class Shuffle(str, enum.Enum):
+class Shuffle(enum.Enum):
     """How a file-based source shuffles (mindspore.dataset.Shuffle)."""
     FALSE = "false"
     ADAPTIVE = "adaptive"
