@@ -9,16 +9,23 @@ from minispore.dataset.engine.samplers import (DistributedSampler, RandomSampler
                                                SequentialSampler, SubsetRandomSampler,
                                                SubsetSampler)
 from minispore.dataset.engine.cifar import Cifar10Dataset
+from minispore.dataset.engine.class_samplers import PKSampler, WeightedRandomSampler
+from minispore.dataset.engine.file_rows import Shuffle
+from minispore.dataset.engine.image_folder import ImageFolderDataset
+from minispore.dataset.engine.random_source import RandomDataset
+from minispore.dataset.engine.schema import Schema
+from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset
 from minispore.dataset.engine.sources import (FashionMnistDataset, GeneratorDataset, MnistDataset,
-                                             NumpySlicesDataset)
+                                             NumpySlicesDataset, PaddedDataset)
 from minispore.dataset.synth_cifar10 import synth_cifar10
 from minispore.dataset.synth_mnist import synth_mnist
 
 __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIterator",
-           "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler", "Cifar10Dataset", "FashionMnistDataset",
-           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "synth_cifar10",
-           "synth_mnist", "zip"]
+           "DistributedSampler", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle",
+           "Cifar10Dataset", "CSVDataset", "FashionMnistDataset", "GeneratorDataset",
+           "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "PaddedDataset",
+           "RandomDataset", "Schema", "TextFileDataset", "synth_cifar10", "synth_mnist", "zip"]
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

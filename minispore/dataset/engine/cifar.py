@@ -109,8 +109,13 @@ class Cifar10Dataset(RandomAccessSource):
         self._images = np.concatenate([p[0] for p in parts])
         self._labels = np.concatenate([p[1] for p in parts])
 
+    _HAS_CLASS_IDS = True
+
     def _num_rows(self):
         return len(self._labels)
+
+    def _class_ids(self):
+        return self._labels
 
     def _fetch(self, idx):
         return [self._images[idx], self._labels[idx]]

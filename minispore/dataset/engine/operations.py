@@ -7,7 +7,8 @@ import numpy as np
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns, find_columns
-from minispore.dataset.engine.samplers import SubsetRandomSampler, SubsetSampler
+from minispore.dataset.engine.samplers import (ConcatShardSampler, DistributedSampler,
+                                               RandomSampler, SubsetRandomSampler, SubsetSampler)
 from minispore.dataset.engine.sources import RandomAccessSource
 from minispore.dataset.transforms.transforms import Compose
 
@@ -460,6 +461,54 @@ class ConcatDataset(Dataset):
     def _size(self):
         sizes = [d._size() for d in self.children]
         return None if None in sizes else sum(sizes)
+
+    def use_sampler(self, sampler):
+        """Shard the concatenation: with DistributedSampler(n, i, shuffle=False), row g of the
+        rows read in order goes to shard g % n (each child's own sampler is replaced), so
+        padding rows (PaddedDataset) can even the shards out. As in MindSpore, only an
+        unshuffled DistributedSampler without num_samples is taken."""
+        if isinstance(sampler, RandomSampler):
+            raise NotImplementedError("For 'concat', use_sampler(RandomSampler) is not "
+                                      "implemented in minispore; use a DistributedSampler.")
+        if not isinstance(sampler, DistributedSampler):
+            raise TypeError(f"The parameter {sampler!r} of concat must be DistributedSampler or "
+                            f"RandomSampler!")
+        if sampler.shuffle:
+            raise ValueError("The parameter shuffle of DistributedSampler must be False!")
+        if sampler.num_samples is not None:
+            raise ValueError("The parameter num_samples of DistributedSampler is not support to "
+                             "be set!")
+        leaves = self._leaves()
+        for child in leaves:
+            # (a GeneratorDataset over an iterable streams its rows: it has no sampler)
+            if not isinstance(child, RandomAccessSource) or child.sampler is None:
+                raise NotImplementedError(
+                    f"For 'concat', use_sampler needs every dataset joined to be a "
+                    f"random-access source (NumpySlicesDataset, MnistDataset, PaddedDataset, "
+                    f"...); sharding a concatenated {type(child).__name__} is not implemented "
+                    f"in minispore.")
+            if child.sampler.num_samples:
+                raise ValueError(f"The parameter NumSamples of {type(child).__name__} is not "
+                                 f"support to be set!")
+        # the sources' sizes before any sharding (MindSpore counts them when concatenating)
+        if not hasattr(self, "_leaf_rows"):
+            self._leaf_rows = [child.get_dataset_size() for child in leaves]
+        offset = 0
+        for child, rows in zip(leaves, self._leaf_rows):
+            child.use_sampler(ConcatShardSampler(sampler.num_shards, sampler.shard_id, offset))
+            offset = (offset + rows) % sampler.num_shards
+        self._forget_sizes()
+
+    def _leaves(self):
+        """The datasets joined, with nested concatenations (``a + b + c``) opened up."""
+        return [leaf for child in self.children
+                for leaf in (child._leaves() if isinstance(child, ConcatDataset) else [child])]
+
+    def _forget_sizes(self):
+        self._size_cache = None
+        for child in self.children:
+            if isinstance(child, ConcatDataset):
+                child._forget_sizes()
 
     def _chunks(self, ctx):
         dtypes = None

@@ -119,6 +119,23 @@ class DistributedSampler(Sampler):
                 f"shuffle={self.shuffle}, num_samples={self.num_samples})")
 
 
+class ConcatShardSampler(Sampler):
+    """Row i of a concatenated child whose first row is row `offset` of the concatenation (mod
+    num_shards) goes to shard (i + offset) % num_shards: what ConcatDataset.use_sampler gives
+    each child, so row g of the whole concatenation lands on shard g % num_shards."""
+
+    def __init__(self, num_shards, shard_id, offset):
+        super().__init__(None)
+        self.num_shards, self.shard_id, self.offset = num_shards, shard_id, offset
+
+    def _full_count(self, n):
+        return len(self.indices(n, None, None))
+
+    def indices(self, n, rng, path):
+        i = np.arange(n, dtype=np.int64)
+        return i[(i + self.offset) % self.num_shards == self.shard_id]
+
+
 class SubsetSampler(Sampler):
     """The given indices, in the given order."""
 

@@ -10,17 +10,35 @@ from minispore.common.dtype import Type
 from minispore.dataset import config
 from minispore.dataset.engine import chunk as ck
 from minispore.dataset.engine.datasets import Dataset, check_columns
-from minispore.dataset.engine.samplers import select_sampler
+from minispore.dataset.engine.class_samplers import PKSampler
+from minispore.dataset.engine.samplers import Sampler, select_sampler
 from minispore.dataset.mnist_idx import read_idx
 
 
 class RandomAccessSource(Dataset):
     """A source whose rows can be read by index; a sampler picks each epoch's indices."""
 
+    # whether _class_ids() knows each row's class (what PKSampler draws by)
+    _HAS_CLASS_IDS = False
+
     def __init__(self, column_names, sampler, num_parallel_workers):
         super().__init__((), num_parallel_workers)
         self._names = list(column_names)
+        self._check_sampler(sampler)
         self.sampler = sampler
+
+    def _check_sampler(self, sampler):
+        if isinstance(sampler, PKSampler) and not self._HAS_CLASS_IDS:
+            raise ValueError(f"{type(self).__name__} doesn't support PKSampler.")
+
+    def _class_ids(self):
+        """Each row's class (sources with _HAS_CLASS_IDS)."""
+        raise NotImplementedError
+
+    def _active_sampler(self):
+        if isinstance(self.sampler, PKSampler):
+            return self.sampler.bound(self._class_ids())
+        return self.sampler
 
     def _num_rows(self):
         raise NotImplementedError
@@ -33,18 +51,28 @@ class RandomAccessSource(Dataset):
         return list(self._names)
 
     def _size(self):
-        return self.sampler.get_num_samples(self._num_rows())
+        return self._active_sampler().get_num_samples(self._num_rows())
 
     def _chunks(self, ctx):
-        idx = self.sampler.indices(self._num_rows(), ctx.rng(self), ctx.path)
+        idx = self._active_sampler().indices(self._num_rows(), ctx.rng(self), ctx.path)
         for start in range(0, len(idx), ck.CHUNK_ROWS):
             yield self._fetch(idx[start:start + ck.CHUNK_ROWS])
 
     def _epoch_indices_fixed(self):
         """This source's rows (as its sampler selects them), in index order."""
-        idx = self.sampler.indices(self._num_rows(), np.random.default_rng(config.get_seed()),
+        idx = self._active_sampler().indices(self._num_rows(),
+                                             np.random.default_rng(config.get_seed()),
                                    (0,))
         return np.sort(idx) if self.sampler.is_random() else idx
+
+    def use_sampler(self, new_sampler):
+        """Read with `new_sampler` from now on (in place, as MindSpore's use_sampler)."""
+        if new_sampler is None:
+            raise TypeError("Input sampler can not be None.")
+        if not isinstance(new_sampler, Sampler):
+            raise TypeError(f"Input sampler is not an instance of a sampler: {new_sampler!r}.")
+        self._check_sampler(new_sampler)
+        self.sampler, self._size_cache = new_sampler, None
 
     def _with_sampler(self, sampler):
         new = copy.copy(self)
@@ -133,8 +161,13 @@ class MnistDataset(RandomAccessSource):
         self.dataset_dir, self.usage = os.fspath(dataset_dir), usage
         self._images, self._labels = load_mnist(self.dataset_dir, usage, who)
 
+    _HAS_CLASS_IDS = True
+
     def _num_rows(self):
         return len(self._labels)
+
+    def _class_ids(self):
+        return self._labels
 
     def _fetch(self, idx):
         return [self._images[idx], self._labels[idx]]
@@ -309,3 +342,48 @@ class GeneratorDataset(RandomAccessSource):
                 rows = []
         if rows:
             yield [ck.stack(list(col)) for col in zip(*rows)]
+
+
+class PaddedDataset(RandomAccessSource):
+    """Rows given as a list of dicts {column: value}, read in order: the padding rows one
+    concatenates to a dataset so that DistributedSampler shards come out equal
+    (``(data + PaddedDataset(pad)).use_sampler(DistributedSampler(n, i, shuffle=False))``).
+
+    Every dict needs the first one's keys, which name the columns in order; values are numbers,
+    strings, bytes or arrays of them (Python ints become int64, floats float64).
+
+    >>> PaddedDataset([{"a": 1}, {"a": 2}]).get_dataset_size()
+    2
+    """
+
+    def __init__(self, padded_samples):
+        if not isinstance(padded_samples, list):
+            raise TypeError(f"Argument padded_samples with value {padded_samples!r} is not of "
+                            f"type [<class 'list'>], but got {type(padded_samples)}.")
+        if not padded_samples:
+            raise ValueError("padded_samples cannot be empty.")
+        for sample in padded_samples:
+            if not isinstance(sample, dict):
+                raise TypeError(f"Argument padded_element with value {sample!r} is not of type "
+                                f"[<class 'dict'>], but got {type(sample)}.")
+        names = list(padded_samples[0])
+        rows = []
+        for i, sample in enumerate(padded_samples):
+            if list(sample) != names:
+                raise RuntimeError(f"For 'PaddedDataset', padded_samples[{i}] has the keys "
+                                   f"{list(sample)} but the first sample has {names}: every "
+                                   f"sample needs the same columns.")
+            try:
+                rows.append([ck.as_array(sample[n]) for n in names])
+            except TypeError as e:
+                raise RuntimeError(f"For 'PaddedDataset', padded_samples[{i}]: {e}.") from None
+        super().__init__(check_columns("PaddedDataset", names),
+                         select_sampler(None, None, False, None, None), None)
+        self.padded_samples = padded_samples
+        self._cols = [ck.stack(list(col)) for col in zip(*rows)]
+
+    def _num_rows(self):
+        return len(self.padded_samples)
+
+    def _fetch(self, idx):
+        return [ck.select(c, idx) for c in self._cols]
