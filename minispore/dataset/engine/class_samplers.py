@@ -1,7 +1,7 @@
 """WeightedRandomSampler and PKSampler: samplers that draw rows by weight or by class."""
 import numpy as np
 
-from minispore.dataset.engine.samplers import Sampler, _check_count
+from minispore.dataset.engine.samplers import Sampler
 
 
 def _check_bool(name, value):
