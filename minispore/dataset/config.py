@@ -1,11 +1,16 @@
 """Global dataset settings (`ds.config`): seed, parallel workers, prefetch size."""
+import os
+
 from minispore.common import seed as _global_seed
 from minispore.common.registry import REGISTRY, Option
 
 # std::mt19937::default_seed: MindSpore's dataset seed before anyone sets one.
 _DEFAULT_SEED = 5489
+# MindSpore's default worker count: 8, or the machine's CPU count when smaller (2.7.2 reports 2
+# on a 2-CPU machine, whatever the process's affinity).
+_DEFAULT_WORKERS = min(8, os.cpu_count() or 1)
 REGISTRY.declare(Option("dataset", "seed", default=None),
-                 Option("dataset", "num_parallel_workers", default=8),
+                 Option("dataset", "num_parallel_workers", default=_DEFAULT_WORKERS),
                  Option("dataset", "prefetch_size", default=16))
 
 

@@ -1,4 +1,5 @@
 """Prefetching iterators: errors from the pipeline thread, early exit, stop(), epochs, config."""
+import os
 import threading
 import time
 
@@ -85,9 +86,12 @@ def test_config_values_and_errors():
     ds.config.set_prefetch_size(4)
     assert ds.config.get_prefetch_size() == 4
     ds.config.set_prefetch_size(16)
-    ds.config.set_num_parallel_workers(2)
-    assert ds.config.get_num_parallel_workers() == 2
-    ds.config.set_num_parallel_workers(8)
+    # MindSpore's default: 8 workers, or the CPU count when smaller (2 on a 2-CPU machine).
+    default = ds.config.get_num_parallel_workers()
+    assert default == min(8, os.cpu_count())
+    ds.config.set_num_parallel_workers(3)
+    assert ds.config.get_num_parallel_workers() == 3
+    ds.config.set_num_parallel_workers(default)
     assert ds.config.get_seed() == 5489
     with pytest.raises(ValueError, match="config.set_seed"):
         ds.config.set_seed(-1)
