@@ -33,11 +33,16 @@ class CommStats:
 
     def record(self, collective, nbytes, k):
         """Count one `collective` over k ranks with an nbytes-byte input (before it runs)."""
+        self.add(collective, sent_bytes(collective, nbytes, k))
+
+    def add(self, collective, sent):
+        """Count one `collective` that sends `sent` bytes (``sent_bytes``, priced by a caller
+        that calls it again and again on one signature)."""
         entry = self.entries.get(collective)
         if entry is None:
             entry = self.entries[collective] = {"count": 0, "bytes": 0}
         entry["count"] += 1
-        entry["bytes"] += sent_bytes(collective, nbytes, k)
+        entry["bytes"] += sent
 
     def snapshot(self):
         return {kind: dict(entry) for kind, entry in self.entries.items()}

@@ -107,3 +107,34 @@ def test_a_profiled_call_is_recorded_as_an_operator(world, tmp_path):
     spans = {(name, category) for name, category, *_ in profiler.recorder.spans}
     # The operator span comes from the generic dispatch, the "mpi" one from the layer below.
     assert spans == {("AllReduce", "communication"), ("AllReduce", "mpi")}, spans
+
+
+def test_short_path_without_the_full_check(world, monkeypatch):
+    """The default (no set_collective_check): the short path still counts, equals the
+    reference, and skips infer after the first call."""
+    from minispore import communication as comm
+    comm.set_collective_check(False)
+    me = get_rank()
+    prim = ops.AllReduce(ops.ReduceOp.MAX)
+    calls = counting_infer(monkeypatch, prim)
+    reset_comm_stats()
+    for salt in range(3):
+        xs = all_ranks((4, 2), np.float32, salt)
+        np.testing.assert_array_equal(prim(Tensor(xs[me])).asnumpy(), np.max(xs, axis=0))
+    assert calls == [(4, 2)]
+    assert comm_stats()["AllReduce"]["count"] == 3
+
+
+def test_a_destroyed_group_is_refused_after_the_short_path_was_taken(world):
+    """The prepared call holds the group's communicator: once the group is destroyed, the call
+    goes back to the generic path and its error, not to a freed communicator."""
+    from minispore import communication as comm
+    ranks = list(range(get_group_size()))
+    comm.create_group("short_path_group", ranks)
+    prim = ops.AllReduce(group="short_path_group")
+    x = Tensor(np.ones((3,), np.float32))
+    prim(x)
+    np.testing.assert_array_equal(prim(x).asnumpy(), np.full(3, len(ranks), np.float32))
+    comm.destroy_group("short_path_group")
+    with pytest.raises(ValueError, match="short_path_group.*does not exist"):
+        prim(x)
