@@ -6,12 +6,20 @@ from minispore.common.registry import REGISTRY
 
 _CTX = context()
 _cache = REGISTRY.owned("ops.kernels", dict)   # (device, family, name) -> kernel
+# [REGISTRY.version when read, the active device]: every kernel call of every operator asks,
+# and reading the setting each time cost about 0.4 us of the 0.7 us lookup.
+_DEVICE = REGISTRY.memo("ops.kernel_device", [-1, "cpu"])
 
 
 def kernel(family, name, device=None):
     """The kernel function `name` of module `family` for the active device, or for `device`
     ("cpu" | "cuda") when the data's home is fixed, e.g. host-memory buffers (cached)."""
-    key = (device or _CTX.device, family, name)
+    if device is None:
+        if _DEVICE[0] != REGISTRY.version:
+            _DEVICE[1] = _CTX.device
+            _DEVICE[0] = REGISTRY.version
+        device = _DEVICE[1]
+    key = (device, family, name)
     fn = _cache.get(key)
     if fn is None:
         module = importlib.import_module(f"minispore.kernels.{key[0]}.{family}")
