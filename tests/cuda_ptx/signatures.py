@@ -385,6 +385,8 @@ SIGNATURES = {
     'elementwise:sign._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+        'int32[::1], int32[::1], int64, int64[::1], int64[::1]',
+        'int64[::1], int64[::1], int64, int64[::1], int64[::1]',
     ),
     'elementwise:sin._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',

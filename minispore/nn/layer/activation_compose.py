@@ -10,7 +10,8 @@ from minispore.ops import functional as F
 
 __all__ = ["ELU", "CELU", "SeLU", "LeakyReLU", "ReLU6", "SiLU", "Mish", "HSwish", "HSigmoid",
            "Softsign", "Hardtanh", "LogSigmoid", "Tanhshrink", "SoftShrink", "HShrink",
-           "Threshold", "Softmin", "Softmax2d", "GLU", "FastGelu", "PReLU", "PReLUExt"]
+           "Threshold", "Softmin", "Softmax2d", "GLU", "FastGelu", "PReLU", "PReLUExt",
+           "RReLU"]
 
 
 def _float(name, arg, v):
@@ -198,3 +199,24 @@ class PReLUExt(Cell):
 
     def construct(self, x):
         return F.prelu(x, self.weight)
+
+
+class RReLU(Cell):
+    """Randomized leaky ReLU (ops.rrelu): negative elements times slopes drawn from
+    U[lower, upper) at every call. As in MindSpore 2.7.2, in training and evaluation alike."""
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        for arg, value in (("upper", upper), ("lower", lower)):
+            if not isinstance(value, (float, int)) or isinstance(value, bool):
+                raise TypeError(f"For 'RReLU', the type of '{arg}' should be one of "
+                                f"'['float', 'int']', but got type '{type(value).__name__}'.")
+        if lower > upper:
+            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to "
+                             f"'lower', but got upper: {upper}, lower: {lower}. ")
+        self.lower, self.upper = float(lower), float(upper)
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'rrelu', the input must be a Tensor, but got {type(x)}.")
+        return F.rrelu(x, self.lower, self.upper)

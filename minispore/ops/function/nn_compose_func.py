@@ -4,6 +4,7 @@ relu6, silu, mish, the hard and soft shrinks, glu, softplus; l1/mse/huber/bce/kl
 distances. Formulas and defaults are MindSpore 2.7's."""
 import math
 
+from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -13,7 +14,7 @@ from minispore.ops.function.composite_func import where as _where
 from minispore.ops.function.math_compose_func import xlogy
 from minispore.ops.function.reduce_compose_func import vector_norm
 
-__all__ = ["elu", "celu", "selu", "leaky_relu", "relu6", "silu", "mish", "hardswish",
+__all__ = ["elu", "celu", "selu", "leaky_relu", "rrelu", "relu6", "silu", "mish", "hardswish",
            "hardsigmoid", "softsign", "hardtanh", "logsigmoid", "tanhshrink", "softshrink",
            "soft_shrink", "hardshrink", "threshold", "softmin", "glu", "softplus", "fast_gelu",
            "prelu", "l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss",
@@ -73,6 +74,33 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
     """x where x > 0, else alpha * x."""
     _check_tensor("leaky_relu", "input", input)
     return _where(M.greater(input, 0), input, M.mul(input, alpha))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
+    """Randomized leaky ReLU: x where x > 0, a * x where x < 0 with a drawn from U[lower, upper)
+    per element at every call, 0 at 0; computed as MindSpore does, (max(sign(x), 0) -
+    min(sign(x), 0) * a) * x with a cast to x's dtype (an integer x keeps its positive part:
+    its slopes round to 0), so its gradient is that factor (0 at x == 0).
+
+    Raises:
+        TypeError: lower or upper is not an int or a float, or input is not a Tensor.
+        ValueError: lower > upper.
+    """
+    for arg, value in (("upper", upper), ("lower", lower)):
+        if not isinstance(value, (float, int)):
+            raise TypeError(f"For 'rrelu', '{arg}' must be an int or a float, but got "
+                            f"{type(value)}")
+    if lower > upper:
+        raise ValueError(f"For 'rrelu', the value of 'upper' must be greater than or equal to "
+                         f"'lower', but got upper: {upper}, lower: {lower}. ")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'rrelu', the 'input' must be a Tensor but got {type(input)}.")
+    from minispore.ops.function.random_func import uniform
+    sign = M.sign(input)
+    slopes = A.cast(uniform(tuple(input.shape), Tensor(lower, mstype.float32),
+                            Tensor(upper, mstype.float32)), input.dtype)
+    factor = M.sub(M.maximum(sign, 0), M.mul(M.minimum(sign, 0), slopes))
+    return M.mul(factor, input)
 
 
 def relu6(x):

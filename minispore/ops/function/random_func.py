@@ -12,7 +12,8 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function.sort_func import sort
 from minispore.ops.operations import random_ops as R
 
-__all__ = ["standard_normal", "standard_laplace", "rand", "rand_like", "randn", "randn_like",
+__all__ = ["standard_normal", "standard_laplace", "uniform", "rand", "rand_like", "randn",
+           "randn_like",
            "randperm", "bernoulli", "multinomial", "shuffle", "random_categorical"]
 
 
@@ -31,6 +32,36 @@ def standard_normal(shape, seed=None):
 def standard_laplace(shape, seed=None):
     """float32 draws of Laplace(0, 1) of `shape`."""
     return _seeded(R.StandardLaplace, seed)(shape)
+
+
+def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
+    """Draws of U[minval, maxval) of `shape` (a tuple, or a 1-D int Tensor of it), with Tensors
+    minval and maxval broadcast to it: ``UniformReal(shape) * (maxval - minval) + minval``, as
+    MindSpore computes it. Float32 only: MindSpore's other dtype, Int32 (its UniformInt), raises
+    NotImplementedError.
+
+    Raises:
+        TypeError: minval or maxval is not a Tensor, or not of `dtype`; `dtype` is neither
+            Int32 nor Float32 (MindSpore's messages).
+    """
+    if not isinstance(minval, Tensor) or not isinstance(maxval, Tensor):
+        raise TypeError("For functional operator[uniform], the input[minval] and input[maxval] "
+                        "must be a Tensor.")
+    if dtype not in (mstype.int32, mstype.float32):
+        raise TypeError(f"The 'uniform' doesn't support '{dtype}' and expect to receive "
+                        f"[mindspore.int32, mindspore.float32].")
+    for bound in (minval, maxval):
+        if bound.dtype != dtype:
+            raise TypeError(f"For 'uniform', the value data type '{dtype}' is not consistent "
+                            f"with assigned tensor data type {bound.dtype}.")
+    if dtype == mstype.int32:
+        raise NotImplementedError("ops.uniform with dtype=mindspore.int32 (MindSpore's "
+                                  "UniformInt) is not implemented in minispore; draw float32 "
+                                  "values and floor them.")
+    if isinstance(shape, Tensor):
+        shape = tuple(int(d) for d in shape.asnumpy().reshape(-1))
+    draws = _seeded(R.UniformReal, seed)(tuple(shape))
+    return M.add(M.mul(draws, M.sub(maxval, minval)), minval)
 
 
 def _size(size):

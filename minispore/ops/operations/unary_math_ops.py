@@ -5,6 +5,7 @@ the bprops compose math_ops' operators (float inputs; rounding and sign have zer
 as in MindSpore)."""
 import math
 
+from minispore.common import dtype as mstype
 from minispore.ops.operations._base import cached_op
 from minispore.ops.operations.array_ops import ZerosLike
 from minispore.ops.operations.elementwise import UnaryElementwise
@@ -105,8 +106,10 @@ class Ceil(_Piecewise):
 
 
 class Sign(_Piecewise):
-    """out = 1, -1 or 0 by the sign of x (NaN stays NaN)."""
+    """out = 1, -1 or 0 by the sign of x (NaN stays NaN); Int32, Int64 and floats, as
+    MindSpore 2.7.2 takes them."""
     kernel_name = "sign"
+    valid_dtypes = (mstype.int32, mstype.int64) + tuple(mstype.float_types)
 
 
 class Reciprocal(UnaryElementwise):

@@ -171,3 +171,12 @@ def test_integer_kernels_match_cpu(name, dtype, rng):
     got = getattr(gpu, name)(*dev(*arrays)) if nin > 1 else getattr(gpu, name)(dev(arrays[0]))
     assert got.dtype == want.dtype and tuple(got.shape) == want.shape
     np.testing.assert_array_equal(host(got), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_sign_on_integers(dtype):
+    """ops.Sign takes Int32 and Int64 (MindSpore does): its CUDA kernel too."""
+    x = np.array([-7, 0, 3, -1, 12], dtype)
+    got = gpu.sign(dev(x))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(host(got), np.sign(x))
