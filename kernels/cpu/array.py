@@ -1,4 +1,5 @@
-"""Array CPU kernels: cast, fill and the strided copy behind transpose, slicing, concat and tile."""
+"""Array CPU kernels: cast, fill, scale and the strided copy behind transpose, slicing, concat and
+tile."""
 import numpy as np
 from numba import njit
 
@@ -10,6 +11,18 @@ def cast(x, out):
     of = out.reshape(out.size)
     for i in range(xf.size):
         of[i] = xf[i]
+
+
+@njit(cache=True)
+def scale(x, factor, out):
+    """out.flat[i] = x.flat[i] * factor[0]; x and out C-contiguous float32 or float64 of one
+    dtype and size, factor a 1-element array of it (on the GPU it stays on the device).
+    A plain loop LLVM vectorises: the mul ufunc broadcasting a 0-d factor ran 3x slower."""
+    xf = x.ravel()
+    of = out.reshape(out.size)
+    f = factor[0]
+    for i in range(xf.size):
+        of[i] = xf[i] * f
 
 
 @njit(cache=True)

@@ -21,6 +21,22 @@ def cast(x, out):
 
 
 @cuda.jit
+def _scale(x, factor, out):
+    """for i (grid-stride): out[i] = x[i] * factor[0]."""
+    f = factor[0]
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = x[i] * f
+
+
+def scale(x, factor, out):
+    """out.flat[i] = x.flat[i] * factor[0] (the CPU twin's contract; factor a 1-element
+    device array, read by the kernel: no host round trip)."""
+    if x.size:
+        blocks, threads = launch.elementwise(x.size)
+        _scale[blocks, threads](launch.flat(x), launch.flat(factor), launch.flat(out))
+
+
+@cuda.jit
 def _fill(out, value):
     """for i (grid-stride): out[i] = value."""
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):

@@ -32,6 +32,10 @@ SIGNATURES = {
         'int64[::1], int64',
         'uint16[::1], uint16',
     ),
+    'array:_scale': (
+        'float32[::1], float32[::1], float32[::1]',
+        'float64[::1], float64[::1], float64[::1]',
+    ),
     'array:_strided_copy': (
         'float32[::1], int64, float32[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',
         'float64[::1], int64, float64[::1], int64, int64, int64[::1], int64[::1], int64[::1], int64',

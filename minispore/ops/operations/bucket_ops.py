@@ -29,6 +29,7 @@ __all__ = ["PackBucket", "BucketView", "AllReduceStart", "AllReduceWait", "progr
 # Made by the data-parallel reducer and the overlap pass on each rank's own gradients, after
 # the parallel passes have partitioned the step: never sharded.
 _AFTER_PARTITION = "a gradient bucket of one rank, made after the step is partitioned"
+_SCALED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class PackBucket(Primitive):
@@ -51,12 +52,19 @@ class PackBucket(Primitive):
         grads, factor = (arrays[:-1], arrays[-1]) if self.scaled else (arrays, None)
         if out is None:
             out = device.empty((sum(g.size for g in grads),), grads[0].dtype)
+        # float32/float64 scale in one vectorised loop; float16 goes through the mul ufunc
+        # (computed in float32 and rounded, as every float16 product here is).
+        scale = factor is not None and out.dtype in _SCALED_DTYPES
+        if scale:
+            factor = device.contiguous(factor, dtype=out.dtype).reshape(1)
         offset = 0
         for g in grads:
             piece = out[offset:offset + g.size]
             flat = device.contiguous(g).reshape(g.size)
             if factor is None:
                 kernel("array", "cast")(flat, piece)
+            elif scale:
+                kernel("array", "scale")(flat, factor, piece)
             else:
                 kernel("elementwise", "mul")(flat, factor, out=piece)
             offset += g.size

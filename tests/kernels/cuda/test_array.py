@@ -28,6 +28,19 @@ def test_cast(src, dst, rng):
     np.testing.assert_array_equal(host(got), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scale(dtype, rng):
+    """out = x * factor[0] on both devices, bit for bit the product numpy rounds."""
+    x = rng.standard_normal(1000).astype(dtype)
+    factor = np.array([1.0 / 3.0], dtype)
+    want = np.empty_like(x)
+    cpu.scale(x, factor, want)
+    np.testing.assert_array_equal(want, x * factor[0])
+    got = empty(x.shape, dtype)
+    gpu.scale(dev(x), dev(factor), got)
+    np.testing.assert_array_equal(host(got), want)
+
+
 @pytest.mark.parametrize("dtype", DTYPES + [np.int32])
 def test_fill(dtype):
     got = empty((3, 50), dtype)
