@@ -5,6 +5,8 @@ the global generator, ``ms.set_seed``) picks an operator with its own generator,
 MindSpore's seeded operators do."""
 import math
 
+import numpy as np
+
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
@@ -12,8 +14,8 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function.sort_func import sort
 from minispore.ops.operations import random_ops as R
 
-__all__ = ["standard_normal", "standard_laplace", "uniform", "rand", "rand_like", "randn",
-           "randn_like",
+__all__ = ["standard_normal", "standard_laplace", "uniform", "gumbel_softmax", "rand",
+           "rand_like", "randn", "randn_like",
            "randperm", "bernoulli", "multinomial", "shuffle", "random_categorical"]
 
 
@@ -62,6 +64,46 @@ def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
         shape = tuple(int(d) for d in shape.asnumpy().reshape(-1))
     draws = _seeded(R.UniformReal, seed)(tuple(shape))
     return M.add(M.mul(draws, M.sub(maxval, minval)), minval)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
+    """softmax((logits + g) / tau) along `dim`, g = -log(-log(U)) Gumbel noise drawn per element
+    and call; with `hard`, the one-hot of its argmax in the forward and the soft sample's
+    gradient in the backward (straight-through). MindSpore's computation, checks and errors:
+    logits Float16 or Float32, tau a positive float, `dim` in [-ndim, ndim), or [-1, ndim)
+    when hard (MindSpore's range)."""
+    from minispore.ops.function import nn_func
+    from minispore.ops.function.composite_func import stop_gradient
+    if not isinstance(logits, Tensor):
+        raise TypeError("The input logits must be tensor")
+    if logits.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For 'gumbel_softmax', the 'logits' should be one of "
+                        f"[mindspore.float16, mindspore.float32], but got "
+                        f"'mindspore.{str(logits.dtype).lower()}'.")
+    for arg, value, kind in (("tau", tau, float), ("hard", hard, bool), ("dim", dim, int)):
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(f"For 'gumbel_softmax', the type of '{arg}' should be "
+                            f"'{kind.__name__}', but got type '{type(value).__name__}'.")
+    if not tau > 0:
+        raise ValueError(f"For 'gumbel_softmax', the 'tau' must be float and must > 0, but got "
+                         f"'{tau}' with type 'float'.")
+    ndim = logits.ndim
+    low = -1 if hard else -ndim
+    if not low <= dim < ndim:
+        raise ValueError(f"For 'gumbel_softmax', the 'dim' must be in range of [{low}, {ndim}), "
+                         f"but got {dim} with type 'int'.")
+    shape = tuple(logits.shape)
+    draws = A.cast(uniform(shape, Tensor(0.0, mstype.float32), Tensor(1.0, mstype.float32)),
+                   logits.dtype)
+    gumbel = M.neg(M.log(M.neg(M.log(draws))))
+    soft = nn_func.softmax(M.div(M.add(logits, gumbel), tau), dim)
+    if not hard:
+        return soft
+    one = Tensor(np.asarray(1, logits.dtype.np_dtype))
+    zero = Tensor(np.asarray(0, logits.dtype.np_dtype))
+    index = M.argmax(soft, dim)
+    hard_sample = A.one_hot(index, shape[dim], one, zero, dim)
+    return M.add(stop_gradient(M.sub(hard_sample, soft)), soft)
 
 
 def _size(size):

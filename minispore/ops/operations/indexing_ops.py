@@ -445,6 +445,9 @@ class OneHot(Primitive):
     sharding_rule = rules.one_hot
 
     differentiable = False
+    # Numba has no float16 on the CPU: float16 on/off values fill a float32 result, rounded back
+    # (exactly: it holds only the two values).
+    float16_in_float32 = True
 
     def __init__(self, axis=-1):
         super().__init__()
