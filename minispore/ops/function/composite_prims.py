@@ -38,7 +38,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
-           "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle"]
+           "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -301,6 +301,7 @@ AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("o
 MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
+Mvlgamma = _composite("Mvlgamma", M.mvlgamma, (("p", None),))
 Unique = _composite("Unique", UQ.unique)
 RandomShuffle = _composite("RandomShuffle", lambda x, seed, seed2: RF.shuffle(x, seed or seed2),
                            (("seed", 0), ("seed2", 0)))

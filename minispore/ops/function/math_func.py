@@ -10,6 +10,7 @@ from minispore.ops.operations import matmul_ops as _MM
 from minispore.ops.operations import binary_math_ops as _B
 from minispore.ops.operations import logic_ops as _L
 from minispore.ops.operations import unary_math_ops as _U
+from minispore.ops.operations import debug_ops as _D
 
 _add, _sub, _mul, _div, _neg = _M.Add(), _M.Sub(), _M.Mul(), _M.RealDiv(), _M.Neg()
 _maximum, _minimum, _pow = _M.Maximum(), _M.Minimum(), _M.Pow()
@@ -305,13 +306,19 @@ erfinv = _functional(_U.Erfinv, "erfinv", "The inverse error function of input, 
 
 def mvlgamma(input, p):  # noqa: A002 - MindSpore's argument name
     """The multivariate log-gamma of dimension `p`: sum_{j<p} lgamma(input - j/2) +
-    p (p - 1) / 4 log(pi); every element must exceed (p - 1) / 2 (checked when the values are
-    known, as MindSpore's kernel checks them)."""
+    p (p - 1) / 4 log(pi), for Float32 or Float64 input; every element must exceed
+    (p - 1) / 2, checked on the values of every call, in a compiled graph too, as MindSpore's
+    kernel checks them. MindSpore's errors."""
     if not isinstance(p, int) or isinstance(p, bool) or p < 1:
-        raise ValueError(f"For 'Mvlgamma', 'p' must be an int >= 1, but got {p!r}.")
-    if not getattr(input, "traced", False) and \
-            not bool((input.asnumpy() > (p - 1) / 2).all()):
-        raise ValueError("For Mvlgamma, all elements of 'x' must be greater than (p-1)/2.")
+        raise ValueError(f"For 'Mvlgamma', the 'p' must be int and must > 0, but got '{p}' "
+                         f"with type '{type(p).__name__}'.")
+    dtype = getattr(input, "dtype", None)
+    if dtype not in (_mstype.float32, _mstype.float64):
+        got = f"Tensor[{dtype}]" if dtype is not None else type(input).__name__
+        raise TypeError(f"For primitive[Mvlgamma], the input argument[x] must be a type of "
+                        f"{{Tensor[Float32], Tensor[Float64]}}, but got {got}.")
+    input = cached_op(_D.CheckAllGreater, (p - 1) / 2,
+                      "For Mvlgamma, all elements of 'x' must be greater than (p-1)/2.")(input)
     out = lgamma(input)
     for j in range(1, p):
         out = out + lgamma(input - j / 2)

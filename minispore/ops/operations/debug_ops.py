@@ -1,5 +1,6 @@
-"""Debugging operators: Print, which prints strings and tensors when it runs (every step of a
-compiled graph, not once at trace time)."""
+"""Debugging and checking operators: Print, which prints strings and tensors when it runs (every
+step of a compiled graph, not once at trace time), and CheckAllGreater, the value check a
+kernel of MindSpore's makes (mvlgamma's domain), made every run too."""
 import numpy as np
 
 from minispore import device
@@ -11,7 +12,7 @@ from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations.array_ops import movable
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Print"]
+__all__ = ["Print"]     # CheckAllGreater is minispore's own, used by the functional ops
 
 _PRINTABLE = (Tensor, bool, int, float, str, np.generic)
 
@@ -70,3 +71,30 @@ def _flatten(inputs):
         else:
             out.append(x)
     return out
+
+
+class CheckAllGreater(Primitive):
+    """x passed through unchanged once every element exceeds `bound`; else ValueError(`message`)
+    (MindSpore's kernels test ``x <= bound``: NaN passes). Eager calls check at once; as a node
+    of a compiled graph it checks the values of every run (a check made while tracing would see
+    no values). Its gradient passes dout through."""
+    sharding_rule = rules.elementwise
+
+    def __init__(self, bound, message):
+        super().__init__()
+        self.bound, self.message = float(bound), message
+        self.add_prim_attr("bound", self.bound)
+
+    def infer(self, x):
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x):
+        if x.size:
+            smallest = device.empty((1, 1), x.dtype)
+            kernel("reduce", "min_middle")(device.contiguous(x).reshape(1, x.size, 1), smallest)
+            if float(device.first(smallest)) <= self.bound:
+                raise ValueError(self.message)
+        return x
+
+    def bprop(self, inputs, out, dout):
+        return (dout,)
