@@ -72,3 +72,21 @@ def test_unique_keeps_first_appearance_order():
     expected = x[np.sort(first)]
     np.testing.assert_array_equal(out.asnumpy(), expected)
     np.testing.assert_array_equal(out.asnumpy()[idx.asnumpy()], x)
+
+
+def test_unique_consecutive_inverse_has_the_input_shape_and_the_primitive_returns_three():
+    """MindSpore 2.7.2 (recorded): with dim None the inverse indices take the input's shape;
+    ops.UniqueConsecutive always returns (output, inverse, counts)."""
+    x = Tensor(np.array([[1, 1], [2, 2]], np.float32))
+    out, inverse, counts = ops.unique_consecutive(x, True, True, None)
+    assert out.asnumpy().tolist() == [1.0, 2.0]
+    assert inverse.shape == (2, 2) and inverse.asnumpy().tolist() == [[0, 0], [1, 1]]
+    assert counts.asnumpy().tolist() == [2, 2]
+    out, inverse, counts = ops.UniqueConsecutive(False, True)(
+        Tensor(np.array([1, 1, 2], np.int32)))
+    assert out.asnumpy().tolist() == [1, 2] and counts.asnumpy().tolist() == [2, 1]
+    assert inverse.shape == () and inverse.dtype == ms.int64        # the placeholder
+    out, inverse, counts = ops.UniqueConsecutive(True, True, 0)(
+        Tensor(np.array([[1, 2], [1, 2], [3, 4]], np.int32)))
+    assert out.asnumpy().tolist() == [[1, 2], [3, 4]]
+    assert inverse.asnumpy().tolist() == [0, 0, 1] and counts.asnumpy().tolist() == [2, 1]

@@ -13,7 +13,7 @@ from minispore.ops.function.index_func import masked_select
 from minispore.ops.function.reduce_compose_func import any as reduce_any
 from minispore.ops.function.sort_func import argsort, cumsum, sort
 
-__all__ = ["unique", "unique_consecutive"]
+__all__ = ["unique", "unique_consecutive", "UniqueConsecutive"]
 
 
 def _check(input, return_inverse, return_counts, dim):  # noqa: A002
@@ -37,8 +37,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """``ops.unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)``:
     the input (flattened when `dim` is None) with each run of equal consecutive elements, or
     of equal consecutive slices along `dim`, kept once; with `return_inverse` also the int64
-    index of each element's (slice's) run in the output, with `return_counts` each run's
-    int64 length, as MindSpore returns them.
+    index of each element's run in the output (in the input's shape; with `dim`, one per
+    slice), with `return_counts` each run's int64 length, as MindSpore returns them.
 
     >>> import numpy as np, minispore as ms
     >>> from minispore import ops
@@ -63,11 +63,33 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     out = out if dim is None else movedim(out, 0, axis)
     results = [out]
     if return_inverse:
-        results.append(cumsum(A.cast(starts, mstype.int64), 0) - 1)
+        inverse = cumsum(A.cast(starts, mstype.int64), 0) - 1
+        # dim None: one index per element, in the input's shape (MindSpore's)
+        results.append(A.reshape(inverse, tuple(input.shape)) if dim is None else inverse)
     if return_counts:
         ends = A.concat((positions[1:], Tensor(np.array([length], np.int64))), 0)
         results.append(ends - positions)
     return results[0] if len(results) == 1 else tuple(results)
+
+
+class UniqueConsecutive:
+    """``ops.UniqueConsecutive(return_inverse=False, return_counts=False, dim=None)(input)``:
+    ``unique_consecutive``'s results, always three: (output, inverse, counts), an output not
+    asked for a 0-d Int64 placeholder (0 here; MindSpore leaves its value unspecified)."""
+
+    def __init__(self, return_inverse=False, return_counts=False, dim=None):
+        self.return_inverse, self.return_counts, self.dim = return_inverse, return_counts, dim
+
+    def __call__(self, input):  # noqa: A002
+        got = unique_consecutive(input, self.return_inverse, self.return_counts, self.dim)
+        got = list(got) if isinstance(got, tuple) else [got]
+        placeholder = Tensor(np.zeros((), np.int64))
+        inverse = got.pop(1) if self.return_inverse else placeholder
+        counts = got.pop(1) if self.return_counts else placeholder
+        return got[0], inverse, counts
+
+    def __repr__(self):
+        return "Prim[UniqueConsecutive]"
 
 
 def unique(input):  # noqa: A002 - MindSpore's argument name
