@@ -1,5 +1,7 @@
 """Indexing CPU kernels: gather, its scatter-add transpose (unsorted segment sum), one-hot, the
 range check of class-index labels and the stable compaction of masked_select."""
+import math
+
 import numpy as np
 from numba import njit
 
@@ -87,6 +89,18 @@ def first_label_out_of_range(labels, num_classes, ignore_index):
     for n in range(labels.size):
         lab = labels[n]
         if (lab < 0 or lab >= num_classes) and lab != ignore_index:
+            return n
+    return -1
+
+
+@njit(cache=True)
+def first_nonfinite(x):
+    """The position of the first NaN or infinite element of x, or -1.
+
+    Loop: one pass over n, stopping at the first. x: 1-d float32/float64 C-contiguous.
+    """
+    for n in range(x.size):
+        if not math.isfinite(x[n]):
             return n
     return -1
 

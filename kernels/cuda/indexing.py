@@ -6,6 +6,8 @@ inner axis fastest, so a warp copies consecutive words of a row. masked_select w
 chunks of one block's size instead: a count per chunk, their prefix sums on the host (the
 output's length must be known there anyway), then a block scan inside each chunk.
 """
+import math
+
 import numpy as np
 from numba import cuda, int64
 
@@ -31,6 +33,14 @@ def _first_bad_label_kernel(labels, num_classes, ignore_index, first):
     for n in range(start, labels.size, stride):
         lab = labels[n]
         if (lab < 0 or lab >= num_classes) and lab != ignore_index:
+            cuda.atomic.min(first, 0, n)
+
+
+@cuda.jit
+def _first_nonfinite_kernel(x, first):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for n in range(start, x.size, stride):
+        if not math.isfinite(x[n]):
             cuda.atomic.min(first, 0, n)
 
 
@@ -169,6 +179,15 @@ def first_label_out_of_range(labels, num_classes, ignore_index):
     _launch(_first_bad_label_kernel, labels.size, labels, num_classes, ignore_index, first)
     pos = int(first.copy_to_host()[0])
     return -1 if pos == labels.size else pos
+
+
+def first_nonfinite(x):
+    """The position of the first NaN or infinite element of 1-d float x, or -1 (one thread
+    per element, atomic.min keeps the first; reading that word back synchronises)."""
+    first = cuda.to_device(np.array([x.size], dtype=np.int64))
+    _launch(_first_nonfinite_kernel, x.size, x, first)
+    pos = int(first.copy_to_host()[0])
+    return -1 if pos == x.size else pos
 
 
 @cuda.jit

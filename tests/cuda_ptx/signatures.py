@@ -464,6 +464,10 @@ SIGNATURES = {
         'int32[::1], int64, int64, int64[::1]',
         'int64[::1], int64, int64, int64[::1]',
     ),
+    'indexing:_first_nonfinite_kernel': (
+        'float32[::1], int64[::1]',
+        'float64[::1], int64[::1]',
+    ),
     'indexing:_gather_kernel': (
         'float32[:, :, ::1], int32[::1], float32[:, :, ::1]',
         'float32[:, :, ::1], int64[::1], float32[:, :, ::1]',

@@ -1,6 +1,7 @@
 """Debugging and checking operators: Print, which prints strings and tensors when it runs (every
-step of a compiled graph, not once at trace time), and CheckAllGreater, the value check a
-kernel of MindSpore's makes (mvlgamma's domain), made every run too."""
+step of a compiled graph, not once at trace time); CheckNumerics, which refuses NaN and inf;
+and CheckAllGreater, the value check a kernel of MindSpore's makes (mvlgamma's domain). The
+checks too run on every run's values in a compiled graph."""
 import numpy as np
 
 from minispore import device
@@ -9,10 +10,11 @@ from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
+from minispore.ops.operations._base import is_tensor
 from minispore.ops.operations.array_ops import movable
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Print"]     # CheckAllGreater is minispore's own, used by the functional ops
+__all__ = ["Print", "CheckNumerics"]   # CheckAllGreater: minispore's own, for functional ops
 
 _PRINTABLE = (Tensor, bool, int, float, str, np.generic)
 
@@ -94,6 +96,35 @@ class CheckAllGreater(Primitive):
             kernel("reduce", "min_middle")(device.contiguous(x).reshape(1, x.size, 1), smallest)
             if float(device.first(smallest)) <= self.bound:
                 raise ValueError(self.message)
+        return x
+
+    def bprop(self, inputs, out, dout):
+        return (dout,)
+
+
+class CheckNumerics(Primitive):
+    """x unchanged when every element is finite; else RuntimeError ": Tensor had NaN values"
+    or ": Tensor had Inf values", for the first non-finite element in row-major order
+    (MindSpore 2.7.2's messages). Float16, Float32 or Float64. Its gradient passes dout
+    through."""
+    sharding_rule = rules.elementwise
+    # Numba has no float16 on the CPU: a float16 x is checked as float32 (the same values).
+    float16_in_float32 = True
+
+    def infer(self, x):
+        if not is_tensor(x) or x.dtype not in mstype.float_types:
+            got = f"Tensor[{x.dtype}]" if is_tensor(x) else type(x).__name__
+            raise TypeError(f"For primitive[CheckNumerics], the input argument[x] must be a "
+                            f"type of {{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, "
+                            f"but got {got}.")
+        return Aval(x.shape, x.dtype)
+
+    def impl(self, x):
+        flat = device.contiguous(x).reshape(x.size)
+        first = kernel("indexing", "first_nonfinite")(flat) if x.size else -1
+        if first >= 0:
+            value = float(device.first(flat[first:first + 1]))
+            raise RuntimeError(f": Tensor had {'NaN' if value != value else 'Inf'} values")
         return x
 
     def bprop(self, inputs, out, dout):

@@ -98,6 +98,19 @@ def test_first_label_out_of_range_matches_cpu(itype, labels, ignore, first):
     assert gpu.first_label_out_of_range(cuda.to_device(arr), 10, ignore) == first
 
 
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("values, first", [
+    ([0.0, -2.5, 1e30], -1),
+    ([1.0, np.inf, np.nan], 1),
+    ([np.nan, 2.0, -np.inf], 0),
+    ([1.0, 2.0, 3.0, -np.inf], 3),
+])
+def test_first_nonfinite_matches_cpu(ftype, values, first):
+    arr = np.array(values, ftype)
+    assert cpu.first_nonfinite(arr) == first
+    assert gpu.first_nonfinite(cuda.to_device(arr)) == first
+
+
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))
 
