@@ -54,3 +54,26 @@ def test_bincount_matches_mindspore():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(RuntimeError, match="depends on the values"):
         ms.jit(lambda t: ops.bincount(t))(v)
+
+
+def test_histogram_primitive_and_float16_match_mindspore():
+    """MindSpore 2.7.2 (recorded): ops.Histogram is histc with its attributes; Float16
+    inputs count in Float16 (UnsortedSegmentSum sums float16 in float32, rounded once)."""
+    got = ops.Histogram(bins=4, min=0.0, max=3.0)(
+        Tensor(np.array([1, 2, 1, 0.5, 3.2], np.float32)))
+    np.testing.assert_array_equal(got.asnumpy(), [1.0, 2.0, 1.0, 0.0])
+    ints = ops.Histogram()(Tensor(np.array([1, 2, 1], np.int32))).asnumpy()
+    assert ints.shape == (100,) and ints[0] == 2 and ints[-1] == 1 and ints.sum() == 3
+    half = ops.Histogram(bins=3)(Tensor(np.array([1.0, 2, 1], np.float16)))
+    assert half.dtype == ms.float16
+    np.testing.assert_array_equal(half.asnumpy(), [2.0, 0.0, 1.0])
+
+
+def test_unsorted_segment_sum_takes_float16():
+    x = Tensor(np.array([[1.0, 2], [3, 4], [5, 6]], np.float16))
+    ids = Tensor(np.array([0, 1, 0], np.int32))
+    out = ops.unsorted_segment_sum(x, ids, 2)
+    assert out.dtype == ms.float16
+    np.testing.assert_array_equal(out.asnumpy(), [[6, 8], [3, 4]])        # MindSpore's
+    grad = ms.grad(lambda t: ops.unsorted_segment_sum(t, ids, 2).sum())(x)
+    np.testing.assert_array_equal(grad.asnumpy(), np.ones((3, 2)))

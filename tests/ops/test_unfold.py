@@ -60,3 +60,18 @@ def test_bad_arguments_raise_mindspores_errors(kwargs, message):
         ops.unfold(Tensor(X), **kwargs)
     with pytest.raises(ValueError, match="dimension of input x must be equal to 4, but got 3"):
         ops.unfold(Tensor(X[0]), 2)
+
+
+def test_im2col_primitive_is_unfold_with_the_channel_split_out():
+    """MindSpore 2.7.2 (recorded): Im2Col's (N, C, kh * kw, L) holds ops.unfold's columns;
+    pads takes one int or a pair, and four raise its error."""
+    x = Tensor(np.arange(2 * 3 * 5 * 6, dtype=np.float32).reshape(2, 3, 5, 6))
+    cols = ops.Im2Col(ksizes=(2, 3), strides=(1, 2), dilations=1, pads=1)(x)
+    assert cols.shape == (2, 3, 6, 18)
+    np.testing.assert_array_equal(cols.asnumpy().reshape(2, 18, 18),
+                                  ops.unfold(x, (2, 3), 1, 1, (1, 2)).asnumpy())
+    assert ops.Im2Col(ksizes=2, pads=(1, 2))(x).shape == (2, 3, 4, 54)
+    with pytest.raises(ValueError, match=r"the pads size should be in : \[1, 2\], but got 4"):
+        ops.Im2Col(ksizes=2, pads=(1, 1, 2, 2))(x)
+    with pytest.raises(ValueError, match="dimension of input x must be equal to 4, but got 3"):
+        ops.Im2Col(ksizes=2)(Tensor(np.ones((3, 4, 4), np.float32)))

@@ -10,6 +10,7 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_compose_func as AC
 from minispore.ops.function import array_func as A
 from minispore.ops.function import composite_func as C
+from minispore.ops.function import histogram_func as HG
 from minispore.ops.function import index_func as IX
 from minispore.ops.function import random_func as RF
 from minispore.ops.function import unique_func as UQ
@@ -38,7 +39,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "DType", "TupleToArray", "Cdist", "ChannelShuffle",
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
-           "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma"]
+           "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma",
+           "Histogram", "Im2Col"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -302,6 +304,24 @@ MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
 Mvlgamma = _composite("Mvlgamma", M.mvlgamma, (("p", None),))
+Histogram = _composite("Histogram", HG.histc, (("bins", 100), ("min", 0.0), ("max", 0.0)))
+
+
+def _im2col(x, ksizes, strides=1, dilations=1, pads=0):
+    """(N, C, kh * kw, L): ops.unfold's columns with the channel split out (MindSpore's
+    Im2Col layout); pads one int or a (pad_h, pad_w) pair."""
+    if isinstance(pads, (tuple, list)) and len(pads) not in (1, 2):
+        raise ValueError(f"For 'Im2Col', the pads size should be in : [1, 2], but got "
+                         f"{len(pads)}.")
+    if isinstance(pads, (tuple, list)) and len(pads) == 1:
+        pads = pads[0]
+    cols = PC.unfold(x, ksizes, dilations, pads, strides)
+    n, c = x.shape[0], x.shape[1]
+    return A.reshape(cols, (n, c, cols.shape[1] // c, cols.shape[2]))
+
+
+Im2Col = _composite("Im2Col", _im2col, (("ksizes", None), ("strides", 1), ("dilations", 1),
+                                        ("pads", 0)))
 Unique = _composite("Unique", UQ.unique)
 RandomShuffle = _composite("RandomShuffle", lambda x, seed, seed2: RF.shuffle(x, seed or seed2),
                            (("seed", 0), ("seed2", 0)))

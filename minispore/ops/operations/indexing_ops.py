@@ -391,6 +391,8 @@ class UnsortedSegmentSum(Primitive):
     (num_segments,) + x.shape[segment_ids.ndim:]. Ids outside [0, num_segments) are dropped.
     """
     sharding_rule = rules.segment_sum
+    # Numba has no float16 on the CPU: float16 values are summed in float32 and rounded once.
+    float16_in_float32 = True
 
     def __call__(self, x, segment_ids, num_segments):
         if isinstance(num_segments, Tensor):
