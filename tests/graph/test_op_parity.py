@@ -184,6 +184,8 @@ EXTRA = {
     "cummax_cummin": (lambda x: ms.ops.cummax(x, 1) + ms.ops.cummin(x, 0), [_rand(3, 4)]),
     "searchsorted": (lambda s, v: ms.ops.searchsorted(s, v, right=True),
                      [np.sort(_rand(6)), _rand(2, 5, seed=1)]),
+    "value_checks": (lambda x: ms.ops.CheckNumerics()(x) + ms.ops.mvlgamma(x + 3.0, 2),
+                     [_rand(3, 4)]),
 }
 
 
