@@ -237,19 +237,23 @@ def zeta(x, q):
     inf at x = 1; NaN for x < 1; at q a non-positive integer, inf for x an even integer and NaN
     otherwise; for other q < 0 defined (the sum continued) only at integer x; NaN at q = +inf
     (MindSpore's edges, which keep no large-q asymptotic branch)."""
+    def whole(v):
+        # An integer: every float of magnitude >= 2^52 is one, +-inf counted (math.floor
+        # returns an int64 in Numba, wrong past 2^63, so it only sees the smaller ones).
+        return math.fabs(v) >= 4503599627370496.0 or v == math.floor(v)
+
     xv = np.float64(x)
     qv = np.float64(q)
     if xv != xv or qv != qv:
         return type(q)(math.nan)
     if xv == 1.0:
         return type(q)(math.inf)
-    if xv < 1.0 or math.isinf(qv):
+    if xv < 1.0 or qv == math.inf:
         return type(q)(math.nan)
     if qv <= 0.0:
-        if qv == math.floor(qv):
-            even = math.isinf(xv) or 0.5 * xv == math.floor(0.5 * xv)
-            return type(q)(math.inf if even else math.nan)
-        if xv != math.floor(xv):
+        if whole(qv):
+            return type(q)(math.inf if whole(0.5 * xv) else math.nan)
+        if not whole(xv):
             return type(q)(math.nan)
     if math.isinf(xv):
         # (k + q)^-inf: 1 for the term equal to 1, 0 below, inf above.
@@ -322,12 +326,16 @@ def polygamma(n, x):
             k += 1.0
         return acc
 
+    def whole(v):
+        # As in zeta: an integer, magnitudes >= 2^52 and +-inf included.
+        return math.fabs(v) >= 4503599627370496.0 or v == math.floor(v)
+
     nv = np.float64(n)
     v = np.float64(x)
-    if nv != nv or v != v or nv < 0.0 or nv != math.floor(nv):
+    if nv != nv or v != v or nv < 0.0 or not whole(nv) or math.isinf(nv):
         return type(x)(math.nan)
     order = int(nv)
-    pole = v <= 0.0 and v == math.floor(v)
+    pole = v <= 0.0 and whole(v)            # 0, -1, ..., and -inf
     if order == 0:
         if v == 0.0:
             return type(x)(-math.inf)

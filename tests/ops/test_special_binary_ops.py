@@ -144,6 +144,9 @@ def test_zeta_edges_are_mindspores():
     for dtype in (np.float32, np.float64):
         np.testing.assert_allclose(ops.zeta(_t(x, dtype), _t(q, dtype)).asnumpy(), want,
                                    rtol=1e-6)
+    # Every float past 2^52 is an integer, -inf included: poles as well.
+    np.testing.assert_array_equal(
+        ops.zeta(_t([2.0, 3.0, 2.5]), _t([-np.inf, -1e20, -np.inf])).asnumpy(), [inf, nan, nan])
     # MindSpore 2.7.2: zeta(2, 1e-3) = 1.0000016425331959e+06, zeta(4.5, 0.5) = 22.81059914612840.
     np.testing.assert_allclose(ops.zeta(_t([2.0, 4.5]), _t([1e-3, 0.5])).asnumpy(),
                                [1.0000016425331959e+06, 22.8105991461284], rtol=1e-12)
@@ -164,6 +167,11 @@ def test_polygamma_edges_are_mindspores():
         np.testing.assert_allclose(ops.polygamma(Tensor(np.array(n, np.int64)), x).asnumpy(),
                                    values, rtol=1e-7)
     assert np.isnan(ops.polygamma(Tensor(np.array(-1, np.int32)), x).asnumpy()).all()
+    far = _t([-np.inf, -1e20, 1e20])            # -inf and -1e20 are poles too
+    for n, values in {0: [nan, nan, 46.051701859880914], 1: [inf, inf, 1e-20],
+                      2: [-inf, -inf, -1e-40]}.items():
+        np.testing.assert_allclose(
+            ops.polygamma(Tensor(np.array(n, np.int64)), far).asnumpy(), values, rtol=1e-12)
     # The docstring's example: polygamma(1, [3.14, -2.71]) = [0.37446456, 15.49884838].
     np.testing.assert_allclose(
         ops.polygamma(Tensor(np.array(1, np.int64)), _t([3.14, -2.71])).asnumpy(),
