@@ -112,6 +112,14 @@ def test_nextafter_is_exact_in_each_dtype(dtype):
     assert ops.nextafter(Tensor(a), Tensor(special[:1])).shape == a.shape   # broadcasts
 
 
+@pytest.mark.parametrize("sx,sy", [((3, 4), (4,)), ((2, 1, 4), (3, 1))])
+def test_nextafter_broadcasts(sx, sy):
+    x = rand(*sx, seed=13).astype(np.float64)
+    y = rand(*sy, seed=14).astype(np.float64)
+    out = check_forward(ops.nextafter, np.nextafter, [x, y], rtol=0, atol=0)
+    np.testing.assert_array_equal(out.asnumpy(), np.nextafter(x, y))
+
+
 # -- MindSpore 2.7.2's answers at the edges (recorded from the oracle) ------------------------
 def test_incomplete_gamma_edges_are_mindspores():
     a = [0.5, 1.0, 0.0, -1.0, 3.0, np.nan, 1.0, 3.0, np.inf, np.inf, np.nan, 1e-3, 1.0, 0.0]
