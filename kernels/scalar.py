@@ -13,11 +13,13 @@ import math
 
 import numpy as np
 
-from . import scalar_bits, scalar_special
+from . import scalar_bits, scalar_gamma_inc, scalar_special
 from .scalar_bits import (bitwise_and, bitwise_or, bitwise_xor, gcd, invert,  # noqa: F401
                           lcm, left_shift, left_shift64, population_count, right_shift,
                           right_shift64)
 from .scalar_special import digamma, erfinv, lgamma, trigamma  # noqa: F401
+from .scalar_gamma_inc import (igamma, igamma_grad_a, igammac, nextafter,  # noqa: F401
+                               polygamma, zeta)
 
 # -- arithmetic ---------------------------------------------------------------------------------
 def add(x, y):
@@ -374,6 +376,7 @@ ELEMENTWISE = {
 }
 ELEMENTWISE.update(scalar_bits.ELEMENTWISE)
 ELEMENTWISE.update(scalar_special.ELEMENTWISE)
+ELEMENTWISE.update(scalar_gamma_inc.ELEMENTWISE)
 
 
 # -- IEEE binary16 <-> float on bit patterns (Numba has no CPU float16) ----------------------

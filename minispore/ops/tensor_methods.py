@@ -132,6 +132,9 @@ class _TensorMethods:
     def lcm(self, other): return F.lcm(self, other)
     def atan2(self, other): return F.atan2(self, other)
     arctan2 = atan2
+    def igamma(self, other): return F.igamma(self, other)
+    def igammac(self, other): return F.igammac(self, other)
+    def nextafter(self, other): return F.nextafter(self, other)
     def hypot(self, other): return F.hypot(self, other)
     floor_divide = __floordiv__
     remainder = __mod__

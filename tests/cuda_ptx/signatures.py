@@ -214,6 +214,18 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:igamma._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:igamma_grad_a._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:igammac._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:invert._kernel': (
         'int16[::1], int16[::1], int64, int64[::1], int64[::1]',
         'int32[::1], int32[::1], int64, int64[::1], int64[::1]',
@@ -313,9 +325,21 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:nextafter._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:not_equal._kernel': (
         'float32[::1], float32[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
+    ),
+    'elementwise:polygamma._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int32[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'int64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'elementwise:population_count._kernel': (
         'uint16[::1], uint8[::1], int64, int64[::1], int64[::1]',
@@ -435,6 +459,10 @@ SIGNATURES = {
     'elementwise:trigamma._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:zeta._kernel': (
+        'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
     'half:_float_to_half': (
         'float32[::1], uint16[::1]',
