@@ -23,6 +23,18 @@ _MAXLOG = 7.09782712893383996843e2       # log(DBL_MAX)
 _BIG = 4.503599627370496e15               # 2**52: the continued fraction's rescaling point
 _BIGINV = 2.22044604925031308085e-16
 
+# The series and continued fractions need about sqrt(74 a) terms where x is near a; beyond
+# _LARGEST_A the sum would take too long and log(x^a e^-x / Gamma(a)) loses its digits to
+# cancellation (Cephes switches to Temme's asymptotic expansion there, which is not
+# implemented here): igamma, igammac and igamma_grad_a return NaN for larger a, unless the
+# answer is 0 or 1 to double precision. (MindSpore 2.7.2 returns wrong values well below:
+# igamma(1e6, 1e6) = 0.363 and igamma(1e10, 1e10) = 0, where P is 0.50013 and 0.5000013.)
+_LARGEST_A = 1e9
+_MAX_TERMS = 400000
+# zeta of a negative non-integer q below -_DIRECT_TERMS: shifted to positive arguments by the
+# reflection identity (the direct sum would take -q terms: 1e15 for q = -1e15 + 0.5).
+_DIRECT_TERMS = 64.0
+
 # Euler-Maclaurin: (2k)! / B_2k, k = 1 .. 12 (Cephes zeta.c).
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
            7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
@@ -36,7 +48,7 @@ def igamma(a, x):
     def series(av, xv, ax):
         # P = ax / a * sum_n x^n / ((a+1)...(a+n)): converges fast while x <= a + 1.
         r, c, s = av, 1.0, 1.0
-        for _ in range(100000):
+        for _ in range(_MAX_TERMS):
             r += 1.0
             c *= xv / r
             s += c
@@ -51,7 +63,7 @@ def igamma(a, x):
         c = 0.0
         pkm2, qkm2, pkm1, qkm1 = 1.0, xv, xv + 1.0, z * xv
         ans = pkm1 / qkm1
-        for _ in range(100000):
+        for _ in range(_MAX_TERMS):
             c += 1.0
             y += 1.0
             z += 2.0
@@ -85,6 +97,8 @@ def igamma(a, x):
     big_x = xv > 1.0 and xv > av
     if lax < -_MAXLOG:                       # x^a e^-x / Gamma(a) underflows
         return type(x)(1.0 if big_x else 0.0)
+    if av > _LARGEST_A:
+        return type(x)(math.nan)
     ax = math.exp(lax)
     if big_x:
         return type(x)(1.0 - cfrac(av, xv, ax))
@@ -96,7 +110,7 @@ def igammac(a, x):
     for a <= 0, x < 0, NaN inputs, a = inf and x = +inf (MindSpore's edges)."""
     def series(av, xv, ax):
         r, c, s = av, 1.0, 1.0
-        for _ in range(100000):
+        for _ in range(_MAX_TERMS):
             r += 1.0
             c *= xv / r
             s += c
@@ -110,7 +124,7 @@ def igammac(a, x):
         c = 0.0
         pkm2, qkm2, pkm1, qkm1 = 1.0, xv, xv + 1.0, z * xv
         ans = pkm1 / qkm1
-        for _ in range(100000):
+        for _ in range(_MAX_TERMS):
             c += 1.0
             y += 1.0
             z += 2.0
@@ -142,6 +156,8 @@ def igammac(a, x):
     small_x = xv < 1.0 or xv < av
     if lax < -_MAXLOG:
         return type(x)(1.0 if small_x else 0.0)
+    if av > _LARGEST_A:
+        return type(x)(math.nan)
     ax = math.exp(lax)
     if small_x:
         return type(x)(1.0 - series(av, xv, ax))
@@ -175,6 +191,8 @@ def igamma_grad_a(a, x):
     lax = av * lx - xv - math.lgamma(av)
     if lax < -_MAXLOG:
         return type(x)(0.0)
+    if av > _LARGEST_A:
+        return type(x)(math.nan)
     ax = math.exp(lax)
     if xv > 1.0 and xv > av:
         # Q = ax * F, F = lim p_k / q_k; dP/da = -(ax * (dF + F (log x - psi(a)))).
@@ -185,7 +203,7 @@ def igamma_grad_a(a, x):
         dpkm2, dqkm2, dpkm1, dqkm1 = 0.0, 0.0, 0.0, -xv
         ans = pkm1 / qkm1
         dans = (dpkm1 - ans * dqkm1) / qkm1
-        for _ in range(100000):
+        for _ in range(_MAX_TERMS):
             c += 1.0
             y += 1.0
             z += 2.0
@@ -221,7 +239,7 @@ def igamma_grad_a(a, x):
     # P = ax / a * S, S = sum c_n, c_n = c_{n-1} x / (a + n); log(ax / a) has derivative
     # log x - psi(a + 1).
     r, cc, s, dc, ds = av, 1.0, 1.0, 0.0, 0.0
-    for _ in range(100000):
+    for _ in range(_MAX_TERMS):
         r += 1.0
         dc = dc * (xv / r) - cc * xv / (r * r)
         cc *= xv / r
@@ -260,34 +278,45 @@ def zeta(x, q):
         if qv == 1.0:
             return type(q)(1.0)
         return type(q)(math.inf if -1.0 < qv < 1.0 else math.nan)
-    s = math.pow(qv, -xv)
-    aa = qv
-    b = 0.0
-    i = 0
-    while i < 9 or aa <= 9.0:
-        i += 1
-        aa += 1.0
-        b = math.pow(aa, -xv)
-        s += b
-        if math.fabs(b) < _MACHEP * math.fabs(s):
-            return type(q)(s)
-    w = aa
-    s += b * w / (xv - 1.0)
-    s -= 0.5 * b
-    fac = 1.0
-    k = 0.0
-    for j in range(12):
-        fac *= xv + k
-        b /= w
-        t = fac * b / _ZETA_A[j]
-        s += t
-        if math.fabs(t) < _MACHEP * math.fabs(s):
-            break
-        k += 1.0
-        fac *= xv + k
-        b /= w
-        k += 1.0
-    return type(q)(s)
+    def summed(sv, pv):
+        # sum_{k>=0} (k + pv)^-sv, Euler-Maclaurin after the first terms (Cephes).
+        acc = math.pow(pv, -sv)
+        aa = pv
+        b = 0.0
+        i = 0
+        while i < 9 or aa <= 9.0:
+            i += 1
+            aa += 1.0
+            b = math.pow(aa, -sv)
+            acc += b
+            if math.fabs(b) < _MACHEP * math.fabs(acc):
+                return acc
+        w = aa
+        acc += b * w / (sv - 1.0)
+        acc -= 0.5 * b
+        fac = 1.0
+        k = 0.0
+        for j in range(12):
+            fac *= sv + k
+            b /= w
+            t = fac * b / _ZETA_A[j]
+            acc += t
+            if math.fabs(t) < _MACHEP * math.fabs(acc):
+                break
+            k += 1.0
+            fac *= sv + k
+            b /= w
+            k += 1.0
+        return acc
+
+    if qv < -_DIRECT_TERMS:
+        # q = f - m, f in (0, 1), x an integer: the m terms below f are
+        # (-1)^x (zeta(x, 1 - f) - zeta(x, m + 1 - f)).
+        m = math.ceil(-qv)
+        f = qv + m
+        sign = 1.0 if whole(0.5 * xv) else -1.0
+        return type(q)(summed(xv, f) + sign * (summed(xv, 1.0 - f) - summed(xv, m + 1.0 - f)))
+    return type(q)(summed(xv, qv))
 
 
 def polygamma(n, x):
@@ -359,7 +388,15 @@ def polygamma(n, x):
     fact = 1.0
     for k in range(2, order + 1):
         fact *= k
-    return type(x)(sign * fact * hurwitz(nv + 1.0, v))
+    s = nv + 1.0
+    if v < -_DIRECT_TERMS:
+        # as in zeta: v = f - m, the m terms below f by reflection ((-1)^s, s = n + 1)
+        m = math.ceil(-v)
+        f = v + m
+        reflected = 1.0 if order % 2 == 1 else -1.0
+        total = hurwitz(s, f) + reflected * (hurwitz(s, 1.0 - f) - hurwitz(s, m + 1.0 - f))
+        return type(x)(sign * fact * total)
+    return type(x)(sign * fact * hurwitz(s, v))
 
 
 def nextafter(x1, x2):

@@ -313,3 +313,29 @@ def test_polygamma_errors():
         ops.polygamma(Tensor(np.array([1, 2])), x)
     with pytest.raises(TypeError, match=r"For 'Polygamma'.*'x'.*Int64"):
         ops.polygamma(Tensor(np.array(1)), Tensor(np.array([1, 2])))
+
+
+def test_zeta_and_polygamma_of_a_large_negative_q_finish_and_are_exact():
+    """q = f - m far below 0: the m terms below f come from the reflection identity, not a
+    sum of m terms (MindSpore 2.7.2 and scipy run for hours at q = -1e15 + 0.5). References:
+    mpmath at 30 digits, the finite sum plus zeta(x, f) (its values, to 17 digits)."""
+    x = Tensor(np.array([2.0, 3.0, 2.0, 4.0, 2.0]))
+    q = Tensor(np.array([-70.3, -70.3, -1e15 + 0.5, -12345.678, -63.7]))
+    want = [15.065289643812127, -34.41867211440542, 9.869604401089358, 98.28370714676826,
+            15.063837693717996]
+    np.testing.assert_allclose(ops.zeta(x, q).asnumpy(), want, rtol=1e-15)
+    n = Tensor(np.array(1, np.int64))
+    got = ops.polygamma(n, Tensor(np.array([-1e15 + 0.5, -70.3]))).asnumpy()
+    np.testing.assert_allclose(got, [9.869604401089358, 15.065289643812127], rtol=1e-15)
+
+
+def test_igamma_of_a_large_a_is_accurate_or_nan_never_wrong():
+    """Up to a = 1e9 the series runs to convergence (P(1e6, 1e6) = 0.50013298076 by mpmath;
+    MindSpore 2.7.2 says 0.363); past it the answer would need Temme's expansion: NaN,
+    unless it is 0 or 1 to double precision."""
+    a, x = Tensor(np.array([1e6, 1e10, 1e300, 1e12])), Tensor(np.array([1e6, 1e10, 1e300, 1.0]))
+    p, q = ops.igamma(a, x).asnumpy(), ops.igammac(a, x).asnumpy()
+    np.testing.assert_allclose(p[0], 0.5001329807608725, rtol=1e-8)
+    np.testing.assert_allclose(p[0] + q[0], 1.0, rtol=1e-8)
+    assert np.isnan(p[1:3]).all() and np.isnan(q[1:3]).all()
+    assert p[3] == 0.0 and q[3] == 1.0
