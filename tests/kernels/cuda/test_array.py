@@ -12,7 +12,7 @@ from .conftest import DTYPES, dev, empty, host, same_kernels
 
 def test_every_cpu_kernel_has_a_cuda_namesake():
     public = lambda obj: hasattr(obj, "py_func")  # noqa: E731
-    assert set(same_kernels(cpu, gpu, public)) == {"cast", "fill", "strided_copy"}
+    assert set(same_kernels(cpu, gpu, public)) == {"cast", "fill", "scale", "strided_copy"}
     assert set(same_kernels(cpu_half, gpu_half, public)) == {"half_to_float", "float_to_half"}
 
 
