@@ -92,6 +92,54 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1]',
         'float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1]',
     ),
+    'elementwise:bessel_i0._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_i0e._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_i1._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_i1e._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_j0._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_j1._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_k0._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_k0e._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_k1._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_k1e._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_y0._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
+    'elementwise:bessel_y1._kernel': (
+        'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
+        'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
+    ),
     'elementwise:bitwise_and._kernel': (
         'boolean[::1], boolean[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',
