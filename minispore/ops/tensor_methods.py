@@ -112,6 +112,7 @@ class _TensorMethods:
     def erf(self): return F.erf(self)
     def erfc(self): return F.erfc(self)
     def erfinv(self): return F.erfinv(self)
+    def i0(self): return F.i0(self)
     def lgamma(self): return F.lgamma(self)
     def digamma(self): return F.digamma(self)
     def mvlgamma(self, p): return F.mvlgamma(self, p)

@@ -1,6 +1,7 @@
 """The operator classes (MindSpore's mindspore.ops.operations), one family module each."""
 from minispore.ops.operations.activation_ops import *  # noqa: F401,F403
 from minispore.ops.operations.array_ops import *  # noqa: F401,F403
+from minispore.ops.operations.bessel_ops import *  # noqa: F401,F403
 from minispore.ops.operations.binary_math_ops import *  # noqa: F401,F403
 from minispore.ops.operations.bitwise_ops import *  # noqa: F401,F403
 from minispore.ops.operations.combine_ops import *  # noqa: F401,F403
