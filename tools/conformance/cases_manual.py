@@ -1,6 +1,7 @@
 """Hand-written cases: the everyday lines a MindSpore user types (printing, arithmetic on int
 tensors, grad, construction errors), and the dataset and amp pipelines that need more than one
 call. Each is (name, snippet); the snippet sets `out` and may print."""
+from tools.conformance.cases_api import API_CASES
 
 EVERYDAY = [
     ("print_int32", "t = Tensor([0, 1, 2, 3], ms.int32)\nprint(t)"),
@@ -197,7 +198,9 @@ AMP = [
 
 def manual_cases():
     cases = []
-    for area, table in (("everyday", EVERYDAY), ("dataset", DATASET), ("amp", AMP)):
+    tables = [("everyday", EVERYDAY), ("dataset", DATASET), ("amp", AMP)]
+    tables += list(API_CASES.items())
+    for area, table in tables:
         for name, code in table:
             cases.append({"id": f"{area}/{name}", "area": area, "code": [code]})
     return cases

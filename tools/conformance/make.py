@@ -36,7 +36,10 @@ def record(oracle, areas=None):
                                     capture_output=True, text=True, check=True,
                                     env=driver._env(), cwd="/").stdout)
     by_area = defaultdict(list)
-    for case in cases_manual.manual_cases() + generate.all_cases(api):
+    hand_written = cases_manual.manual_cases()
+    written = {c["id"] for c in hand_written}
+    # A hand-written case replaces the mechanical one of the same name.
+    for case in hand_written + [c for c in generate.all_cases(api) if c["id"] not in written]:
         by_area[case["area"]].append(case)
     RECORDED.mkdir(parents=True, exist_ok=True)
     uncovered = {}
