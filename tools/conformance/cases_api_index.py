@@ -1,4 +1,4 @@
-"""Hand-written conformance cases for the gather, scatter and index family: see cases_api.py."""
+"""Hand-written conformance cases: the gather, scatter and index family."""
 
 CASES = {
     "ops": [],

@@ -1,4 +1,4 @@
-"""Hand-written conformance cases for matrix products, creation, random and other ops: see cases_api.py."""
+"""Hand-written conformance cases: matrix products, creation, random and other ops."""
 
 CASES = {
     "ops": [],
