@@ -17,7 +17,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from tools.conformance import cases_manual, driver, generate, report
+from tools.conformance import cases_manual, driver, generate, presence, report
 from tools.conformance.compare import compare
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -91,7 +91,8 @@ def check(update_expected):
         EXPECTED.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, sort_keys=True)}"
                                                 for k, v in new.items()) + "\n}\n")
         expected = new
-    (ROOT / "CONFORMANCE.md").write_text(report.render(results, meta, expected))
+    here = presence.present(meta.get("uncovered", {}))
+    (ROOT / "CONFORMANCE.md").write_text(report.render(results, meta, expected, here))
     counts = defaultdict(int)
     for status, _, _ in results.values():
         counts[status] += 1
