@@ -13,8 +13,8 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 
-__all__ = ["LearningRateSchedule", "ExponentialDecayLR", "PiecewiseConstantLR", "CosineDecayLR",
-           "WarmUpLR"]
+__all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR",
+           "PolynomialDecayLR", "PiecewiseConstantLR", "CosineDecayLR", "WarmUpLR"]
 
 
 def _step_tensor(global_step):
@@ -65,15 +65,115 @@ class ExponentialDecayLR(LearningRateSchedule):
         self.decay_steps, self.is_stair = decay_steps, is_stair
 
     def construct(self, global_step):
-        step = _step_tensor(global_step)
-        if self.is_stair:
-            # Integer division of non-negative ints: floor(step / decay_steps).
-            p = F.cast(F.cast(F.div(F.cast(step, mstype.float64), float(self.decay_steps)),
-                              mstype.int32), mstype.float32)
-        else:
-            p = F.div(F.cast(step, mstype.float32), float(self.decay_steps))
+        p = _progress(global_step, self.decay_steps, self.is_stair)
         # decay_rate ** p as exp(p * ln(decay_rate)): p is a tensor, decay_rate a constant.
         return F.mul(F.exp(F.mul(p, math.log(self.decay_rate))), self.learning_rate)
+
+
+def _progress(global_step, decay_steps, is_stair):
+    """p = step / decay_steps as a 0-d float32 Tensor, floored when is_stair."""
+    step = _step_tensor(global_step)
+    if is_stair:
+        # Integer division of non-negative ints: floor(step / decay_steps).
+        return F.cast(F.cast(F.div(F.cast(step, mstype.float64), float(decay_steps)),
+                             mstype.int32), mstype.float32)
+    return F.div(F.cast(step, mstype.float32), float(decay_steps))
+
+
+def _check_steps_and_flag(name, decay_steps, flag_name, flag):
+    if isinstance(decay_steps, bool) or not isinstance(decay_steps, numbers.Integral):
+        raise TypeError(f"For '{name}', the 'decay_steps' must be int, but got "
+                        f"{type(decay_steps).__name__}.")
+    if decay_steps <= 0:
+        raise ValueError(f"For '{name}', the 'decay_steps' must be positive, but got "
+                         f"{decay_steps}.")
+    if not isinstance(flag, bool):
+        raise TypeError(f"For '{name}', the '{flag_name}' must be bool, but got "
+                        f"{type(flag).__name__}.")
+
+
+def _check_decay_args(name, learning_rate, decay_rate, decay_steps, is_stair):
+    """MindSpore's checks for the (learning_rate, decay_rate, decay_steps, is_stair) schedules."""
+    _check_float(name, "learning_rate", learning_rate)
+    _check_float(name, "decay_rate", decay_rate)
+    _check_steps_and_flag(name, decay_steps, "is_stair", is_stair)
+
+
+class NaturalExpDecayLR(LearningRateSchedule):
+    """lr = learning_rate * exp(-decay_rate * p) with p = step, or with is_stair
+    p = floor(step / decay_steps) * decay_steps: what MindSpore 2.7.2 computes (its docstring's
+    p = step / decay_steps is not what its construct does, and real MindSpore is the reference).
+
+    Raises:
+        TypeError: learning_rate or decay_rate not a float, decay_steps not an int, is_stair
+            not a bool.
+        ValueError: learning_rate, decay_rate or decay_steps not positive.
+    """
+
+    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
+        super().__init__()
+        _check_decay_args("NaturalExpDecayLR", learning_rate, decay_rate, decay_steps, is_stair)
+        self.learning_rate, self.decay_rate = learning_rate, decay_rate
+        self.decay_steps, self.is_stair = int(decay_steps), is_stair
+
+    def construct(self, global_step):
+        if self.is_stair:
+            p = F.mul(_progress(global_step, self.decay_steps, True), float(self.decay_steps))
+        else:
+            p = F.cast(_step_tensor(global_step), mstype.float32)
+        return F.mul(F.exp(F.mul(p, -self.decay_rate)), self.learning_rate)
+
+
+class InverseDecayLR(LearningRateSchedule):
+    """lr = learning_rate / (1 + decay_rate * p), p = step / decay_steps (floored when
+    is_stair). Raises as NaturalExpDecayLR."""
+
+    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
+        super().__init__()
+        _check_decay_args("InverseDecayLR", learning_rate, decay_rate, decay_steps, is_stair)
+        self.learning_rate, self.decay_rate = learning_rate, decay_rate
+        self.decay_steps, self.is_stair = int(decay_steps), is_stair
+
+    def construct(self, global_step):
+        p = _progress(global_step, self.decay_steps, self.is_stair)
+        return F.div(self.learning_rate, F.add(F.mul(p, self.decay_rate), 1.0))
+
+
+class PolynomialDecayLR(LearningRateSchedule):
+    """lr = (learning_rate - end_learning_rate) * (1 - s / d) ** power + end_learning_rate with
+    s = min(step, decay_steps) and d = decay_steps; with update_decay_steps, s = step and
+    d = decay_steps * max(ceil(step / decay_steps), 1), so the decay restarts every
+    decay_steps steps from a lower rate instead of holding end_learning_rate.
+
+    Raises:
+        TypeError: a rate or power not a float, decay_steps not an int, update_decay_steps not
+            a bool.
+        ValueError: learning_rate or power not positive, end_learning_rate negative,
+            decay_steps not positive.
+    """
+
+    def __init__(self, learning_rate, end_learning_rate, decay_steps, power,
+                 update_decay_steps=False):
+        super().__init__()
+        name = "PolynomialDecayLR"
+        _check_float(name, "learning_rate", learning_rate)
+        _check_float(name, "end_learning_rate", end_learning_rate, allow_zero=True)
+        _check_float(name, "power", power)
+        _check_steps_and_flag(name, decay_steps, "update_decay_steps", update_decay_steps)
+        self.learning_rate, self.end_learning_rate = learning_rate, end_learning_rate
+        self.decay_steps, self.power = int(decay_steps), power
+        self.update_decay_steps = update_decay_steps
+
+    def construct(self, global_step):
+        if not self.update_decay_steps:
+            fraction = _capped_fraction(global_step, self.decay_steps)
+        else:
+            step = F.cast(_step_tensor(global_step), mstype.float32)
+            periods = F.maximum(F.ceil(F.div(step, float(self.decay_steps))), 1.0)
+            fraction = F.div(step, F.mul(periods, float(self.decay_steps)))
+        base = F.sub(1.0, fraction)
+        return F.add(F.mul(F.pow(base, self.power), self.learning_rate - self.end_learning_rate),
+                     self.end_learning_rate)
 
 
 class PiecewiseConstantLR(LearningRateSchedule):

@@ -94,3 +94,55 @@ def test_warmup_lr_schedule_ramps_then_holds():
 def test_schedule_validation(make, exc, match):
     with pytest.raises(exc, match=match):
         make()
+
+
+# MindSpore 2.7.2's rates at steps 0, 1, 3, 4, 5, 9 (recorded from the CPU wheel).
+_STEPS = (0, 1, 3, 4, 5, 9)
+_DECAY_RECORDED = [
+    (nn.NaturalExpDecayLR, (0.1, 0.9, 4, True),
+     [0.1, 0.1, 0.1, 0.0027323728427290916, 0.0027323728427290916, 7.465861563105136e-05]),
+    (nn.NaturalExpDecayLR, (0.1, 0.9, 4),
+     [0.1, 0.04065696895122528, 0.006720553617924452, 0.0027323728427290916,
+      0.0011108998442068696, 3.035394001926761e-05]),
+    (nn.InverseDecayLR, (0.1, 0.9, 4, True),
+     [0.1, 0.1, 0.1, 0.05263157933950424, 0.05263157933950424, 0.0357142873108387]),
+    (nn.InverseDecayLR, (0.1, 0.9, 4),
+     [0.1, 0.08163265138864517, 0.05970149487257004, 0.05263157933950424, 0.0470588244497776,
+      0.03305785357952118]),
+    (nn.PolynomialDecayLR, (0.1, 0.01, 4, 0.5),
+     [0.1, 0.08794228732585907, 0.054999999701976776, 0.01, 0.01, 0.01]),
+    (nn.PolynomialDecayLR, (0.1, 0.01, 4, 0.5, True),
+     [0.1, 0.08794228732585907, 0.054999999701976776, 0.01, 0.06511352211236954,
+      0.054999999701976776]),
+]
+
+
+@pytest.mark.parametrize("cls,args,want", _DECAY_RECORDED)
+def test_decay_schedules_equal_mindspore(cls, args, want):
+    schedule = cls(*args)
+    got = [schedule(Tensor(np.int32(s))) for s in _STEPS]
+    assert all(g.dtype == ms.float32 and g.shape == () for g in got)
+    np.testing.assert_allclose([float(g.asnumpy()) for g in got], want, rtol=2e-6)
+
+
+@pytest.mark.parametrize("cls,args,want", _DECAY_RECORDED[:4])
+def test_decay_schedules_trace_into_graphs(cls, args, want):
+    schedule = cls(*args)
+    compiled = ms.jit(lambda step: schedule(step))
+    got = [float(compiled(Tensor(np.int32(s))).asnumpy()) for s in _STEPS]
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+@pytest.mark.parametrize("make,err,words", [
+    (lambda: nn.NaturalExpDecayLR(1, 0.9, 4), TypeError, "'learning_rate' must be float"),
+    (lambda: nn.NaturalExpDecayLR(0.1, -0.9, 4), ValueError, "'decay_rate' must be positive"),
+    (lambda: nn.InverseDecayLR(0.1, 0.9, 4.0), TypeError, "'decay_steps' must be int"),
+    (lambda: nn.InverseDecayLR(0.1, 0.9, 4, 1), TypeError, "'is_stair' must be bool"),
+    (lambda: nn.PolynomialDecayLR(0.1, 0.01, 0, 0.5), ValueError, "'decay_steps' must be"),
+    (lambda: nn.PolynomialDecayLR(0.1, 0.01, 4, -1.0), ValueError, "'power' must be positive"),
+    (lambda: nn.PolynomialDecayLR(0.1, 0.01, 4, 0.5, 1), TypeError,
+     "'update_decay_steps' must be bool"),
+])
+def test_decay_schedules_refuse_bad_arguments(make, err, words):
+    with pytest.raises(err, match=words):
+        make()
