@@ -2,6 +2,21 @@
 
 CASES = {
     "nn": [
+        ("Unflatten", "out = nn.Unflatten(1, (3, 1))(x)"),
+        ("OneHot", "out = nn.OneHot(axis=0, depth=3, on_value=2.0, off_value=-1.0)"
+                   "(Tensor([0, 2], ms.int32))"),
+        ("Pad", "out = [nn.Pad(((1, 1), (1, 1)), mode=m)(x) "
+                "for m in ('CONSTANT', 'REFLECT', 'SYMMETRIC')]"),
+        ("MatMul", "out = nn.MatMul(transpose_x2=True)(x, y)"),
+        ("PixelShuffle", "out = nn.PixelShuffle(2)(Tensor(np.arange(8, dtype=np.float32)"
+                         ".reshape(1, 4, 1, 2)))"),
+        ("CentralCrop", "out = nn.CentralCrop(0.6)(Tensor(np.arange(50, dtype=np.float32)"
+                        ".reshape(2, 5, 5)))"),
+        ("ClipByNorm", "out = nn.ClipByNorm()(x, Tensor(0.5))"),
+        ("IGamma", "out = nn.IGamma()(x, y)"),
+        ("LBeta", "out = nn.LBeta()(x, y)"),
+        ("TimeDistributed", "out = nn.TimeDistributed(_fix(nn.Dense(4, 2)), time_axis=1)(x3)"),
+        ("Range", "out = (nn.Range(1, 8, 2)(), nn.Range(1.0, 3, 0.5)())"),
         ("CellDict", "d = nn.CellDict({'conv': nn.Conv2d(1, 2, 3), 'relu': nn.ReLU()})\n"
                      "d['pool'] = nn.MaxPool2d(2)\nd.pop('relu')\n"
                      "out = (list(d.keys()), [p.name for p in d.get_parameters()])"),
