@@ -472,6 +472,16 @@ class _TensorMethods:
     def div_(self, other, *, rounding_mode=None):
         return self._in_place(F.divide(self, other, rounding_mode=rounding_mode), "div_")
     def exp_(self): return self._in_place(F.exp(self), "exp_")
+    # MindSpore 2.7.2's CPU wheel has no kernel for the next seven (InplaceClampScalar …);
+    # minispore computes them as MindSpore does on GPU and Ascend.
+    def clamp_(self, min=None, max=None):  # noqa: A002 - MindSpore's argument names
+        return self._in_place(F.clamp(self, min, max), "clamp_")
+    def erfinv_(self): return self._in_place(F.erfinv(self), "erfinv_")
+    def floor_(self): return self._in_place(F.floor(self), "floor_")
+    def log_(self): return self._in_place(F.log(self), "log_")
+    def sigmoid_(self): return self._in_place(F.sigmoid(self), "sigmoid_")
+    def sign_(self): return self._in_place(F.sign(self), "sign_")
+    def tanh_(self): return self._in_place(F.tanh(self), "tanh_")
     def remainder_(self, other): return self._in_place(F.floor_mod(self, other), "remainder_")
     def floor_divide_(self, other): return self._in_place(F.floor_div(self, other), "floor_divide_")
     def copy_(self, src):

@@ -109,3 +109,31 @@ def test_errors():
         ops.addn(Tensor(X))
     with pytest.raises(ValueError, match="must be even"):
         ops.glu(Tensor(X[:, :5]))
+
+
+@pytest.mark.parametrize("name,args,ref", [
+    ("clamp_", (0.0, 0.5), lambda a: np.clip(a, 0.0, 0.5)),
+    ("floor_", (), np.floor),
+    ("sign_", (), np.sign),
+    ("tanh_", (), np.tanh),
+    ("sigmoid_", (), lambda a: 1 / (1 + np.exp(-a))),
+    ("log_", (), lambda a: np.log(np.abs(a))),
+])
+def test_unary_in_place_methods_write_self_and_differentiate(name, args, ref):
+    import minispore as ms
+    base = np.array([[0.5, -0.2, 0.8], [0.3, 0.9, -0.1]])
+    data = np.abs(base) if name == "log_" else base
+    t = Tensor(data.copy())
+    assert getattr(t, name)(*args) is t
+    np.testing.assert_allclose(t.asnumpy(), ref(data), rtol=1e-12)
+    if name in ("tanh_", "sigmoid_", "log_"):
+        grad = ms.grad(lambda a: getattr(a * 1.0, name)().sum())(Tensor(data))
+        eps = 1e-6
+        fd = (ref(data + eps) - ref(data - eps)) / (2 * eps)
+        np.testing.assert_allclose(grad.asnumpy(), fd, rtol=1e-6)
+
+
+def test_erfinv_in_place_inverts_erf():
+    t = Tensor(np.array([-0.5, 0.1, 0.9]))
+    t.erfinv_()
+    np.testing.assert_allclose(ops.erf(t).asnumpy(), [-0.5, 0.1, 0.9], rtol=1e-12)
