@@ -222,3 +222,55 @@ def avg_pool2d_grad(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
                     for i in range(hs, he):
                         for j in range(ws, we):
                             dx[n, c, i, j] += g
+
+
+@njit(cache=True)
+def max_pool2d_argmax(x, kh, kw, sh, sw, pt, pl, dh, dw, plane_offsets, out, argmax):
+    """out[n, c, y, x] = max of x[n, c] over the dilated window, argmax[n, c, y, x] = its flat
+    position h * W + w in the (H, W) plane, plus c * H * W when plane_offsets (MaxPoolWithArgmax's
+    index into one sample's (C, H, W)).
+
+    The window of (y, x) holds rows y*sh - pt + i*dh (i < kh) and columns x*sw - pl + j*dw
+    (j < kw) that lie inside the input; the first maximum in row-major window order wins (a
+    NaN wins only as the first in-bounds cell, as in max_pool2d).
+    Loop nest: for n, c: for y, x: for the window rows, columns.
+    Preconditions: x C-contiguous (N, C, H, W); out and argmax (N, C, OH, OW); every window
+    holds at least one input element (checked by the operator).
+    """
+    N, C, H, W = x.shape
+    OH, OW = out.shape[2], out.shape[3]
+    for n in range(N):
+        for c in range(C):
+            base = c * H * W if plane_offsets else 0
+            for y in range(OH):
+                for xo in range(OW):
+                    best = -1
+                    m = x[n, c, 0, 0]
+                    for i in range(kh):
+                        h = y * sh - pt + i * dh
+                        if h < 0 or h >= H:
+                            continue
+                        for j in range(kw):
+                            w = xo * sw - pl + j * dw
+                            if w < 0 or w >= W:
+                                continue
+                            v = x[n, c, h, w]
+                            if best < 0 or v > m:
+                                m = v
+                                best = h * W + w
+                    out[n, c, y, xo] = m
+                    argmax[n, c, y, xo] = base + best
+
+
+@njit(cache=True)
+def scatter_add_rows(src, index, out):
+    """out[r, index[r, j]] += src[r, j] for every j, out zeroed first: the gradient of the
+    argmax pools (rows are the (n, c) planes, or the samples for MaxPoolWithArgmax).
+
+    Loop nest: for r: for j, in order, so repeated indices sum in a fixed order.
+    Preconditions: src and index (R, M), out (R, K) C-contiguous; 0 <= index < K.
+    """
+    out[:] = 0
+    for r in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            out[r, index[r, j]] += src[r, j]

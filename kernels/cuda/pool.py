@@ -169,3 +169,51 @@ def avg_pool2d_grad(dy, kh, kw, sh, sw, pt, pl, include_pad, dx):
     """
     _launch(_avg_pool_grad_kernel, dx.size, dy, kh, kw, sh, sw, pt, pl, include_pad,
             dx.dtype.type(0), dx)
+
+
+@cuda.jit
+def _max_pool_argmax_kernel(x, kh, kw, sh, sw, pt, pl, dh, dw, plane_offsets, out, argmax):
+    N, C, H, W = x.shape
+    OH, OW = out.shape[2], out.shape[3]
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for e in range(start, out.size, stride):
+        xo = e % OW
+        y = (e // OW) % OH
+        c = (e // (OW * OH)) % C
+        n = e // (OW * OH * C)
+        best = -1
+        m = x[n, c, 0, 0]
+        for i in range(kh):
+            h = y * sh - pt + i * dh
+            if h >= 0 and h < H:
+                for j in range(kw):
+                    w = xo * sw - pl + j * dw
+                    if w >= 0 and w < W:
+                        v = x[n, c, h, w]
+                        if best < 0 or v > m:
+                            m = v
+                            best = h * W + w
+        out[n, c, y, xo] = m
+        argmax[n, c, y, xo] = (c * H * W if plane_offsets else 0) + best
+
+
+@cuda.jit
+def _scatter_add_rows_kernel(src, index, zero, out):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for r in range(start, src.shape[0], stride):
+        for k in range(out.shape[1]):
+            out[r, k] = zero
+        for j in range(src.shape[1]):
+            out[r, index[r, j]] += src[r, j]
+
+
+def max_pool2d_argmax(x, kh, kw, sh, sw, pt, pl, dh, dw, plane_offsets, out, argmax):
+    """The CPU kernel's max and argmax (kernels/cpu/pool.py), one thread per output."""
+    _launch(_max_pool_argmax_kernel, out.size, x, kh, kw, sh, sw, pt, pl, dh, dw,
+            plane_offsets, out, argmax)
+
+
+def scatter_add_rows(src, index, out):
+    """out[r, index[r, j]] += src[r, j], out zeroed first. One thread per row r, which walks its
+    row in order: no atomics, and repeated indices sum in the CPU kernel's order."""
+    _launch(_scatter_add_rows_kernel, src.shape[0], src, index, out.dtype.type(0), out)

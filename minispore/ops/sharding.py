@@ -436,6 +436,24 @@ class _Pool(Rule):
 pool = _Pool()
 
 
+class _PoolArgmax(Rule):
+    """The argmax pools: x -> (out, argmax), and their gradient (x, dout, argmax) -> dx. Batch
+    cuts always; channel cuts only where argmax indexes each (H, W) plane, not the sample's
+    (C, H, W) (`prim.plane_offsets`: a slice would number its channels from 0)."""
+
+    def spec(self, prim, args, outs):
+        fixed = {lab: _SPATIAL for lab in ("h", "w", "oh", "ow")}
+        if prim.plane_offsets:
+            fixed["c"] = "argmax indexes the sample's (C, H, W), counted from channel 0"
+        x, y = ("n", "c", "h", "w"), ("n", "c", "oh", "ow")
+        if len(tensor_args(args)) == 1:
+            return Einsum((x,), (y, y), fixed=fixed)
+        return Einsum((x, y, y), (x,), fixed=fixed)
+
+
+pool_argmax = _PoolArgmax()
+
+
 class _LayerNorm(Rule):
     """LayerNorm (x, gamma, beta) -> (y, mean, variance) and LayerNormGrad (x, dy, variance, mean,
     gamma) -> (dx, dgamma, dbeta): only dims before begin_norm_axis may be cut; their cut

@@ -718,6 +718,12 @@ SIGNATURES = {
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float64[:, :, :, ::1]',
     ),
+    'pool:_max_pool_argmax_kernel': (
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1], int32[:, :, :, ::1]',
+        'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1], int64[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float64[:, :, :, ::1], int32[:, :, :, ::1]',
+        'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float64[:, :, :, ::1], int64[:, :, :, ::1]',
+    ),
     'pool:_max_pool_grad_kernel': (
         'float32[:, :, :, ::1], float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float32, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float64, float64[:, :, :, ::1]',
@@ -725,6 +731,12 @@ SIGNATURES = {
     'pool:_max_pool_kernel': (
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, float64[:, :, :, ::1]',
+    ),
+    'pool:_scatter_add_rows_kernel': (
+        'float32[:, ::1], int32[:, ::1], float32, float32[:, ::1]',
+        'float32[:, ::1], int64[:, ::1], float32, float32[:, ::1]',
+        'float64[:, ::1], int32[:, ::1], float64, float64[:, ::1]',
+        'float64[:, ::1], int64[:, ::1], float64, float64[:, ::1]',
     ),
     'random:_bernoulli_kernel': (
         'float64[::1], float64[::1], float32[::1]',

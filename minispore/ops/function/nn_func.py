@@ -5,6 +5,7 @@ from minispore.ops.operations import conv_ops as C
 from minispore.ops.operations import nn_ops as N
 from minispore.ops.operations._base import cached_op
 from minispore.ops.operations.norm_ops import BatchNorm
+from minispore.ops.operations.pool_argmax_ops import MaxPoolWithArgmaxV2
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "bias_add",
            "bias_add_relu", "softmax_cross_entropy_with_logits",
@@ -92,9 +93,18 @@ def _unsupported(name, **flags):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                ceil_mode=False):
-    """Max pooling over NCHW x; stride defaults to kernel_size, padding is implicit -inf."""
-    _unsupported("max_pool2d", dilation=(dilation, 1), return_indices=(return_indices, False),
-                 ceil_mode=(ceil_mode, False))
+    """Max pooling over NCHW x; stride defaults to kernel_size, padding is implicit -inf.
+    With return_indices, also the Int64 position h * W + w of each maximum in its (H, W)
+    plane; dilation, ceil_mode and return_indices go through MaxPoolWithArgmaxV2, as in
+    MindSpore."""
+    if return_indices or ceil_mode or dilation not in (1, (1, 1)):
+        pads = padding if isinstance(padding, (int, tuple, list)) else None
+        if pads is None or isinstance(pads, bool):
+            raise TypeError(f"For 'max_pool2d', 'padding' must be an int or a pair of ints, "
+                            f"but got {padding!r}.")
+        out, argmax = cached_op(MaxPoolWithArgmaxV2, kernel_size, stride, tuple(pads)
+                                if isinstance(pads, list) else pads, dilation, ceil_mode)(x)
+        return (out, argmax) if return_indices else out
     mode, pad = _torch_pool_pad("max_pool2d", padding)
     return cached_op(C.MaxPool, kernel_size, kernel_size if stride is None else stride, mode,
                pad=pad if mode == "pad" else 0)(x)

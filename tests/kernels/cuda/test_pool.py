@@ -74,3 +74,27 @@ def test_avg_pool_matches_numpy_window_mean():
 
 def test_same_names_and_signatures_as_cpu():
     same_kernels(cpu, gpu, lambda o: hasattr(o, "py_func"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("plane_offsets,argmax_dtype", [(True, np.int32), (False, np.int64)])
+def test_max_pool_argmax_and_its_scatter_match_cpu(plane_offsets, argmax_dtype, dtype):
+    x = _input(dtype)
+    args = (3, 2, 2, 1, 1, 0, 2, 1)     # kh, kw, sh, sw, pt, pl, dh, dw: dilated rows
+    oshape = (2, 2, 2, 5)
+    want, want_arg = np.empty(oshape, dtype), np.empty(oshape, argmax_dtype)
+    cpu.max_pool2d_argmax(x, *args, plane_offsets, want, want_arg)
+    out = cuda.device_array(oshape, dtype)
+    arg = cuda.device_array(oshape, argmax_dtype)
+    gpu.max_pool2d_argmax(cuda.to_device(x), *args, plane_offsets, out, arg)
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+    np.testing.assert_array_equal(arg.copy_to_host(), want_arg)
+
+    rows, width = (2, 60) if plane_offsets else (4, 30)
+    dy = np.random.default_rng(1).standard_normal(oshape).astype(dtype).reshape(rows, -1)
+    idx = want_arg.reshape(rows, -1)
+    want_dx = np.full((rows, width), np.nan, dtype)     # the kernel zeroes it first
+    cpu.scatter_add_rows(dy, idx, want_dx)
+    dx = cuda.to_device(np.full((rows, width), np.nan, dtype))
+    gpu.scatter_add_rows(cuda.to_device(dy), cuda.to_device(np.ascontiguousarray(idx)), dx)
+    np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
