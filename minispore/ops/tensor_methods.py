@@ -137,6 +137,7 @@ class _TensorMethods:
     def igammac(self, other): return F.igammac(self, other)
     def nextafter(self, other): return F.nextafter(self, other)
     def hypot(self, other): return F.hypot(self, other)
+    def choose(self, choices, mode="clip"): return F.choose(self, choices, mode)
     floor_divide = __floordiv__
     remainder = __mod__
     def square(self): return F.square(self)
