@@ -138,6 +138,7 @@ class _TensorMethods:
     def nextafter(self, other): return F.nextafter(self, other)
     def hypot(self, other): return F.hypot(self, other)
     def choose(self, choices, mode="clip"): return F.choose(self, choices, mode)
+    def unique_with_pad(self, pad_num): return F.unique_with_pad(self, pad_num)
     floor_divide = __floordiv__
     remainder = __mod__
     def square(self): return F.square(self)

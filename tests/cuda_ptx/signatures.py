@@ -851,4 +851,10 @@ SIGNATURES = {
     'sort:_topk_lines': (
         'float32[:, :, ::1], float32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1]',
     ),
+    'unique:_unique_with_pad_kernel': (
+        'float32[::1], float32, float32[::1], int32[::1]',
+        'float64[::1], float64, float64[::1], int32[::1]',
+        'int32[::1], int32, int32[::1], int32[::1]',
+        'int64[::1], int64, int64[::1], int64[::1]',
+    ),
 }

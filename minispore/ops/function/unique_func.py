@@ -13,7 +13,7 @@ from minispore.ops.function.index_func import masked_select
 from minispore.ops.function.reduce_compose_func import any as reduce_any
 from minispore.ops.function.sort_func import argsort, cumsum, sort
 
-__all__ = ["unique", "unique_consecutive", "UniqueConsecutive"]
+__all__ = ["unique", "unique_consecutive", "UniqueConsecutive", "unique_with_pad"]
 
 
 def _check(input, return_inverse, return_counts, dim):  # noqa: A002
@@ -126,3 +126,11 @@ def unique(input):  # noqa: A002 - MindSpore's argument name
     group = cumsum(A.cast(starts, mstype.int64), 0) - 1
     idx = A.unsorted_segment_sum(A.gather(rank, group, 0), perm, n)
     return output, A.cast(A.reshape(idx, tuple(input.shape)), index_dtype)
+
+
+def unique_with_pad(x, pad_num):
+    """``ops.unique_with_pad(x, pad_num)`` -> (y, idx): UniqueWithPad (x 1-D; y the distinct
+    values in order of first occurrence padded with pad_num to x's length, idx each element's
+    position in y)."""
+    from minispore.ops.operations.unique_ops import UniqueWithPad
+    return UniqueWithPad()(x, pad_num)
