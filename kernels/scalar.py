@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from . import scalar_bessel, scalar_bits, scalar_gamma_inc, scalar_special
+from . import scalar_bessel, scalar_beta_inc, scalar_bits, scalar_gamma_inc, scalar_special
+from .scalar_beta_inc import betainc  # noqa: F401
 from .scalar_bessel import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
                             bessel_j0, bessel_j1, bessel_k0, bessel_k0e, bessel_k1,
                             bessel_k1e, bessel_y0, bessel_y1)
@@ -355,8 +356,8 @@ def hypot(x, y):
     return math.hypot(x, y)
 
 
-# Every elementwise body above and in scalar_bits, scalar_special, scalar_gamma_inc and
-# scalar_bessel -> the dtype of its result: "bool" for
+# Every elementwise body above and in scalar_bits, scalar_special, scalar_gamma_inc,
+# scalar_beta_inc and scalar_bessel -> the dtype of its result: "bool" for
 # predicates, "uint8" for population_count, None for the
 # dtype of its last operand (callers put the operand whose dtype the result takes last). Each
 # device's kernel table and the fusion pass are generated from this table.
@@ -382,6 +383,7 @@ ELEMENTWISE.update(scalar_bits.ELEMENTWISE)
 ELEMENTWISE.update(scalar_special.ELEMENTWISE)
 ELEMENTWISE.update(scalar_gamma_inc.ELEMENTWISE)
 ELEMENTWISE.update(scalar_bessel.ELEMENTWISE)
+ELEMENTWISE.update(scalar_beta_inc.ELEMENTWISE)
 
 
 # -- IEEE binary16 <-> float on bit patterns (Numba has no CPU float16) ----------------------

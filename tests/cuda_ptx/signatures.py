@@ -140,6 +140,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',
     ),
+    'elementwise:betainc._kernel': (
+        'float32[::1], float32[::1], float32[::1], float32[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+        'float64[::1], float64[::1], float64[::1], float64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1]',
+    ),
     'elementwise:bitwise_and._kernel': (
         'boolean[::1], boolean[::1], boolean[::1], int64, int64[::1], int64[::1], int64[::1]',
         'int16[::1], int16[::1], int16[::1], int64, int64[::1], int64[::1], int64[::1]',

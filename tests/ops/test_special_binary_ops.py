@@ -339,3 +339,47 @@ def test_igamma_of_a_large_a_is_accurate_or_nan_never_wrong():
     np.testing.assert_allclose(p[0] + q[0], 1.0, rtol=1e-8)
     assert np.isnan(p[1:3]).all() and np.isnan(q[1:3]).all()
     assert p[3] == 0.0 and q[3] == 1.0
+
+
+# -- Betainc -----------------------------------------------------------------------------------
+def test_betainc_matches_scipy_in_float64():
+    a = np.concatenate([RNG.uniform(0.01, 50.0, 300), np.logspace(-3, 3, 40), [1e4, 50.0]])
+    b = np.concatenate([RNG.uniform(0.01, 50.0, 300), np.logspace(3, -3, 40), [1e4, 1e-3]])
+    x = np.concatenate([RNG.uniform(0.0, 1.0, 300), np.linspace(0.01, 0.99, 40), [0.5, 0.999]])
+    # lgamma(a + b) - lgamma(a) - lgamma(b) loses a few digits to cancellation at a = b = 1e4.
+    check_forward(ops.Betainc(), sp.betainc, [a, b, x], rtol=1e-10, atol=1e-300)
+
+
+def test_betainc_equals_mindspore_at_edges_and_in_float32():
+    got = ops.Betainc()(_t([0.5, 0.5, -1.0, 0.5], np.float32), _t([0.5, 0.5, 1.0, 0.5], np.float32),
+                        _t([0.0, 1.0, 0.5, 1.5], np.float32)).asnumpy()
+    np.testing.assert_array_equal(got, [0.0, 1.0, np.nan, np.nan])
+    # MindSpore 2.7.2's float32 values on the conformance inputs.
+    x = _t([[0.5, 0.2, 0.8], [0.3, 0.9, 0.1]], np.float32)
+    y = _t([[0.4, 0.7, 0.6], [0.9, 0.1, 0.3]], np.float32)
+    z = _t([[0.1, 0.3, 0.5], [0.7, 0.2, 0.4]], np.float32)
+    np.testing.assert_allclose(ops.Betainc()(x, y, z).asnumpy(),
+                               [[0.17551936, 0.71666646, 0.41074654],
+                                [0.87901425, 0.028183507, 0.73357654]],
+                               rtol=1e-5)
+    grad = ms.grad(lambda c: ops.Betainc()(x, y, c).sum())(z).asnumpy()
+    np.testing.assert_allclose(grad, [[0.91561663, 0.52289516, 0.77567732],
+                                      [0.41582996, 0.14123693, 0.2542102]], rtol=1e-5)
+
+
+def test_betainc_gradient_in_x_by_finite_differences_and_zero_in_a_b():
+    a, b = RNG.uniform(0.5, 5.0, 6), RNG.uniform(0.5, 5.0, 6)
+    x = RNG.uniform(0.05, 0.95, 6)
+    check_grad(ops.Betainc(), [a, b, x], positions=[2])
+    ga, gb = ms.grad(lambda p, q: ops.Betainc()(p, q, _t(x)).sum(), (0, 1))(_t(a), _t(b))
+    assert not ga.asnumpy().any() and not gb.asnumpy().any()   # MindSpore's bprop
+
+
+@pytest.mark.parametrize("args,err,words", [
+    (([0.5], [0.5], [0.5, 0.2]), ValueError, "not consistent"),
+    (([0.5], np.array([0.5], np.float32), [0.5]), TypeError, "same"),
+])
+def test_betainc_errors(args, err, words):
+    tensors = [Tensor(np.asarray(v)) for v in args]
+    with pytest.raises(err, match=words):
+        ops.Betainc()(*tensors)

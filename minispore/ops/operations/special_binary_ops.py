@@ -1,6 +1,7 @@
-"""The special functions of two inputs, MindSpore's names: Igamma and Igammac (the regularized
-incomplete gamma functions), Zeta (Hurwitz), NextAfter and Polygamma. Each runs its body of
-kernels/scalar_gamma_inc.py on either device; the bprops are MindSpore's, composed from
+"""The special functions of two (and three) inputs, MindSpore's names: Igamma and Igammac (the
+regularized incomplete gamma functions), Zeta (Hurwitz), NextAfter, Polygamma and Betainc (the
+regularized incomplete beta function). Each runs its body of kernels/scalar_gamma_inc.py
+(scalar_beta_inc.py for Betainc) on either device; the bprops are MindSpore's, composed from
 math_ops (each gradient summed back over the axes its input was broadcast along)."""
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
@@ -9,11 +10,12 @@ from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dt
 from minispore.ops.operations.array_ops import ZerosLike
 from minispore.ops.operations.elementwise import BinaryElementwise
 from minispore.ops.operations.math_ops import Add, Exp, Log, Mul, Neg, Sub, sum_to_shape
-from minispore.ops.operations.unary_math_ops import Lgamma
+from minispore.ops.operations.unary_math_ops import Lgamma, Log1p
+from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["Igamma", "Igammac", "Zeta", "NextAfter", "Polygamma"]
+__all__ = ["Igamma", "Igammac", "Zeta", "NextAfter", "Polygamma", "Betainc"]
 
 _FLOATS = (mstype.float32, mstype.float64)
 
@@ -163,3 +165,39 @@ class Polygamma(BinaryElementwise):
         n, x = inputs
         return None, _mul(dout, cached_op(Polygamma)(cached_op(Add)(n, 1), x))
 
+
+
+class Betainc(Primitive):
+    """out = I_x(a, b) = B(x; a, b) / B(a, b), the regularized incomplete beta function:
+    Betainc()(a, b, x), float32 or float64 tensors of one dtype and one shape (MindSpore's
+    primitive neither broadcasts nor promotes). NaN for a <= 0, b <= 0, x outside [0, 1];
+    0 at x = 0, 1 at x = 1.
+    dx = dout * x^(a-1) (1-x)^(b-1) / B(a, b); da = db = 0, as MindSpore's bprop returns (it
+    defines no derivative in a and b, so neither does minispore)."""
+    arg_names = ("a", "b", "x")
+    sharding_rule = rules.elementwise
+
+    def infer(self, a, b, x):
+        for name, t in zip(self.arg_names, (a, b, x)):
+            check_tensor(self, name, t)
+            check_dtype(self, name, t, _FLOATS)
+        check_same_dtype(self, self.arg_names, (a, b, x))
+        for name, t in (("b", b), ("x", x)):
+            if tuple(t.shape) != tuple(a.shape):
+                raise self.error(f"shape of {name} {tuple(t.shape)} are not consistent with "
+                                 f"the shape a {tuple(a.shape)}.")
+        return Aval(a.shape, a.dtype)
+
+    def impl(self, a, b, x):
+        return kernel("elementwise", "betainc")(a, b, x)
+
+    def bprop(self, inputs, out, dout):
+        a, b, x = inputs
+        log_beta = cached_op(Sub)(cached_op(Add)(cached_op(Lgamma)(a), cached_op(Lgamma)(b)),
+                                  cached_op(Lgamma)(cached_op(Add)(a, b)))
+        log_density = cached_op(Sub)(
+            cached_op(Add)(_mul(cached_op(Sub)(a, 1.0), cached_op(Log)(x)),
+                           _mul(cached_op(Sub)(b, 1.0), cached_op(Log1p)(cached_op(Neg)(x)))),
+            log_beta)
+        zeros = cached_op(ZerosLike)
+        return zeros(a), zeros(b), _mul(cached_op(Exp)(log_density), dout)

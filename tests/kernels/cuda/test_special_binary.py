@@ -59,3 +59,15 @@ def test_polygamma_integer_order_and_float_input(order_dtype, dtype, rng):
         got = gpu.polygamma(dev(order), dev(x))
         assert got.dtype == dtype
         np.testing.assert_allclose(host(got), want, rtol=2e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_betainc_matches_cpu_kernel(dtype, rng):
+    """Both sides of the symmetry (x below and above (a + 1) / (a + b + 2)) and the edges."""
+    a = np.concatenate([rng.uniform(0.1, 20.0, 12), [0.5, -1.0, 2.0]]).astype(dtype)
+    b = np.concatenate([rng.uniform(0.1, 20.0, 12), [0.5, 1.0, 2.0]]).astype(dtype)
+    x = np.concatenate([rng.uniform(0.0, 1.0, 12), [0.0, 0.5, 1.0]]).astype(dtype)
+    want = cpu.betainc(a, b, x)
+    got = host(gpu.betainc(dev(a), dev(b), dev(x)))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, **tol(dtype))
