@@ -2,6 +2,13 @@
 
 CASES = {
     "nn": [
+        ("ForwardValueAndGrad", "net = _fix(nn.Dense(3, 2))\n"
+                                "w = ms.ParameterTuple(net.trainable_params())\n"
+                                "out = nn.ForwardValueAndGrad(nn.WithLossCell(net, nn.MSELoss()),"
+                                " w, get_by_list=True)(x, Tensor(np.ones((2, 2), np.float32)))"),
+        ("WithGradCell", "net = _fix(nn.Dense(3, 2))\n"
+                         "out = nn.WithGradCell(net, nn.MSELoss())"
+                         "(x, Tensor(np.ones((2, 2), np.float32)))"),
         ("Unflatten", "out = nn.Unflatten(1, (3, 1))(x)"),
         ("OneHot", "out = nn.OneHot(axis=0, depth=3, on_value=2.0, off_value=-1.0)"
                    "(Tensor([0, 2], ms.int32))"),
