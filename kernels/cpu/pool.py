@@ -274,3 +274,31 @@ def scatter_add_rows(src, index, out):
     for r in range(src.shape[0]):
         for j in range(src.shape[1]):
             out[r, index[r, j]] += src[r, j]
+
+
+@njit(cache=True)
+def scatter_rows(src, index, out, bad):
+    """out[r, index[r, j]] = src[r, j], out zeroed first, j in order so a repeated index keeps
+    the last value (MaxUnpool). Indices outside [0, K) are skipped and counted into bad[0].
+    Preconditions: src and index (R, M), out (R, K) C-contiguous; bad a 1-element int64 array.
+    """
+    out[:] = 0
+    width = out.shape[1]
+    count = 0
+    for r in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            k = index[r, j]
+            if k < 0 or k >= width:
+                count += 1
+            else:
+                out[r, k] = src[r, j]
+    bad[0] = count
+
+
+@njit(cache=True)
+def gather_rows(src, index, out):
+    """out[r, j] = src[r, index[r, j]] (MaxUnpool's gradient).
+    Preconditions: src (R, K), index and out (R, M) C-contiguous; 0 <= index < K."""
+    for r in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[r, j] = src[r, index[r, j]]

@@ -217,3 +217,43 @@ def scatter_add_rows(src, index, out):
     """out[r, index[r, j]] += src[r, j], out zeroed first. One thread per row r, which walks its
     row in order: no atomics, and repeated indices sum in the CPU kernel's order."""
     _launch(_scatter_add_rows_kernel, src.shape[0], src, index, out.dtype.type(0), out)
+
+
+@cuda.jit
+def _scatter_rows_kernel(src, index, zero, out, bad):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    width = out.shape[1]
+    for r in range(start, src.shape[0], stride):
+        for k in range(width):
+            out[r, k] = zero
+        count = 0
+        for j in range(src.shape[1]):
+            k = index[r, j]
+            if k < 0 or k >= width:
+                count += 1
+            else:
+                out[r, k] = src[r, j]
+        if count:
+            cuda.atomic.add(bad, 0, count)
+
+
+@cuda.jit
+def _gather_rows_kernel(src, index, out):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    m = out.shape[1]
+    for e in range(start, out.size, stride):
+        r = e // m
+        j = e % m
+        out[r, j] = src[r, index[r, j]]
+
+
+def scatter_rows(src, index, out, bad):
+    """out[r, index[r, j]] = src[r, j], out zeroed first, the last of repeated indices kept;
+    out-of-range indices skipped and counted into bad[0] (a zeroed 1-element int64 device
+    array). One thread per row, which walks its row in order (no races on repeats)."""
+    _launch(_scatter_rows_kernel, src.shape[0], src, index, out.dtype.type(0), out, bad)
+
+
+def gather_rows(src, index, out):
+    """out[r, j] = src[r, index[r, j]], one thread per output element."""
+    _launch(_gather_rows_kernel, out.size, src, index, out)

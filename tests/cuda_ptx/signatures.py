@@ -722,6 +722,12 @@ SIGNATURES = {
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, int64, int64, int64, int64, boolean, float64[:, :, :, ::1]',
     ),
+    'pool:_gather_rows_kernel': (
+        'float32[:, ::1], int32[:, ::1], float32[:, ::1]',
+        'float32[:, ::1], int64[:, ::1], float32[:, ::1]',
+        'float64[:, ::1], int32[:, ::1], float64[:, ::1]',
+        'float64[:, ::1], int64[:, ::1], float64[:, ::1]',
+    ),
     'pool:_max_pool_argmax_kernel': (
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1], int32[:, :, :, ::1]',
         'float32[:, :, :, ::1], int64, int64, int64, int64, int64, int64, int64, int64, boolean, float32[:, :, :, ::1], int64[:, :, :, ::1]',
@@ -741,6 +747,12 @@ SIGNATURES = {
         'float32[:, ::1], int64[:, ::1], float32, float32[:, ::1]',
         'float64[:, ::1], int32[:, ::1], float64, float64[:, ::1]',
         'float64[:, ::1], int64[:, ::1], float64, float64[:, ::1]',
+    ),
+    'pool:_scatter_rows_kernel': (
+        'float32[:, ::1], int32[:, ::1], float32, float32[:, ::1], int64[::1]',
+        'float32[:, ::1], int64[:, ::1], float32, float32[:, ::1], int64[::1]',
+        'float64[:, ::1], int32[:, ::1], float64, float64[:, ::1], int64[::1]',
+        'float64[:, ::1], int64[:, ::1], float64, float64[:, ::1], int64[::1]',
     ),
     'random:_bernoulli_kernel': (
         'float64[::1], float64[::1], float32[::1]',

@@ -1,12 +1,13 @@
-"""1-D, adaptive and power-average pooling, reflection / replication padding, nearest
-upsampling and LRN cells, each one call of ops/function/pool_compose_func.py."""
+"""1-D, adaptive and power-average pooling, max unpooling, reflection / replication padding,
+nearest upsampling and LRN cells, each one call of an ops function."""
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 
 __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN",
-           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 def _positive_int(name, arg, v):
@@ -201,3 +202,28 @@ class AdaptiveMaxPool3d(Cell):
 
     def construct(self, x):
         return F.adaptive_max_pool3d(x, self.output_size, self.return_indices)
+
+
+class _MaxUnpool(Cell):
+    """``MaxUnpoolNd(kernel_size, stride=None, padding=0)(x, indices, output_size=None)``."""
+    unpool = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, x, indices, output_size=None):
+        return type(self).unpool(x, indices, self.kernel_size, self.stride, self.padding,
+                                 output_size)
+
+
+class MaxUnpool1d(_MaxUnpool):
+    unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpool):
+    unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpool):
+    unpool = staticmethod(F.max_unpool3d)

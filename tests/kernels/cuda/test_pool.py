@@ -98,3 +98,25 @@ def test_max_pool_argmax_and_its_scatter_match_cpu(plane_offsets, argmax_dtype, 
     dx = cuda.to_device(np.full((rows, width), np.nan, dtype))
     gpu.scatter_add_rows(cuda.to_device(dy), cuda.to_device(np.ascontiguousarray(idx)), dx)
     np.testing.assert_allclose(dx.copy_to_host(), want_dx, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_unpool_scatter_and_gather_match_cpu(index_dtype, dtype):
+    rng = np.random.default_rng(2)
+    src = rng.standard_normal((4, 6)).astype(dtype)
+    index = np.stack([rng.integers(-1, 12, 6) for _ in range(4)]).astype(index_dtype)
+    want, want_bad = np.full((4, 10), np.nan, dtype), np.zeros(1, np.int64)
+    cpu.scatter_rows(src, index, want, want_bad)
+    out, bad = cuda.to_device(np.full((4, 10), np.nan, dtype)), cuda.to_device(np.zeros(1,
+                                                                                        np.int64))
+    gpu.scatter_rows(cuda.to_device(src), cuda.to_device(index), out, bad)
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+    assert bad.copy_to_host()[0] == want_bad[0] > 0
+
+    inside = np.clip(index, 0, 9)
+    want_g = np.empty((4, 6), dtype)
+    cpu.gather_rows(want, inside, want_g)
+    got_g = cuda.device_array((4, 6), dtype)
+    gpu.gather_rows(cuda.to_device(want), cuda.to_device(inside), got_g)
+    np.testing.assert_array_equal(got_g.copy_to_host(), want_g)
