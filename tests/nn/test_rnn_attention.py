@@ -578,13 +578,13 @@ def _encoder_layer_ref(x, p, prefix, heads, norm_first, activation, eps, batch_f
                         attn_mask=src_mask, prefix=prefix + "self_attn.")[0]
 
     def ff(y):
-        hdn = y @ p[prefix + "linear1.weight"].T + p[prefix + "linear1.bias"]
+        hdn = y @ p[prefix + "dense1.weight"].T + p[prefix + "dense1.bias"]
         if activation == "relu":
             hdn = np.maximum(hdn, 0)
         else:
             from math import erf
             hdn = 0.5 * hdn * (1 + np.vectorize(erf)(hdn / np.sqrt(2)))
-        return hdn @ p[prefix + "linear2.weight"].T + p[prefix + "linear2.bias"]
+        return hdn @ p[prefix + "dense2.weight"].T + p[prefix + "dense2.bias"]
 
     def norm(y, i):
         return _layer_norm(y, p[f"{prefix}norm{i}.gamma"], p[f"{prefix}norm{i}.beta"], eps)
@@ -627,12 +627,12 @@ def test_transformer_encoder_layers_are_independent_copies():
     layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)
     enc = nn.TransformerEncoder(layer, 3)
     assert len(enc.layers) == 3
-    ws = [lyr.linear1.weight for lyr in enc.layers]
-    assert len({id(w) for w in ws}) == 3 and all(w is not layer.linear1.weight for w in ws)
+    ws = [lyr.dense1.weight for lyr in enc.layers]
+    assert len({id(w) for w in ws}) == 3 and all(w is not layer.dense1.weight for w in ws)
     np.testing.assert_array_equal(ws[0].asnumpy(), ws[2].asnumpy())
     names = [p.name for p in enc.get_parameters()]
     assert len(names) == len(set(names)) and "layers.2.norm2.beta" in names
-    assert (layer.self_attn.dropout, layer.norm_first, layer.linear1.out_channels) == \
+    assert (layer.self_attn.dropout, layer.norm_first, layer.dense1.out_channels) == \
         (0.1, False, 8)
     assert layer.norm1.epsilon == 1e-5
 
@@ -763,3 +763,41 @@ def test_rnn_refuses_a_dynamic_sequence_length():
     net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
     with pytest.raises(ValueError, match=r"For 'LSTM', the sequence length must be static"):
         net(Tensor(rand(4, 2, 3)))
+
+
+# MindSpore 2.7.2 on the same inputs, every parameter set by _fix_params (first 12 outputs).
+_DECODER_RECORDED = {
+    "post_norm": [0.23055, 0.00747, -0.07721, -0.05152, 0.07856, 0.32853, 0.73492, 1.35483,
+                  0.17792, 0.02613, -0.05804, -0.0478],
+    "transformer": [-0.35305, -0.11859, -0.03183, -0.01289, 0.03287, 0.2201, 0.68865, 1.60868,
+                    -0.35294, -0.11861, -0.03184, -0.01289],
+}
+
+
+def _fix_params(net):
+    for p in net.get_parameters():
+        n = int(np.prod(p.shape)) if len(p.shape) else 1
+        p.set_data(ms.Tensor(np.linspace(-0.5, 0.5, n).reshape(p.shape).astype(np.float32)))
+    return net
+
+
+def test_transformer_decoder_and_transformer_equal_mindspore():
+    src = ms.Tensor(np.linspace(-1, 1, 48).reshape(3, 2, 8).astype(np.float32))
+    tgt = ms.Tensor(np.cos(np.linspace(0, 3, 32)).reshape(2, 2, 8).astype(np.float32))
+    layer = _fix_params(nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0))
+    assert [p.name for p in layer.trainable_params()][8:10] == ["dense1.weight", "dense1.bias"]
+    np.testing.assert_allclose(layer(tgt, src).asnumpy().ravel()[:12],
+                               _DECODER_RECORDED["post_norm"], atol=2e-5)
+    model = _fix_params(nn.Transformer(8, 2, 1, 1, 16, dropout=0.0))
+    mask = ms.Tensor(np.triu(np.full((2, 2), -np.inf), 1).astype(np.float32))
+    np.testing.assert_allclose(model(src, tgt, tgt_mask=mask).asnumpy().ravel()[:12],
+                               _DECODER_RECORDED["transformer"], atol=2e-5)
+    assert len(model.trainable_params()) == 34
+    deep = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, 0.0), 2, nn.LayerNorm((8,)))
+    assert deep(tgt, src).shape == (2, 2, 8)
+
+
+def test_transformer_checks_batch_and_width():
+    model = nn.Transformer(8, 2, 1, 1, 16)
+    with pytest.raises(ValueError, match="must be equal to d_model 8"):
+        model(ms.Tensor(np.ones((3, 2, 4), np.float32)), ms.Tensor(np.ones((2, 2, 4), np.float32)))

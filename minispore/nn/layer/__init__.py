@@ -9,6 +9,7 @@ from minispore.nn.layer.normalization import *  # noqa: F401,F403
 from minispore.nn.layer.pooling import *  # noqa: F401,F403
 from minispore.nn.layer.rnns import *  # noqa: F401,F403
 from minispore.nn.layer.transformer import *  # noqa: F401,F403
+from minispore.nn.layer.transformer_decoder import *  # noqa: F401,F403
 from minispore.nn.layer.activation_compose import *  # noqa: F401,F403
 from minispore.nn.layer.basic_compose import *  # noqa: F401,F403
 from minispore.nn.layer.pooling_compose import *  # noqa: F401,F403

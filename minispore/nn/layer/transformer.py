@@ -255,7 +255,7 @@ def _activation_fn(activation):
 
 class TransformerEncoderLayer(Cell):
     """One Transformer encoder layer, MindSpore's nn.TransformerEncoderLayer: self-attention
-    then a feed-forward block linear2(dropout(activation(linear1(x)))), each wrapped in a
+    then a feed-forward block dense2(dropout(activation(dense1(x)))), each wrapped in a
     residual with dropout and LayerNorm (eps ``layer_norm_eps``):
 
     post-norm (default): x = norm1(x + sa(x)); x = norm2(x + ff(x));
@@ -288,9 +288,9 @@ class TransformerEncoderLayer(Cell):
         self.norm_first = _check_bool(name, "norm_first", norm_first)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                             batch_first=batch_first, dtype=dtype)
-        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
         self.dropout = Dropout(p=dropout)
-        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
         self.norm1 = LayerNorm((d_model,), epsilon=float(layer_norm_eps), dtype=dtype)
         self.norm2 = LayerNorm((d_model,), epsilon=float(layer_norm_eps), dtype=dtype)
         self.dropout1 = Dropout(p=dropout)
@@ -303,7 +303,7 @@ class TransformerEncoderLayer(Cell):
         return self.dropout1(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        x = self.dense2(self.dropout(self.activation(self.dense1(x))))
         return self.dropout2(x)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
