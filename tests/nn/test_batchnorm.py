@@ -138,3 +138,22 @@ def test_graph_mode_eval_uses_the_moving_stats_it_trained():
     ref = (x.asnumpy() - mean.reshape(1, 2, 1, 1)) / np.sqrt(var.reshape(1, 2, 1, 1) + 1e-5)
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(bn.moving_mean.asnumpy(), mean)
+
+
+def test_batchnorm3d_normalises_over_n_d_h_w_and_names_parameters_as_mindspore():
+    import minispore as ms
+    from minispore import nn
+    x = np.random.default_rng(0).standard_normal((2, 3, 2, 3, 4))
+    bn = nn.BatchNorm3d(3)
+    assert [p.name for p in bn.get_parameters()] == [
+        "bn2d.gamma", "bn2d.beta", "bn2d.moving_mean", "bn2d.moving_variance"]
+    bn.set_train(True)
+    got = bn(ms.Tensor(x.astype(np.float32))).asnumpy()
+    mean = x.mean(axis=(0, 2, 3, 4), keepdims=True)
+    var = x.var(axis=(0, 2, 3, 4), keepdims=True)
+    np.testing.assert_allclose(got, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    n = x.size // 3
+    np.testing.assert_allclose(bn.bn2d.moving_variance.asnumpy(),
+                               0.9 + 0.1 * var.ravel() * n / (n - 1), rtol=1e-5)
+    bn.set_train(False)
+    assert bn(ms.Tensor(x.astype(np.float32))).shape == x.shape

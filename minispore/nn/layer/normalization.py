@@ -8,7 +8,7 @@ from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops.operations.nn_ops import LayerNorm as LayerNormOp
 from minispore.ops.operations.norm_ops import BatchNorm as BatchNormOp
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"]
 
 
 class LayerNorm(Cell):
@@ -130,6 +130,33 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) input per channel (see _BatchNorm)."""
     _ranks = (2, 3)
+
+
+class _BatchNorm5d(_BatchNorm):
+    _ranks = (5,)
+
+
+class BatchNorm3d(Cell):
+    """Batch normalisation of (N, C, D, H, W) input per channel over N, D, H and W (see
+    _BatchNorm). As in MindSpore the statistics live in a child cell ``bn2d``, so the
+    Parameters are named bn2d.gamma, bn2d.beta, bn2d.moving_mean and bn2d.moving_variance and
+    checkpoints load by name either way."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, dtype=mstype.float32):
+        super().__init__()
+        self.bn2d = _BatchNorm5d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                 moving_mean_init, moving_var_init, use_batch_statistics,
+                                 dtype=dtype)
+        self.bn2d.moving_mean.name = "bn2d.moving_mean"
+        self.bn2d.moving_variance.name = "bn2d.moving_variance"
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"For 'BatchNorm3d', the input must be a 5-D tensor, but got shape "
+                             f"{tuple(x.shape)}.")
+        return self.bn2d(x)
 
 
 class GroupNorm(Cell):
