@@ -5,6 +5,7 @@ from minispore.ops.functional import *  # noqa: F401,F403
 from minispore.ops.function.inplace_func import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation, grad, value_and_grad  # noqa: F401
 from minispore.ops.jacobian import jacfwd, jacrev  # noqa: F401
+from minispore.ops.vjp_jvp import jvp, vjp  # noqa: F401
 from minispore.ops.operations import *  # noqa: F401,F403
 from minispore.ops.primitive import Primitive  # noqa: F401
 from minispore.ops import tensor_methods as _tensor_methods
