@@ -2,6 +2,7 @@
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.array_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.bessel_func import *  # noqa: F401,F403
+from minispore.ops.function.bbox_func import *  # noqa: F401,F403
 from minispore.ops.function.bitwise_func import *  # noqa: F401,F403
 from minispore.ops.function.color_func import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
@@ -25,6 +26,7 @@ from minispore.ops.function.special_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_func import *  # noqa: F401,F403
+from minispore.ops.function.scalar_func import *  # noqa: F401,F403
 from minispore.ops.function.selection_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.unpool_func import *  # noqa: F401,F403
