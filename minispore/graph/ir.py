@@ -116,7 +116,12 @@ class Graph:
             lines.append("  " + format_node(node, i))
         lines.append(f"  return {format_const(self.outputs)}")
         lines.append("}")
-        return "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        # Control-flow nodes (If) hold their branches as graphs of their own: listed after.
+        for i, node in enumerate(self.nodes):
+            for label, sub in getattr(node.prim, "subgraphs", lambda: ())():
+                text += f"\n# node {i} ({node.prim.name}), {label} branch:\n" + sub.dump()
+        return text
 
 
 def format_aval(v):

@@ -14,6 +14,7 @@ from minispore.common.parameter import Parameter
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.graph import dynamic as dynamic_shapes
+from minispore.graph.autograph import convert
 from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.program import PassContext
@@ -153,8 +154,9 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     """Compile ``function`` like GRAPH mode does, in either mode: the first call with a given
     input signature (the shapes and dtypes of its Tensor arguments, the values of the others)
     traces it into a graph and compiles it; later calls with that signature run the compiled
-    graph. Python control flow is unrolled while tracing; branching on a tensor's value raises
-    an error suggesting PYNATIVE_MODE. Works as ``@ms.jit``, ``@ms.jit(...)`` and
+    graph. Python control flow on Python values is unrolled while tracing; an ``if`` on a
+    Tensor's value compiles into an If node (graph/autograph.py, graph/control_flow.py) when it
+    is in `function` itself. Works as ``@ms.jit``, ``@ms.jit(...)`` and
     ``ms.jit(fn)``, also on Cell methods. ``input_signature``: placeholder Tensors (dims may
     be None or Symbol) for one compilation that serves every matching input. The environment
     variable ``MS_JIT=0`` runs every jit function eagerly. Other MindSpore options are
@@ -183,14 +185,16 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        if tracing() or not jit_enabled():
+        if tracing():
+            return convert(function)(*args, **kwargs)
+        if not jit_enabled():
             return function(*args, **kwargs)
         names = tuple(kwargs)
         flat = args + tuple(kwargs.values())
         n = len(args)
 
         def call(*a):
-            return function(*a[:n], **dict(zip(names, a[n:])))
+            return convert(function)(*a[:n], **dict(zip(names, a[n:])))
         placeholders = None
         if input_signature is not None:
             placeholders = tuple(input_signature)

@@ -8,6 +8,7 @@ from minispore.common.context import GRAPH_MODE, context
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import is_role_sched
 from minispore.common.tensor import Tensor
+from minispore.graph.autograph import convert
 from minispore.nn.cell_hooks import HOOK_TABLES, CellHooks
 from minispore.ops.primitive import Primitive, check_place_args
 
@@ -295,7 +296,11 @@ class Cell(CellHooks):
             if d["_cast_dtype"] is not None:
                 args = tuple(self._cast(a) for a in args)
                 d["_running"] += 1
-            out = self.construct(*args, **kwargs)
+            if _CTX.tracer is not None and "construct" not in d:
+                # Compiling: construct with its ifs converted (an if on a Tensor compiles).
+                out = convert(type(self).construct)(self, *args, **kwargs)
+            else:
+                out = self.construct(*args, **kwargs)
             if d["_output_dtype"] is not None:
                 out = _cast_floats(out, d["_output_dtype"])
             return out
