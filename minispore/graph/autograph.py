@@ -1,6 +1,7 @@
 """Source conversion of compiled functions: each ``if`` statement becomes a call of
-graph/control_flow.py's if_stmt, so an ``if`` on a Tensor value compiles into an If node (as
-MindSpore's parser compiles it) instead of stopping the trace.
+graph/control_flow.py's if_stmt and each ``while`` loop one of its while_stmt, so an ``if`` or
+a ``while`` on a Tensor value compiles into an If or a While node (as MindSpore's parser
+compiles them) instead of stopping the trace.
 
 ``if test: A else: B`` becomes
 
@@ -9,11 +10,13 @@ MindSpore's parser compiles it) instead of stopping the trace.
     (v1, v2) = _ms_cf.if_stmt(test, _ms_true_k, _ms_false_k, (v1, v2), ('v1', 'v2'))
 
 where v1, v2 are the variables either branch assigns (undefined ones enter as
-control_flow.Undefined). With a Python or eager condition if_stmt runs the chosen branch
+control_flow.Undefined); ``while test: body`` likewise becomes a condition function and a body
+function over the variables the body assigns. With a Python or eager condition if_stmt runs the chosen branch
 directly, so converted code behaves as the original everywhere else. Only the compiled
 function itself is converted (a Cell's construct, an ms.jit function), not the helpers it
-calls. An ``if`` whose branches return, break, continue, yield or declare global/nonlocal names
-is left as written: on a Tensor condition it raises the tracer's error, as before.
+calls. An ``if`` or ``while`` whose body returns, breaks, continues, yields or declares
+global/nonlocal names (and a ``while`` with an ``else``) is left as written: on a Tensor
+condition it raises the tracer's error, as before.
 """
 import ast
 import inspect
@@ -62,11 +65,38 @@ def _convertible(node):
                    for n in _walk_scope(node.body + node.orelse))
 
 
+def _params(names):
+    return ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _state(names, ctx):
+    return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx()) for n in names], ctx=ctx())
+
+
+def _undefined_preludes(names):
+    """try: n / except NameError: n = _ms_cf.Undefined('n'), for each name."""
+    return [ast.Try(
+        body=[ast.Expr(value=ast.Name(id=n, ctx=ast.Load()))],
+        handlers=[ast.ExceptHandler(
+            type=ast.Name(id="NameError", ctx=ast.Load()), name=None,
+            body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
+                             value=_call("Undefined", [ast.Constant(n)]))])],
+        orelse=[], finalbody=[]) for n in names]
+
+
+def _located(stmts, node):
+    for stmt in stmts:
+        ast.copy_location(stmt, node)
+        ast.fix_missing_locations(stmt)
+    return stmts
+
+
 # Python 3.12 added type parameters to function definitions.
 _DEF_EXTRA = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 
 
-class _IfConverter(ast.NodeTransformer):
+class _Converter(ast.NodeTransformer):
     def __init__(self):
         self.count = 0
         self._inside = False
@@ -92,40 +122,46 @@ class _IfConverter(ast.NodeTransformer):
         k = self.count
         self.count += 1
         names = _assigned(node.body + node.orelse)
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
-                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                             defaults=[])
-
-        def state(ctx):
-            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx()) for n in names], ctx=ctx())
 
         def branch(label, body):
-            return ast.FunctionDef(name=f"_ms_{label}_{k}", args=args,
+            return ast.FunctionDef(name=f"_ms_{label}_{k}", args=_params(names),
                                    body=list(body or [ast.Pass()]) +
-                                   [ast.Return(value=state(ast.Load))],
+                                   [ast.Return(value=_state(names, ast.Load))],
                                    decorator_list=[], returns=None, **_DEF_EXTRA)
 
         out = [branch("true", node.body), branch("false", node.orelse)]
-        for n in names:
-            # try: n / except NameError: n = _ms_cf.Undefined('n')
-            out.append(ast.Try(
-                body=[ast.Expr(value=ast.Name(id=n, ctx=ast.Load()))],
-                handlers=[ast.ExceptHandler(
-                    type=ast.Name(id="NameError", ctx=ast.Load()), name=None,
-                    body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
-                                     value=_call("Undefined", [ast.Constant(n)]))])],
-                orelse=[], finalbody=[]))
+        out += _undefined_preludes(names)
         call = _call("if_stmt", [node.test, ast.Name(id=f"_ms_true_{k}", ctx=ast.Load()),
                                  ast.Name(id=f"_ms_false_{k}", ctx=ast.Load()),
-                                 state(ast.Load),
+                                 _state(names, ast.Load),
                                  ast.Tuple(elts=[ast.Constant(n) for n in names],
                                            ctx=ast.Load())])
-        out.append(ast.Assign(targets=[state(ast.Store)], value=call) if names
+        out.append(ast.Assign(targets=[_state(names, ast.Store)], value=call) if names
                    else ast.Expr(value=call))
-        for stmt in out:
-            ast.copy_location(stmt, node)
-            ast.fix_missing_locations(stmt)
-        return out
+        return _located(out, node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        names = _assigned(node.body)
+        if node.orelse or not names or not _convertible(node):
+            return node
+        k = self.count
+        self.count += 1
+        cond = ast.FunctionDef(name=f"_ms_cond_{k}", args=_params(names),
+                               body=[ast.Return(value=node.test)], decorator_list=[],
+                               returns=None, **_DEF_EXTRA)
+        body = ast.FunctionDef(name=f"_ms_body_{k}", args=_params(names),
+                               body=list(node.body) + [ast.Return(value=_state(names,
+                                                                               ast.Load))],
+                               decorator_list=[], returns=None, **_DEF_EXTRA)
+        call = _call("while_stmt", [ast.Name(id=f"_ms_cond_{k}", ctx=ast.Load()),
+                                    ast.Name(id=f"_ms_body_{k}", ctx=ast.Load()),
+                                    _state(names, ast.Load),
+                                    ast.Tuple(elts=[ast.Constant(n) for n in names],
+                                              ctx=ast.Load())])
+        out = [cond, body] + _undefined_preludes(names)
+        out.append(ast.Assign(targets=[_state(names, ast.Store)], value=call))
+        return _located(out, node)
 
 
 def _call(attr, args):
@@ -161,7 +197,7 @@ def _convert(func):
         return None
     fdef = tree.body[0]
     fdef.decorator_list = []
-    converter = _IfConverter()
+    converter = _Converter()
     converter.visit(fdef)
     if not converter.count:
         return None
