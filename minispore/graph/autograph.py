@@ -1,7 +1,7 @@
 """Source conversion of compiled functions: each ``if`` statement becomes a call of
-graph/control_flow.py's if_stmt and each ``while`` loop one of its while_stmt, so an ``if`` or
-a ``while`` on a Tensor value compiles into an If or a While node (as MindSpore's parser
-compiles them) instead of stopping the trace.
+graph/control_flow.py's if_stmt and each ``while`` loop one of graph/while_loop.py's
+while_stmt, so an ``if`` or a ``while`` on a Tensor value compiles into an If or a While node
+(as MindSpore's parser compiles them) instead of stopping the trace.
 
 ``if test: A else: B`` becomes
 
@@ -22,12 +22,17 @@ import ast
 import inspect
 import textwrap
 
+import types
+
 from minispore.common.registry import REGISTRY
-from minispore.graph import control_flow
+from minispore.graph import control_flow, while_loop
 
 __all__ = ["convert"]
 
 _CF = "_ms_cf"
+# What converted code calls, under the name _ms_cf.
+_RUNTIME = types.SimpleNamespace(if_stmt=control_flow.if_stmt, Undefined=control_flow.Undefined,
+                                 while_stmt=while_loop.while_stmt)
 # function -> its converted form, or None when it has no if to convert (functions hash by
 # identity: closures that share one code object keep their own cells).
 _CONVERTED = REGISTRY.owned("graph.autograph", dict)
@@ -219,7 +224,7 @@ def _convert(func):
     namespace = {}
     exec(compile(module, inspect.getsourcefile(func) or "<converted>", "exec"),
          func.__globals__, namespace)
-    converted = namespace["_ms_factory"](*cells, control_flow)
+    converted = namespace["_ms_factory"](*cells, _RUNTIME)
     converted.__defaults__ = func.__defaults__
     converted.__kwdefaults__ = func.__kwdefaults__
     converted.__qualname__ = func.__qualname__
