@@ -14,9 +14,11 @@ control_flow.Undefined); ``while test: body`` likewise becomes a condition funct
 function over the variables the body assigns. With a Python or eager condition if_stmt runs the chosen branch
 directly, so converted code behaves as the original everywhere else. Only the compiled
 function itself is converted (a Cell's construct, an ms.jit function), not the helpers it
-calls. An ``if`` or ``while`` whose body returns, breaks, continues, yields or declares
-global/nonlocal names (and a ``while`` with an ``else``) is left as written: on a Tensor
-condition it raises the tracer's error, as before.
+calls. A ``return`` inside an ``if`` first becomes an assignment of the function's result on
+each path (the statements after the if join its other branch), so early returns compile. An
+``if`` or ``while`` whose body still returns, breaks, continues, yields or declares
+global/nonlocal names (a return inside a loop, a break; and a ``while`` with an ``else``) is
+left as written: on a Tensor condition it raises the tracer's error, as before.
 """
 import ast
 import inspect
@@ -169,6 +171,69 @@ class _Converter(ast.NodeTransformer):
         return _located(out, node)
 
 
+_RET = "_ms_return"
+
+
+def _has_return(stmts):
+    return any(isinstance(n, ast.Return) for n in _walk_scope(stmts))
+
+
+def _ends_with_return(stmts):
+    return bool(stmts) and isinstance(stmts[-1], ast.Return)
+
+
+def _lower(stmts):
+    """The statements with every return moved to the end of a branch: the statements after an
+    ``if`` that returns in one branch go into its other branch (into both when neither ends in
+    a return), so each path ends in exactly one return. None when a return sits where this
+    cannot move it (inside a loop, a with or a try)."""
+    out = []
+    for i, st in enumerate(stmts):
+        if isinstance(st, ast.If) and _has_return([st]):
+            rest = stmts[i + 1:]
+            body = list(st.body) + ([] if _ends_with_return(st.body) else list(rest))
+            orelse = list(st.orelse) + ([] if _ends_with_return(st.orelse) else list(rest))
+            body, orelse = _lower(body), _lower(orelse)
+            if body is None or orelse is None:
+                return None
+            out.append(ast.copy_location(ast.If(test=st.test, body=body, orelse=orelse), st))
+            return out
+        if isinstance(st, ast.Return):
+            out.append(st)
+            return out          # what follows a return never runs
+        if _has_return([st]):
+            return None
+        out.append(st)
+    out.append(ast.Return(value=None))       # falling off the end returns None
+    return out
+
+
+def _returns_to_assignments(stmts):
+    """Each path's final ``return v`` (after _lower) becomes ``_ms_return = v``."""
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        value = last.value if last.value is not None else ast.Constant(None)
+        stmts[-1] = ast.copy_location(
+            ast.Assign(targets=[ast.Name(id=_RET, ctx=ast.Store())], value=value), last)
+    elif isinstance(last, ast.If):
+        _returns_to_assignments(last.body)
+        _returns_to_assignments(last.orelse)
+
+
+def _lower_early_returns(fdef):
+    """A function that returns inside an ``if`` gets one return at its end (the value set on
+    each path), so the if converts like any other; unchanged when nothing returns early."""
+    top = fdef.body
+    if not any(isinstance(st, ast.If) and _has_return([st]) for st in top):
+        return
+    lowered = _lower(top)
+    if lowered is None:
+        return
+    _returns_to_assignments(lowered)
+    fdef.body = lowered + [ast.Return(value=ast.Name(id=_RET, ctx=ast.Load()))]
+    ast.fix_missing_locations(fdef)
+
+
 def _call(attr, args):
     return ast.Call(func=ast.Attribute(value=ast.Name(id=_CF, ctx=ast.Load()), attr=attr,
                                        ctx=ast.Load()), args=args, keywords=[])
@@ -202,6 +267,7 @@ def _convert(func):
         return None
     fdef = tree.body[0]
     fdef.decorator_list = []
+    _lower_early_returns(fdef)
     converter = _Converter()
     converter.visit(fdef)
     if not converter.count:
