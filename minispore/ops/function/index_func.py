@@ -11,8 +11,12 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations import indexing_ops as I
+from minispore.ops.operations._base import cached_op
+from minispore.ops.operations.array_ops import Fill
+from minispore.ops.operations.scatter_ops import GatherD, TensorScatterElements
 
-__all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd"]
+__all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "gather_elements",
+           "gather_d", "tensor_scatter_elements", "scatter"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -322,3 +326,54 @@ def gather_nd(input_x, indices):
                           -1)
     flat = A.reshape(input_x, (int(np.prod(shape[:k], dtype=np.int64)),) + shape[k:])
     return A.gather(flat, linear, 0)
+
+
+def gather_elements(input, dim, index):  # noqa: A002
+    """``ops.gather_elements(input, dim, index)``: out[p] = input[p with p[dim] replaced by
+    index[p]] (one GatherD; see its docstring for shapes, negative indices and errors)."""
+    return cached_op(GatherD)(input, dim, index)
+
+
+def gather_d(x, dim, index):
+    """``ops.gather_d(x, dim, index)``: MindSpore's older name of gather_elements."""
+    return cached_op(GatherD)(x, dim, index)
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """``ops.tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")``:
+    input_x with updates written (reduction "add": added) at indices along axis, one
+    TensorScatterElements (see its docstring)."""
+    return cached_op(TensorScatterElements, axis, reduction)(input_x, indices, updates)
+
+
+def _updates(name, input, index, src):  # noqa: A002
+    """src as the updates tensor: a Tensor as it is, a number filled to index's shape in
+    input's dtype (MindSpore's scatter takes a float src)."""
+    if isinstance(src, Tensor):
+        return src
+    if isinstance(src, (bool, numbers.Number)):
+        if not isinstance(input, Tensor) or not isinstance(index, Tensor):
+            raise TypeError(f"For '{name}', 'input' and 'index' must be Tensors, but got "
+                            f"{type(input).__name__} and {type(index).__name__}.")
+        return cached_op(Fill)(input.dtype, tuple(index.shape), src)
+    raise TypeError(f"For '{name}', 'src' must be a Tensor or a number, but got "
+                    f"{type(src).__name__}.")
+
+
+def scatter(input, axis, index, src):  # noqa: A002
+    """``ops.scatter(input, axis, index, src)``: input with src[p] written at p with p[axis]
+    replaced by index[p] (src a Tensor of index's shape, or a number); TensorScatterElements."""
+    return tensor_scatter_elements(input, index, _updates("scatter", input, index, src), axis)
+
+
+def scatter_reduce_method(input, dim, index, src, reduce=None):  # noqa: A002
+    """Tensor.scatter(dim, index, src, reduce=None) (reduce None or "add") and, with
+    reduce="add", Tensor.scatter_add(dim, index, src)."""
+    if reduce not in (None, "add"):
+        if reduce == "multiply":
+            raise NotImplementedError("For 'Tensor.scatter', reduce='multiply' is not "
+                                      "implemented in minispore (None and 'add' are).")
+        raise ValueError(f"For 'Tensor.scatter', 'reduce' must be None, 'add' or 'multiply', "
+                         f"but got {reduce!r}.")
+    return tensor_scatter_elements(input, index, _updates("scatter", input, index, src), dim,
+                                   "add" if reduce == "add" else "none")
