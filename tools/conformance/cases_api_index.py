@@ -5,6 +5,9 @@ _IDX = "Tensor(np.array([[2, 0], [-1, 1]], np.int32))"
 # A scatter into x along dim 1 with a repeated position (row 1: 0 twice) and its updates.
 _SIDX = "Tensor(np.array([[2, 0], [0, 0]], np.int64))"
 _UPD = "Tensor(np.array([[1.5, -2.0], [3.0, 4.0]], np.float32))"
+# Rows of x (2, 3) by (row, col) pairs, (1, 2) twice, and one value per pair.
+_ND = "Tensor(np.array([[1, 2], [0, 0], [1, 2]], np.int32))"
+_NDU = "Tensor(np.array([0.5, -1.0, 2.0], np.float32))"
 
 CASES = {
     "ops": [
@@ -14,11 +17,19 @@ CASES = {
          f"out = ops.tensor_scatter_elements(x, {_SIDX}, {_UPD}, 1, 'add')"),
         ("scatter", f"out = ops.scatter(x, -1, Tensor(np.array([[2, 0], [1, -3]], np.int32)), "
                     f"{_UPD})"),
+        ("tensor_scatter_update", "out = ops.tensor_scatter_update(x, Tensor(np.array([[1]], "
+                                  "np.int64)), Tensor(np.array([[7., 8., 9.]], np.float32)))"),
+        ("tensor_scatter_add", f"out = ops.tensor_scatter_add(x, {_ND}, {_NDU})"),
+        ("tensor_scatter_sub", f"out = ops.tensor_scatter_sub(x, {_ND}, {_NDU})"),
     ],
     "primitive": [
         ("GatherD", f"out = ops.GatherD()(x, 1, {_IDX})"),
         ("TensorScatterElements",
          f"out = ops.TensorScatterElements(1, 'add')(x, {_SIDX}, {_UPD})"),
+        ("TensorScatterUpdate", "out = ops.TensorScatterUpdate()(x, Tensor(np.array([[0, 1]], "
+                                "np.int32)), Tensor(np.array([5.0], np.float32)))"),
+        ("TensorScatterAdd", f"out = ops.TensorScatterAdd()(x, {_ND}, {_NDU})"),
+        ("TensorScatterSub", f"out = ops.TensorScatterSub()(x, {_ND}, {_NDU})"),
     ],
     "tensor": [
         ("gather_elements", f"out = x.gather_elements(1, {_IDX})"),

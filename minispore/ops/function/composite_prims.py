@@ -40,7 +40,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
            "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma",
-           "Histogram", "Im2Col"]
+           "Histogram", "Im2Col", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -303,6 +303,9 @@ AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("o
 MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
+TensorScatterUpdate = _composite("TensorScatterUpdate", IX.tensor_scatter_update)
+TensorScatterAdd = _composite("TensorScatterAdd", IX.tensor_scatter_add)
+TensorScatterSub = _composite("TensorScatterSub", IX.tensor_scatter_sub)
 Mvlgamma = _composite("Mvlgamma", M.mvlgamma, (("p", None),))
 Histogram = _composite("Histogram", HG.histc, (("bins", 100), ("min", 0.0), ("max", 0.0)))
 

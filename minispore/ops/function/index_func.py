@@ -16,7 +16,8 @@ from minispore.ops.operations.array_ops import Fill
 from minispore.ops.operations.scatter_ops import GatherD, TensorScatterElements
 
 __all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "gather_elements",
-           "gather_d", "tensor_scatter_elements", "scatter"]
+           "gather_d", "tensor_scatter_elements", "scatter", "tensor_scatter_update",
+           "tensor_scatter_add", "tensor_scatter_sub"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -377,3 +378,75 @@ def scatter_reduce_method(input, dim, index, src, reduce=None):  # noqa: A002
                          f"but got {reduce!r}.")
     return tensor_scatter_elements(input, index, _updates("scatter", input, index, src), dim,
                                    "add" if reduce == "add" else "none")
+
+
+def _tensor_scatter_nd(name, input_x, indices, updates, reduction, negate, range_error):
+    """input_x with updates[i...] written (reduction "add": added) at the row
+    indices[i..., :K] of input_x, K = indices.shape[-1]. The rows of input_x seen as
+    (prod(shape[:K]), prod(shape[K:])) are scattered along axis 0 by one
+    TensorScatterElements, its index each row's linear position broadcast over the row, so
+    repeated rows accumulate ("add") or the last stays ("none", CPU), and it differentiates as
+    MindSpore's TensorScatter* do (updates get dout's rows, input_x dout, with the updated rows
+    zeroed for "none"). Indices outside [0, shape[:K]) raise `range_error` when their values
+    are known (eagerly), as MindSpore's kernels do; negative ones are refused too."""
+    for arg, v in (("input_x", input_x), ("indices", indices), ("updates", updates)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got "
+                            f"{type(v).__name__}.")
+    if indices.dtype not in (mstype.int32, mstype.int64):
+        raise TypeError(f"For '{name}', 'indices' must be an int32 or int64 Tensor, but got "
+                        f"{indices.dtype}.")
+    if updates.dtype != input_x.dtype:
+        raise TypeError(f"For '{name}', 'updates' must have the dtype of 'input_x' "
+                        f"({input_x.dtype}), but got {updates.dtype}.")
+    shape = tuple(input_x.shape)
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or not 1 <= k <= len(shape):
+        raise ValueError(f"For '{name}', indices.shape[-1] must be in [1, {len(shape)}] (the "
+                         f"rank of input_x), but got indices shape {tuple(indices.shape)}.")
+    want = tuple(indices.shape[:-1]) + shape[k:]
+    if tuple(updates.shape) != want:
+        raise ValueError(f"For {name}, updates_shape = indices_shape[:-1] + x_shape["
+                         f"indices_shape[-1]:], but got x_shape: {shape}, indices_shape: "
+                         f"{tuple(indices.shape)}, updates_shape: {tuple(updates.shape)}.")
+    if not indices.traced:
+        rows = indices.asnumpy().reshape(-1, k)
+        bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:k]))).any(axis=1))
+        if bad.size:
+            raise range_error(f"For '{name}', the {bad[0]}-th value of 'indices'"
+                              f"{rows[bad[0]].tolist()} is out of range{list(shape[:k])}.")
+    n = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    cols = int(np.prod(shape[k:], dtype=np.int64))
+    if n == 0 or cols == 0:     # nothing to write: input_x, as a new tensor
+        return A.reshape(input_x, shape)
+    strides = [int(np.prod(shape[i + 1:k], dtype=np.int64)) for i in range(k)]
+    linear = M.reduce_sum(A.cast(indices, mstype.int64) * Tensor(np.array(strides, np.int64)),
+                          -1)
+    index = A.broadcast_to(A.reshape(linear, (n, 1)), (n, cols))
+    rows_in = A.reshape(updates, (n, cols))
+    if negate:
+        rows_in = M.neg(rows_in)
+    flat = A.reshape(input_x, (int(np.prod(shape[:k], dtype=np.int64)), cols))
+    return A.reshape(tensor_scatter_elements(flat, index, rows_in, 0, reduction), shape)
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """``ops.tensor_scatter_update(input_x, indices, updates)``: input_x with the elements (or
+    slices) at indices[i..., :] replaced by updates[i...]; of repeated indices the last update
+    stays on the CPU. An index out of range raises ValueError (MindSpore's)."""
+    return _tensor_scatter_nd("TensorScatterUpdate", input_x, indices, updates, "none", False,
+                              ValueError)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """``ops.tensor_scatter_add(input_x, indices, updates)``: input_x with updates[i...] added
+    at indices[i..., :] (repeated indices accumulate). Out of range: RuntimeError."""
+    return _tensor_scatter_nd("TensorScatterAdd", input_x, indices, updates, "add", False,
+                              RuntimeError)
+
+
+def tensor_scatter_sub(input_x, indices, updates):
+    """``ops.tensor_scatter_sub(input_x, indices, updates)``: input_x with updates[i...]
+    subtracted at indices[i..., :] (repeated indices accumulate). Out of range: RuntimeError."""
+    return _tensor_scatter_nd("TensorScatterSub", input_x, indices, updates, "add", True,
+                              RuntimeError)
