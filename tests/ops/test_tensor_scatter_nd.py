@@ -104,3 +104,36 @@ def test_graph_mode():
                                    2 * _reference(x, I, U, "add"), rtol=1e-6)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("ishape, shape", [((4, 1), (5,)), ((3, 2), (3, 4, 2)),
+                                           ((2, 2, 3), (2, 3, 4))])
+def test_scatter_nd_adds_into_zeros(ishape, shape):
+    rng = np.random.default_rng(8)
+    k = ishape[-1]
+    indices = np.stack([rng.integers(0, shape[d], ishape[:-1]) for d in range(k)], -1)
+    updates = rand(*(ishape[:-1] + shape[k:]), dtype=np.float64, seed=9)
+    check_forward(lambda i, u: ops.scatter_nd(i, u, shape),
+                  lambda i, u: _reference(np.zeros(shape), i, u, "add"), [indices, updates],
+                  rtol=1e-12)
+    check_grad(lambda i, u: ops.scatter_nd(i, u, shape), [indices, updates])
+
+
+def test_scatter_nd_mindspore_values_and_errors():
+    i = Tensor(np.array([[0], [2], [0]], np.int32))
+    u = Tensor(np.array([1., 2, 3], np.float32))
+    assert ops.scatter_nd(i, u, (4,)).asnumpy().tolist() == [4, 0, 2, 0]      # MindSpore 2.7.2
+    row = ops.ScatterNd()(Tensor(np.array([[1]], np.int64)), Tensor(np.array([[1, 2]], np.int32)),
+                          (2, 2))
+    assert row.dtype == ms.int32 and row.asnumpy().tolist() == [[0, 0], [1, 2]]
+    w = Tensor(np.array([1., 2, 3, 4], np.float32))
+    assert ms.grad(lambda v: (ops.scatter_nd(i, v, (4,)) * w).sum())(u).asnumpy().tolist() == \
+        [1, 3, 1]
+    for bad in (4, -1):
+        with pytest.raises(RuntimeError, match=rf"the 1-th value of 'indices'\[{bad}\]"):
+            ops.scatter_nd(Tensor(np.array([[0], [bad]], np.int32)), u[:2], (4,))
+    with pytest.raises(ValueError, match=r"updates_shape = indices_shape\[:-1\]"):
+        ops.scatter_nd(Tensor(np.array([[0, 1]], np.int32)),
+                       Tensor(np.ones((1, 2), np.float32)), (2, 2))
+    with pytest.raises(TypeError, match="'shape' must be a non-empty tuple of positive ints"):
+        ops.scatter_nd(i, u, Tensor(np.array([4])))

@@ -21,6 +21,7 @@ CASES = {
                                   "np.int64)), Tensor(np.array([[7., 8., 9.]], np.float32)))"),
         ("tensor_scatter_add", f"out = ops.tensor_scatter_add(x, {_ND}, {_NDU})"),
         ("tensor_scatter_sub", f"out = ops.tensor_scatter_sub(x, {_ND}, {_NDU})"),
+        ("scatter_nd", f"out = ops.scatter_nd({_ND}, {_NDU}, (2, 3))"),
     ],
     "primitive": [
         ("GatherD", f"out = ops.GatherD()(x, 1, {_IDX})"),
@@ -30,6 +31,7 @@ CASES = {
                                 "np.int32)), Tensor(np.array([5.0], np.float32)))"),
         ("TensorScatterAdd", f"out = ops.TensorScatterAdd()(x, {_ND}, {_NDU})"),
         ("TensorScatterSub", f"out = ops.TensorScatterSub()(x, {_ND}, {_NDU})"),
+        ("ScatterNd", f"out = ops.ScatterNd()({_ND}, {_NDU}, (2, 3))"),
     ],
     "tensor": [
         ("gather_elements", f"out = x.gather_elements(1, {_IDX})"),

@@ -40,7 +40,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
            "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma",
-           "Histogram", "Im2Col", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub"]
+           "Histogram", "Im2Col", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+           "ScatterNd"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -306,6 +307,7 @@ GatherNd = _composite("GatherNd", IX.gather_nd)
 TensorScatterUpdate = _composite("TensorScatterUpdate", IX.tensor_scatter_update)
 TensorScatterAdd = _composite("TensorScatterAdd", IX.tensor_scatter_add)
 TensorScatterSub = _composite("TensorScatterSub", IX.tensor_scatter_sub)
+ScatterNd = _composite("ScatterNd", IX.scatter_nd)
 Mvlgamma = _composite("Mvlgamma", M.mvlgamma, (("p", None),))
 Histogram = _composite("Histogram", HG.histc, (("bins", 100), ("min", 0.0), ("max", 0.0)))
 

@@ -17,7 +17,7 @@ from minispore.ops.operations.scatter_ops import GatherD, TensorScatterElements
 
 __all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "gather_elements",
            "gather_d", "tensor_scatter_elements", "scatter", "tensor_scatter_update",
-           "tensor_scatter_add", "tensor_scatter_sub"]
+           "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -450,3 +450,21 @@ def tensor_scatter_sub(input_x, indices, updates):
     subtracted at indices[i..., :] (repeated indices accumulate). Out of range: RuntimeError."""
     return _tensor_scatter_nd("TensorScatterSub", input_x, indices, updates, "add", True,
                               RuntimeError)
+
+
+def scatter_nd(indices, updates, shape):
+    """``ops.scatter_nd(indices, updates, shape)``: zeros of `shape` (a tuple of positive ints)
+    and updates' dtype with updates[i...] added at indices[i..., :] (repeated indices
+    accumulate, as MindSpore's ScatterNd does): tensor_scatter_add into Fill's zeros, so the
+    gradient of updates is dout's rows at indices. Out of range or negative: RuntimeError."""
+    name = "ScatterNd"
+    if not isinstance(shape, (tuple, list)) or not shape or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0
+            for d in shape):
+        raise TypeError(f"For '{name}', 'shape' must be a non-empty tuple of positive ints, "
+                        f"but got {shape!r}.")
+    if not isinstance(updates, Tensor):
+        raise TypeError(f"For '{name}', 'updates' must be a Tensor, but got "
+                        f"{type(updates).__name__}.")
+    zeros = cached_op(Fill)(updates.dtype, tuple(int(d) for d in shape), 0)
+    return _tensor_scatter_nd(name, zeros, indices, updates, "add", False, RuntimeError)
