@@ -165,6 +165,7 @@ class _TensorMethods:
         return scatter_reduce_method(self, dim, index, src, reduce)
     def scatter_add(self, dim, index, src):
         return scatter_reduce_method(self, dim, index, src, "add")
+    def index_fill(self, axis, index, value): return F.index_fill(self, axis, index, value)
     def multinomial(self, num_samples, replacement=True, seed=None):
         return F.multinomial(self, num_samples, replacement, seed)
     def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):

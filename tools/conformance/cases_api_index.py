@@ -22,6 +22,7 @@ CASES = {
         ("tensor_scatter_add", f"out = ops.tensor_scatter_add(x, {_ND}, {_NDU})"),
         ("tensor_scatter_sub", f"out = ops.tensor_scatter_sub(x, {_ND}, {_NDU})"),
         ("scatter_nd", f"out = ops.scatter_nd({_ND}, {_NDU}, (2, 3))"),
+        ("index_fill", "out = ops.index_fill(x, 1, Tensor(np.array([2, 0, 2], np.int32)), -1.5)"),
     ],
     "primitive": [
         ("GatherD", f"out = ops.GatherD()(x, 1, {_IDX})"),
@@ -36,5 +37,6 @@ CASES = {
     "tensor": [
         ("gather_elements", f"out = x.gather_elements(1, {_IDX})"),
         ("scatter", f"out = x.scatter(1, {_SIDX}[:, :1], 0.25)"),
+        ("index_fill", "out = x.index_fill(0, Tensor(np.array([-1], np.int32)), Tensor(3.0))"),
     ],
 }

@@ -12,12 +12,12 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations import indexing_ops as I
 from minispore.ops.operations._base import cached_op
-from minispore.ops.operations.array_ops import Fill
+from minispore.ops.operations.array_ops import Fill, StopGradient
 from minispore.ops.operations.scatter_ops import GatherD, TensorScatterElements
 
 __all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "gather_elements",
            "gather_d", "tensor_scatter_elements", "scatter", "tensor_scatter_update",
-           "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd"]
+           "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd", "index_fill"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -468,3 +468,55 @@ def scatter_nd(indices, updates, shape):
                         f"{type(updates).__name__}.")
     zeros = cached_op(Fill)(updates.dtype, tuple(int(d) for d in shape), 0)
     return _tensor_scatter_nd(name, zeros, indices, updates, "add", False, RuntimeError)
+
+
+def index_fill(x, axis, index, value):
+    """``ops.index_fill(x, axis, index, value)``: x with every position whose coordinate along
+    axis is in `index` (1-D or 0-D int32, in [-D, D)) set to `value` (a number or a 0-d
+    Tensor). One TensorScatterElements of the value along axis, its index `index` broadcast
+    over x's other dims, so x's gradient is dout with the filled positions zeroed; value gets
+    none (zero), as in MindSpore 2.7.2."""
+    name = "IndexFill"
+    if not isinstance(x, Tensor) or not isinstance(index, Tensor):
+        raise TypeError(f"For '{name}', 'x' and 'index' must be Tensors, but got "
+                        f"{type(x).__name__} and {type(index).__name__}.")
+    if isinstance(axis, Tensor) and axis.ndim == 0 and not axis.traced:
+        axis = int(axis)
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"For '{name}', 'axis' must be an int, but got {type(axis).__name__}.")
+    rank = max(x.ndim, 1)
+    if not -rank <= axis < rank:
+        raise RuntimeError(f"For '{name}', the input of 'dim' out of range (expected to be in "
+                           f"range of [{-rank}, {rank - 1}], but got {axis})")
+    if index.dtype != mstype.int32:
+        raise TypeError(f"For '{name}', 'index' must be an int32 Tensor, but got "
+                        f"{index.dtype}.")
+    if index.ndim > 1:
+        raise ValueError(f"For '{name}', the rank of 'index' must be in [0,1], but got "
+                         f"{index.ndim}.")
+    shape = tuple(x.shape) if x.ndim else (1,)
+    axis, size = int(axis) % rank, int(shape[int(axis) % rank])
+    if not index.traced:
+        flat = index.asnumpy().reshape(-1)
+        bad = flat[(flat < -size) | (flat >= size)]
+        if bad.size:
+            raise RuntimeError(f"For '{name}', the input of 'index' out of range (expected to "
+                               f"be in range of [{-size}, {size - 1}], but got {bad[0]})")
+    n = int(np.prod(index.shape, dtype=np.int64))
+    if n == 0:
+        return A.reshape(x, tuple(x.shape))
+    target = shape[:axis] + (n,) + shape[axis + 1:]
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"For '{name}', 'value' must be a number or a 0-d Tensor, but got "
+                             f"a Tensor of shape {tuple(value.shape)}.")
+        fill = A.broadcast_to(A.cast(cached_op(StopGradient)(value), x.dtype), target)
+    elif isinstance(value, (bool, numbers.Number)):
+        fill = cached_op(Fill)(x.dtype, target, value)
+    else:
+        raise TypeError(f"For '{name}', 'value' must be a number or a 0-d Tensor, but got "
+                        f"{type(value).__name__}.")
+    along = tuple(n if d == axis else 1 for d in range(len(shape)))
+    idx = A.broadcast_to(A.reshape(index, along), target)
+    out = tensor_scatter_elements(A.reshape(x, shape), idx, fill, axis)
+    return A.reshape(out, tuple(x.shape))
