@@ -40,6 +40,8 @@ def test_mindspore_recorded_values_and_gradients():
     ints = ops.index_fill(Tensor(np.array([1, 2, 3], np.int32)), 0,
                           Tensor(np.array([1], np.int32)), 5)
     assert ints.dtype == ms.int32 and ints.asnumpy().tolist() == [1, 5, 3]
+    assert ops.IndexFill()(x, 1, i, Tensor(-1.0)).asnumpy().tolist() == \
+        [[-1, 1, -1], [-1, 4, -1]]
     w = Tensor(X)
     gx, gv = ms.grad(lambda a, v: (ops.index_fill(a, 1, i, v) * w).sum(), (0, 1))(
         x, Tensor(2.0))
@@ -48,6 +50,8 @@ def test_mindspore_recorded_values_and_gradients():
 
 def test_errors():
     x = Tensor(X)
+    with pytest.raises(TypeError, match=r"argument\[value\] must be Tensor but got float"):
+        ops.IndexFill()(x, 1, Tensor(np.array([0], np.int32)), -1.0)
     with pytest.raises(RuntimeError, match=r"'index' out of range \(expected to be in range "
                                            r"of \[-3, 2\], but got 3\)"):
         ops.index_fill(x, 1, Tensor(np.array([3], np.int32)), -1.0)

@@ -33,6 +33,8 @@ CASES = {
         ("TensorScatterAdd", f"out = ops.TensorScatterAdd()(x, {_ND}, {_NDU})"),
         ("TensorScatterSub", f"out = ops.TensorScatterSub()(x, {_ND}, {_NDU})"),
         ("ScatterNd", f"out = ops.ScatterNd()({_ND}, {_NDU}, (2, 3))"),
+        ("IndexFill", "out = ops.IndexFill()(x, 1, Tensor(np.array([1], np.int32)), "
+                      "Tensor(np.float32(-2.0)))"),
     ],
     "tensor": [
         ("gather_elements", f"out = x.gather_elements(1, {_IDX})"),
