@@ -60,6 +60,21 @@ def _flat(x):
             yield e
 
 
+def promote_types(*dtypes):
+    """MindSpore mnp's promotion: a float operand wins with the widest float present
+    (int64 with float16 is float16, not NumPy's float64); among ints and bools, NumPy's rule."""
+    floats = [d for d in dtypes if d.is_float]
+    if floats:
+        return mstype.to_type(np.result_type(*[d.np_dtype for d in floats]))
+    return mstype.to_type(np.result_type(*[d.np_dtype for d in dtypes]))
+
+
+def promote_all(xs):
+    """Tensors cast to one dtype (promote_types of theirs)."""
+    target = promote_types(*[x.dtype for x in xs])
+    return [x if x.dtype == target else F.cast(x, target) for x in xs]
+
+
 def cast(x, dtype):
     dtype = mstype.to_type(dtype)
     return x if x.dtype == dtype else F.cast(x, dtype)

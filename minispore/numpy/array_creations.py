@@ -285,8 +285,6 @@ def triu_indices_from(arr, k=0):
 
 def indices(dimensions, dtype=mstype.int32, sparse=False):
     dims = shape_tuple("indices", dimensions)
-    out = np.indices(dims, sparse=sparse)
-    if sparse:
-        return tuple(_const(o, dtype) for o in out)
-    return _const(out, dtype)
+    # A list of grids, one per dimension, as MindSpore 2.7.2 returns (NumPy stacks them).
+    return [_const(o, dtype) for o in np.indices(dims, sparse=sparse)]
 

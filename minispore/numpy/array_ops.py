@@ -3,7 +3,7 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
-from minispore.numpy._utils import norm_axes, norm_axis, shape_tuple, to_tensor
+from minispore.numpy._utils import norm_axes, norm_axis, promote_all, shape_tuple, to_tensor
 from minispore.ops import functional as F
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims",
@@ -100,19 +100,12 @@ def _seq(fname, arrays):
     return [to_tensor(a, fname) for a in arrays]
 
 
-def _promote_all(xs):
-    """One dtype for a concatenation: the NumPy promotion of the parts' dtypes."""
-    dt = np.result_type(*[x.dtype.np_dtype for x in xs])
-    target = mstype.to_type(dt)
-    return [x if x.dtype == target else F.cast(x, target) for x in xs]
-
-
 def concatenate(arrays, axis=0):
     """Join along an existing axis; axis=None joins the flattened arrays."""
     xs = _seq("concatenate", arrays)
     if axis is None:
         xs, axis = [F.reshape(x, (-1,)) for x in xs], 0
-    xs = _promote_all(xs)
+    xs = promote_all(xs)
     return F.concat(xs, norm_axis("concatenate", axis, xs[0].ndim))
 
 
@@ -121,7 +114,7 @@ def append(arr, values, axis=None):
 
 
 def stack(arrays, axis=0):
-    xs = _promote_all(_seq("stack", arrays))
+    xs = promote_all(_seq("stack", arrays))
     return F.stack(xs, norm_axis("stack", axis, xs[0].ndim + 1))
 
 
@@ -274,7 +267,7 @@ def where(condition, x=None, y=None):
         raise ValueError("For mindspore.numpy.where, x and y must be given together")
     if cond.dtype != mstype.bool_:
         cond = F.cast(cond, mstype.bool_)
-    x, y = _promote_all([to_tensor(x, "where"), to_tensor(y, "where")])
+    x, y = promote_all([to_tensor(x, "where"), to_tensor(y, "where")])
     return F.select(F.broadcast_to(cond, _broadcast(cond, x, y)),
                     F.broadcast_to(x, _broadcast(cond, x, y)),
                     F.broadcast_to(y, _broadcast(cond, x, y)))

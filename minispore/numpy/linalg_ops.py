@@ -2,18 +2,22 @@
 import numpy as np
 
 from minispore.common import dtype as mstype
-from minispore.numpy._utils import cast, norm_axes, norm_axis, to_tensor
+from minispore.numpy._utils import cast, norm_axes, norm_axis, promote_all, to_tensor
 from minispore.ops import functional as F
 
 __all__ = ["dot", "matmul", "inner", "outer", "tensordot", "kron", "cross", "multi_dot", "norm"]
 
 
 def _pair(fname, a, b):
-    a, b = to_tensor(a, fname), to_tensor(b, fname)
-    if a.dtype != b.dtype:
-        target = mstype.to_type(np.result_type(a.dtype.np_dtype, b.dtype.np_dtype))
-        a, b = cast(a, target), cast(b, target)
-    return a, b
+    return promote_all([to_tensor(a, fname), to_tensor(b, fname)])
+
+
+def _mm(op, a, b):
+    """A (batch) matmul; integer operands (which the MatMul kernels refuse) multiply in
+    float64, exact below 2^53, and come back in their dtype as MindSpore's int matmul."""
+    if a.dtype.is_float:
+        return op(a, b)
+    return cast(op(cast(a, mstype.float64), cast(b, mstype.float64)), a.dtype)
 
 
 def tensordot(a, b, axes=2):
@@ -41,7 +45,7 @@ def tensordot(a, b, axes=2):
     am = F.reshape(F.transpose(a, tuple(free_a) + ax_a), (-1, k))
     bm = F.reshape(F.transpose(b, ax_b + tuple(free_b)), (k, -1))
     out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
-    return F.reshape(F.matmul(am, bm), out_shape)
+    return F.reshape(_mm(F.matmul, am, bm), out_shape)
 
 
 def dot(a, b):
@@ -71,9 +75,9 @@ def matmul(x1, x2, dtype=None):
     if batch:
         a = F.broadcast_to(a, batch + tuple(a.shape[-2:]))
         b = F.broadcast_to(b, batch + tuple(b.shape[-2:]))
-        out = F.batch_matmul(a, b)
+        out = _mm(F.batch_matmul, a, b)
     else:
-        out = F.matmul(a, b)
+        out = _mm(F.matmul, a, b)
     if va:
         out = F.squeeze(out, out.ndim - 2)
     if vb:

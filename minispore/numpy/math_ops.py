@@ -176,18 +176,23 @@ heaviside = _float_binary("heaviside", F.heaviside)
 def fmod(x1, x2, dtype=None):
     """The remainder with the sign of the dividend (C's fmod): x1 - trunc(x1 / x2) * x2."""
     a, b = binary_pair(x1, x2, "fmod")
+    # The FMod operator takes Tensors only: a Python number joins in the Tensor's dtype.
+    a = a if hasattr(a, "dtype") else to_tensor(a, "fmod", b.dtype)
+    b = b if hasattr(b, "dtype") else to_tensor(b, "fmod", a.dtype)
     return _out(F.fmod(a, b), dtype)
 
 
 def float_power(x1, x2, dtype=None):
-    """x1 ** x2 computed in float64 (NumPy's float_power); MindSpore 2.7.2 refuses a Python
-    number for x2, here it is taken."""
+    """x1 ** x2 computed in float64; the result is float32 unless an input is float64
+    (MindSpore 2.7.2: float_power of float32 Tensors is float32). MindSpore refuses a Python
+    number for x2; here it is taken."""
     a, b = binary_pair(x1, x2, "float_power")
-    a = cast(a, mstype.float64) if hasattr(a, "dtype") else float(a)
+    wide = any(getattr(v, "dtype", None) == mstype.float64 for v in (a, b))
+    a = cast(a, mstype.float64) if hasattr(a, "dtype") else to_tensor(a, "float_power",
+                                                                        mstype.float64)
     b = cast(b, mstype.float64) if hasattr(b, "dtype") else float(b)
-    if not hasattr(a, "dtype"):
-        a = to_tensor(a, "float_power", mstype.float64)
-    return _out(F.pow(a, b), dtype)
+    out = F.pow(a, b)
+    return _out(out if wide else cast(out, mstype.float32), dtype)
 
 
 def divmod(x1, x2, dtype=None):  # noqa: A001  (MindSpore's name)

@@ -1,4 +1,6 @@
 """mindspore.numpy reductions and scans: sum, mean, std, amax, argmax, cumsum, nansum ..."""
+import builtins
+
 from minispore.common import dtype as mstype
 from minispore.numpy._utils import cast, check_unsupported, norm_axes, norm_axis, to_tensor
 from minispore.ops import functional as F
@@ -70,20 +72,22 @@ def min(a, axis=None, keepdims=False, initial=None, where=True):  # noqa: A001
     return _extreme("min", F.reduce_min, F.minimum, a, axis, keepdims, initial, where)
 
 
-def _arg(fname, op, a, axis):
+def _arg(fname, op, a, axis, dtype):
     a = to_tensor(a, fname)
     if axis is None:
         a, axis = F.reshape(a, (-1,)), 0
-    return cast(op(a, norm_axis(fname, axis, a.ndim)), mstype.int64)
+    return cast(op(a, norm_axis(fname, axis, a.ndim)), dtype)
 
 
 def argmax(a, axis=None):
     """The index of the first maximum (over the flattened array when axis is None), int64."""
-    return _arg("argmax", F.argmax, a, axis)
+    return _arg("argmax", F.argmax, a, axis, mstype.int64)
 
 
 def argmin(a, axis=None):
-    return _arg("argmin", F.argmin, a, axis)
+    """The index of the first minimum, int32 (MindSpore 2.7.2's argmin is int32, argmax
+    int64)."""
+    return _arg("argmin", F.argmin, a, axis, mstype.int32)
 
 
 def _scan(fname, op, a, axis, dtype):
@@ -128,7 +132,7 @@ def average(x, axis=None, weights=None, returned=False):
     x = to_tensor(x, "average")
     if weights is None:
         out = mean(x, axis)
-        count = F.full_like(out, x.size // max(out.size, 1))
+        count = F.full_like(out, x.size // builtins.max(out.size, 1))
         return (out, count) if returned else out
     w = to_tensor(weights, "average")
     if tuple(w.shape) != tuple(x.shape):
