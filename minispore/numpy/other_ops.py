@@ -13,7 +13,8 @@ __all__ = ["argwhere", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"
            "searchsorted", "interp", "pad", "trapz", "gradient", "polyval", "polyadd",
            "polysub", "polyder", "polyint", "polymul", "convolve", "correlate", "cov",
            "corrcoef", "hamming", "hanning", "bartlett", "blackman", "diag_indices", "ix_",
-           "choose", "rand", "randn", "randint", "promote_types", "result_type"]
+           "choose", "rand", "randn", "randint", "promote_types", "result_type",
+           "apply_along_axis", "apply_over_axes", "unravel_index", "unwrap", "digitize"]
 
 
 def argwhere(a):
@@ -429,3 +430,93 @@ def result_type(*arrays_and_dtypes):
     if not arrays_and_dtypes:
         raise ValueError("For mindspore.numpy.result_type, give at least one array or dtype")
     return _promote(*[_dtype_of(x) for x in arrays_and_dtypes])
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """func1d applied to every 1-D slice along axis; its outputs (scalars or 1-D) are stacked
+    back in place of that axis."""
+    arr = to_tensor(arr, "apply_along_axis")
+    axis = norm_axis("apply_along_axis", axis, arr.ndim)
+    moved = F.moveaxis(arr, axis, -1)
+    rest = tuple(moved.shape[:-1])
+    rows = F.reshape(moved, (-1, moved.shape[-1]))
+    outs = [to_tensor(func1d(rows[i], *args, **kwargs), "apply_along_axis")
+            for i in range(rows.shape[0])]
+    if not outs:
+        raise ValueError("For mindspore.numpy.apply_along_axis, arr has no slices to apply to")
+    res = F.reshape(F.stack(outs, 0), rest + tuple(outs[0].shape))
+    if outs[0].ndim == 0:
+        return res
+    if outs[0].ndim != 1:
+        raise NotImplementedError("For mindspore.numpy.apply_along_axis, func1d results of more "
+                                  "than 1 dimension are not implemented in minispore")
+    return F.moveaxis(res, -1, axis)
+
+
+def apply_over_axes(func, a, axes):
+    """func(a, axis) applied for each axis in turn, the reduced axis kept (size 1)."""
+    a = to_tensor(a, "apply_over_axes")
+    for ax in ((axes,) if isinstance(axes, int) else axes):
+        ax = norm_axis("apply_over_axes", ax, a.ndim)
+        out = to_tensor(func(a, ax), "apply_over_axes")
+        if out.ndim == a.ndim - 1:
+            out = F.expand_dims(out, ax)
+        elif out.ndim != a.ndim:
+            raise ValueError("For mindspore.numpy.apply_over_axes, func must keep the rank or "
+                             "drop the one axis")
+        a = out
+    return a
+
+
+def unravel_index(indices, shape, order="C"):
+    """The coordinates (int32 Tensors, one per dim) of flat indices into an array of `shape`."""
+    if order not in ("C", "F"):
+        raise ValueError(f"For mindspore.numpy.unravel_index, order must be 'C' or 'F', but got "
+                         f"{order!r}")
+    shape = shape_tuple("unravel_index", shape)
+    idx = cast(to_tensor(indices, "unravel_index"), mstype.int32)
+    size = int(np.prod(shape, dtype=np.int64))
+    idx = F.select(F.less(idx, 0), F.add(idx, size), idx)  # a negative index counts from the end
+    dims = list(shape) if order == "C" else list(shape)[::-1]
+    out = []
+    for d in reversed(dims):
+        out.append(F.floor_mod(idx, d))
+        idx = F.floor_divide(idx, d)
+    out = out[::-1]
+    return tuple(out if order == "C" else out[::-1])
+
+
+def unwrap(p, discont=np.pi, axis=-1):
+    """p with jumps between neighbours larger than `discont` replaced by their 2*pi
+    complement (NumPy's unwrap), computed in float."""
+    p = to_float(p, "unwrap")
+    axis = norm_axis("unwrap", axis, p.ndim)
+    n = p.shape[axis]
+    if n < 2:
+        return p
+    sl = array_ops._take_slice  # noqa: SLF001
+    dd = F.sub(sl(p, axis, 1, n), sl(p, axis, 0, n - 1))
+    ddmod = F.sub(F.floor_mod(F.add(dd, np.pi), 2 * np.pi), np.pi)
+    # -pi stays pi where the jump was upward, as NumPy's
+    ddmod = F.select(F.logical_and(F.equal(ddmod, -np.pi), F.greater(dd, 0)),
+                     F.full_like(ddmod, np.pi), ddmod)
+    correct = F.sub(ddmod, dd)
+    correct = F.select(F.less(F.abs(dd), float(discont)), F.zeros_like(correct), correct)
+    return F.concat([sl(p, axis, 0, 1), F.add(sl(p, axis, 1, n), F.cumsum(correct, axis))], axis)
+
+
+def digitize(x, bins, right=False):
+    """The index of the bin each x falls in (int32); bins must be monotonic (increasing or
+    decreasing, read once on the host to tell which)."""
+    x, bins = promote_all([to_tensor(x, "digitize"), to_tensor(bins, "digitize")])
+    b = bins.asnumpy()
+    if b.ndim != 1:
+        raise ValueError(f"For mindspore.numpy.digitize, bins must be 1-D, got {b.shape}")
+    d = np.diff(b)
+    if (d >= 0).all():
+        return cast(F.searchsorted(bins, x, right=not right), mstype.int32)
+    if (d <= 0).all():
+        rev = F.flip(bins, (0,))
+        return cast(F.sub(b.shape[0], F.searchsorted(rev, x, right=right)), mstype.int32)
+    raise ValueError("For mindspore.numpy.digitize, bins must be monotonically increasing or "
+                     "decreasing")

@@ -80,6 +80,16 @@ RECORDED = {
         ('Float32', (4,), [1.0, 1.5, 2.5, 3.0]),
     'mnp.interp(mnp.array([0.5, 2.5]), mnp.array([0.0, 1.0, 3.0]), mnp.array([0.0, 10.0, 30.0]))':
         ('Float32', (2,), [5.0, 25.0]),
+    'mnp.digitize(mnp.array([0.2, 6.4, 3.0]), mnp.array([0.0, 1.0, 2.5, 4.0]))':
+        ('Int32', (3,), [1, 4, 3]),
+    'mnp.digitize(mnp.array([0.2, 6.4, 3.0]), mnp.array([4.0, 2.5, 1.0, 0.0]))':
+        ('Int32', (3,), [3, 0, 1]),
+    'mnp.unravel_index(mnp.array([5, 7]), (3, 4))': ('Int32', (2,), [1, 1]),
+    'mnp.apply_along_axis(mnp.sum, 1, mnp.ones((2, 3)))': ('Float32', (2,), [3.0, 3.0]),
+    'mnp.apply_over_axes(mnp.sum, mnp.ones((2, 3, 4)), [0, 2])':
+        ('Float32', (1, 3, 1), [[[8.0], [8.0], [8.0]]]),
+    'mnp.unwrap(mnp.array([0.0, 3.0, 6.5, 0.2]))':
+        ('Float32', (4,), [0.0, 3.0, 0.21681499481201172, 0.20000047981739044]),
 }
 
 
@@ -168,6 +178,28 @@ def test_against_numpy_float64():
     for mode in ("clip", "wrap"):
         same(mnp.choose(Tensor(idx), [Tensor(c) for c in choices], mode),
              np.choose(idx, choices, mode=mode))
+
+
+def test_index_and_apply_helpers_against_numpy():
+    for order in ("C", "F"):
+        flat = np.array([0, 5, 11, 7, -1], np.int32)
+        for g, w in zip(mnp.unravel_index(Tensor(flat), (3, 4), order),
+                        np.unravel_index(flat % 12, (3, 4), order)):
+            same(g, w)
+    x, bins = X.ravel(), np.array([-1.0, 0.0, 0.5, 2.0])
+    for right in (False, True):
+        same(mnp.digitize(Tensor(x), Tensor(bins), right), np.digitize(x, bins, right))
+        same(mnp.digitize(Tensor(x), Tensor(bins[::-1].copy()), right),
+             np.digitize(x, bins[::-1], right))
+    with pytest.raises(ValueError, match="monotonically"):
+        mnp.digitize(Tensor(x), Tensor(np.array([0.0, 2.0, 1.0])))
+    same(mnp.apply_along_axis(lambda v: mnp.cumsum(v) * 2, 0, Tensor(X)),
+         np.apply_along_axis(lambda v: np.cumsum(v) * 2, 0, X))
+    same(mnp.apply_along_axis(mnp.amax, 1, Tensor(X)), np.apply_along_axis(np.amax, 1, X))
+    same(mnp.apply_over_axes(mnp.sum, Tensor(X), (1, 0)), np.apply_over_axes(np.sum, X, (1, 0)))
+    ph = np.cumsum(RNG.uniform(-4.0, 4.0, (2, 9)), axis=1)
+    same(mnp.unwrap(Tensor(ph)), np.unwrap(ph))
+    same(mnp.unwrap(Tensor(ph.T), discont=2.0, axis=0), np.unwrap(ph.T, discont=2.0, axis=0))
 
 
 def test_random_draws_shapes_dtypes_ranges():
