@@ -44,6 +44,7 @@ from minispore.train import (DynamicLossScaleManager, FixedLossScaleManager, Los
                              load_distributed_checkpoint, load_param_into_net,
                              merge_sliced_parameter, save_checkpoint, transform_checkpoints)
 from minispore import amp  # noqa: E402,F401
+from minispore import numpy  # noqa: E402,F401  (mindspore.numpy after `import mindspore`)
 from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)
 
 __version__ = "0.1.0"
