@@ -8,5 +8,7 @@ from minispore.ops.jacobian import jacfwd, jacrev  # noqa: F401
 from minispore.ops.operations import *  # noqa: F401,F403
 from minispore.ops.primitive import Primitive  # noqa: F401
 from minispore.ops import tensor_methods as _tensor_methods
+from minispore.ops.function import sparse_func as _sparse_func
 
 _tensor_methods.install()
+_sparse_func.install()
