@@ -286,3 +286,44 @@ def test_empty_file_reads_as_empty(tmp_path):
     d = ds.MindDataset(path, shuffle=False)
     assert d.get_dataset_size() == 0 and list(d) == []
     assert fmt.read_header(path)["rows"] == 0
+
+
+def test_dataset_save_widens_types_as_mindspore(tmp_path, mnist10):
+    # MindSpore 2.7.2 writes MNIST's uint8 image as int32 and uint32 label as int64, and a
+    # generator's bool/int8/uint8 as int32 (recorded from its MindDataset read-back)
+    out = str(tmp_path / "m.mindrecord")
+    ds.MnistDataset(mnist10, shuffle=False, num_samples=5).save(out)
+    assert os.path.isfile(out) and os.path.isfile(out + ".db")
+    back = ds.MindDataset(out, shuffle=False)
+    assert back.get_col_names() == ["image", "label"]
+    rows = list(back.create_dict_iterator(output_numpy=True))
+    assert [int(r["label"]) for r in rows] == [0, 1, 2, 3, 4]
+    assert rows[3]["image"].dtype == np.int32 and rows[3]["image"].shape == (28, 28, 1)
+    assert (rows[3]["image"] == 3).all() and rows[3]["label"].dtype == np.int64
+
+    def gen():
+        for i in range(3):
+            yield (np.array([i, i + 1], np.float32), np.int32(i), np.array(i, np.int64),
+                   np.array([[1, 2], [3, 4]], np.uint8), f"s{i}", np.float64(i),
+                   np.array([True]), np.int8(i))
+    names = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    out = str(tmp_path / "g.mindrecord")
+    ds.GeneratorDataset(gen, names, shuffle=False).save(out)
+    got = list(ds.MindDataset(out, shuffle=False).create_dict_iterator(output_numpy=True))
+    want = {"a": (np.float32, (2,)), "b": (np.int32, ()), "c": (np.int64, ()),
+            "d": (np.int32, (2, 2)), "f": (np.float64, ()), "g": (np.int32, (1,)),
+            "h": (np.int32, ())}
+    for name, (dtype, shape) in want.items():
+        assert got[2][name].dtype == dtype and got[2][name].shape == shape, name
+    assert got[2]["a"].tolist() == [2.0, 3.0] and str(got[2]["e"]) == "s2"
+    # a batched pipeline's short last batch fits ([-1, ...] shapes); num_files shards
+    out = str(tmp_path / "b.mindrecord")
+    ds.MnistDataset(mnist10, shuffle=False, num_samples=5).batch(2).save(out, num_files=2)
+    assert os.path.isfile(out + "0") and os.path.isfile(out + "1")
+    shapes = sorted(r["image"].shape for r in ds.MindDataset(out + "0", shuffle=False)
+                    .create_dict_iterator(output_numpy=True))
+    assert shapes == [(1, 28, 28, 1), (2, 28, 28, 1), (2, 28, 28, 1)]
+    with pytest.raises(RuntimeError, match="mindrecord files already exist"):
+        ds.MnistDataset(mnist10, shuffle=False).save(str(tmp_path / "m.mindrecord"))
+    with pytest.raises(ValueError, match="tfrecord dataset format is not supported"):
+        ds.MnistDataset(mnist10, shuffle=False).save(str(tmp_path / "x"), file_type="tfrecord")

@@ -415,3 +415,76 @@ class MindDataset(RandomAccessSource):
                         col[pos] = value
             out.append(col)
         return out
+
+
+# numpy kind/size -> the MindRecord type Dataset.save stores it as (MindSpore 2.7.2's
+# widening: bool, int8/16, uint8/16 -> int32; uint32/64 -> int64; float16 -> float32)
+def _save_type(arr, column):
+    dt = arr.dtype
+    if dt.kind == "U":
+        return "string"
+    if dt.kind == "S":
+        return "bytes"
+    if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 4) or (dt.kind == "i" and
+                                                                   dt.itemsize == 4):
+        return "int32"
+    if dt.kind in "iu":
+        return "int64"
+    if dt.kind == "f":
+        return "float64" if dt.itemsize == 8 else "float32"
+    raise TypeError(f"For 'Dataset.save', column '{column}' holds {dt} values, which a "
+                    f"MindRecord file cannot store.")
+
+
+def save_dataset(dataset, file_name, num_files=1, file_type="mindrecord"):
+    """Write every row of one epoch of `dataset` to MindRecord (Dataset.save).
+
+    The schema comes from the first row: 0-d numbers and strings as scalar fields, arrays as
+    fields of shape [-1, *the first row's trailing dims] (so a batched pipeline's short last
+    batch fits), types widened as MindSpore widens them (see _save_type).
+    """
+    if file_type != "mindrecord":
+        raise ValueError(f"{file_type} dataset format is not supported.")
+    names = dataset.get_col_names()
+    writer = FileWriter(file_name, num_files)
+    schema, rows = None, []
+    for row in dataset.create_tuple_iterator(output_numpy=True, num_epochs=1):
+        arrays = [np.asarray(v) for v in row]
+        if schema is None:
+            schema = {}
+            for name, arr in zip(names, arrays):
+                kind = _save_type(arr, name)
+                if arr.ndim == 0 or kind in ("string", "bytes"):
+                    if arr.ndim != 0 and arr.size != 1:
+                        raise NotImplementedError(f"For 'Dataset.save', column '{name}' holds "
+                                                  f"arrays of strings, which minispore's "
+                                                  f"MindRecord cannot store.")
+                    schema[name] = {"type": kind}
+                else:
+                    schema[name] = {"type": kind, "shape": [-1] + list(arr.shape[1:])}
+            writer.add_schema(schema, "saved by Dataset.save")
+        record = {}
+        for name, arr in zip(names, arrays):
+            spec = schema[name]
+            if spec["type"] == "string":
+                record[name] = str(arr.reshape(()).item())
+            elif spec["type"] == "bytes":
+                record[name] = bytes(arr.reshape(()).item())
+            elif "shape" in spec:
+                record[name] = np.ascontiguousarray(arr, dtype=spec["type"])
+                if arr.ndim != len(spec["shape"]) or arr.shape[1:] != tuple(spec["shape"][1:]):
+                    raise RuntimeError(f"For 'Dataset.save', column '{name}' changes shape: "
+                                       f"the first row has {spec['shape'][1:]} after its first "
+                                       f"dim, a later one {list(arr.shape)}.")
+            else:
+                record[name] = np.dtype(spec["type"]).type(arr.item())
+        rows.append(record)
+        if len(rows) == 1024:
+            writer.write_raw_data(rows)
+            rows = []
+    if schema is None:
+        raise RuntimeError("For 'Dataset.save', the dataset has no rows, so there is no schema "
+                           "to write.")
+    if rows:
+        writer.write_raw_data(rows)
+    writer.commit()
