@@ -12,7 +12,7 @@ from minispore.dataset.engine.cifar import Cifar10Dataset
 from minispore.dataset.engine.class_samplers import PKSampler, WeightedRandomSampler
 from minispore.dataset.engine.file_rows import Shuffle
 from minispore.dataset.engine.image_folder import ImageFolderDataset
-from minispore.dataset.engine.mindrecord import MindDataset
+from minispore.dataset.engine.mind_dataset import MindDataset
 from minispore.dataset.engine.random_source import RandomDataset
 from minispore.dataset.engine.schema import Schema
 from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset

@@ -12,7 +12,8 @@ shard writer, so files written here are NOT readable by MindSpore, nor MindSpore
               its sections start (byte offsets from the file start, each 64-byte aligned)
     sections  fixed columns (numeric scalars, arrays of a fully known shape): one (rows, *shape)
               little-endian array; ragged columns (string, bytes, arrays with -1 dims): the
-              concatenated values, int64 offsets (rows + 1) and, for arrays, int64 shapes (rows, ndim)
+              concatenated values, int64 offsets (rows + 1) and, for arrays, int64 shapes
+              (rows, ndim)
 
 Readers memory-map the file, so a dataset larger than memory reads row by row.
 """
@@ -116,7 +117,8 @@ def row_error(i, row, schema):
     """Why row `i` does not fit `schema` (MindSpore's warning text), or None when it fits."""
     for field, spec in schema.items():
         if field not in row:
-            return f"for schema, {i} th data is wrong, there is not field: '{field}' in the raw data."
+            return (f"for schema, {i} th data is wrong, there is not field: '{field}' in the "
+                    f"raw data.")
         value, want = row[field], spec["type"]
         kind = type(value).__name__
         if kind not in _VALUE_TYPES:
@@ -177,8 +179,9 @@ def write_file(path, header, schema, columns):
             continue
         if want in NUMERIC:
             flat = [np.asarray(v).ravel() for v in values]
-            body.append((field, "data", np.concatenate(flat).astype(np.dtype(want).newbyteorder("<"))
-                         if flat else np.zeros(0, want)))
+            le = np.dtype(want).newbyteorder("<")
+            body.append((field, "data", np.concatenate(flat).astype(le) if flat
+                         else np.zeros(0, le)))
             body.append((field, "shapes", np.array([v.shape for v in values], "<i8").reshape(
                 rows, len(spec["shape"]))))
             sizes = [len(v) for v in flat]
