@@ -31,6 +31,7 @@ from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import get_ps_context, reset_ps_context, set_ps_context
 from minispore.common.seed import get_seed, set_seed
 from minispore.common.symbol import Symbol
+from minispore.common.sparse_tensor import COOTensor, CSRTensor
 from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
 from minispore.graph.jit import jit
