@@ -6,6 +6,7 @@ from minispore.ops.function.bitwise_func import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims import *  # noqa: F401,F403
+from minispore.ops.function.creation_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.histogram_func import *  # noqa: F401,F403
 from minispore.ops.function.index_func import *  # noqa: F401,F403
@@ -23,5 +24,6 @@ from minispore.ops.function.special_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_func import *  # noqa: F401,F403
+from minispore.ops.function.shift_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

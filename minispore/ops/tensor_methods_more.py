@@ -1,0 +1,95 @@
+"""More of Tensor's methods (installed with tensor_methods.py's): shifting and creation
+(roll, repeat, flip, rot90, narrow, expand, fills, fill_, zero_, clone, new_full, ...),
+matrix products (mm, dot, addmm, baddbmm, ...) and the in-place random draws (uniform_,
+normal_, random_, bernoulli_, exponential_). Each dispatches to a functional op."""
+import numbers
+
+import numpy as np
+
+from minispore.common import dtype as mstype
+from minispore.common.tensor import Tensor
+from minispore.ops import functional as F
+
+
+def _shape_args(name, size):
+    """f(2, 3), f((2, 3)) and f([2, 3]) alike."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in size):
+        raise TypeError(f"For 'Tensor.{name}', the sizes must be ints, but got {size!r}.")
+    return tuple(int(d) for d in size)
+
+
+class _MoreMethods:
+    """Methods `install` puts on Tensor beside _TensorMethods'."""
+
+    # -- shifting and creation ------------------------------------------------------------
+    def roll(self, shifts, dims=None): return F.roll(self, shifts, dims)
+    def flip(self, dims): return F.flip(self, dims)
+    def rot90(self, k, dims): return F.rot90(self, k, dims)
+    def narrow(self, dim, start, length):
+        if isinstance(start, Tensor):
+            start = int(start.asnumpy())
+        return F.narrow(self, dim, start, length)
+    def reverse(self, axis): return F.reverse(self, axis)
+    def reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
+        return F.reverse_sequence(self, seq_lengths, seq_dim, batch_dim)
+    def broadcast_to(self, *shape): return F.broadcast_to(self, _shape_args("broadcast_to", shape))
+    def expand(self, *size):
+        if len(size) == 1 and isinstance(size[0], Tensor):
+            return F.expand(self, size[0])
+        return F.expand(self, _shape_args("expand", size))
+
+    def repeat(self, *repeats):
+        """MindSpore 2.7's Tensor.repeat(*repeats) (torch's): self tiled repeats[i] times along
+        dim i, self first viewed with leading 1-dims to len(repeats) dims. (Not numpy's
+        element-wise repeat: that is Tensor.repeat_interleave.)"""
+        repeats = _shape_args("repeat", repeats)
+        if len(repeats) < self.ndim:
+            raise RuntimeError(f"For 'Tensor.repeat', the number of elements of 'repeats' "
+                               f"({len(repeats)}) must be at least the number of dimensions of "
+                               f"self ({self.ndim}).")
+        if any(r < 0 for r in repeats):
+            raise RuntimeError(f"For 'Tensor.repeat', 'repeats' must be non-negative, but got "
+                               f"{repeats}.")
+        view = F.reshape(self, (1,) * (len(repeats) - self.ndim) + tuple(self.shape))
+        return F.tile(view, repeats)
+
+    def fills(self, value): return F.fills(self, value)
+    def clone(self): return F.identity(self)
+    def new_full(self, size, fill_value, *, dtype=None):
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of int, "
+                            f"not {type(size).__name__}.")
+        dtype = self.dtype if dtype is None else mstype.to_type(dtype)
+        return F.fill(dtype, tuple(size), dtype.np_dtype.type(fill_value).item())
+    def new_empty(self, size, *, dtype=None, device=None):
+        """A tensor of `size` in self's dtype (or `dtype`); minispore fills it with zeros."""
+        if device not in (None, "cpu", "CPU"):
+            raise NotImplementedError(f"Tensor.new_empty(device={device!r}) is not implemented "
+                                      f"in minispore: tensors live on the context's device.")
+        size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        return F.zeros(size, self.dtype if dtype is None else mstype.to_type(dtype))
+    @staticmethod
+    def from_numpy(array):
+        """A Tensor of the numpy array's dtype and values (minispore copies the buffer;
+        MindSpore shares it)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"For 'Tensor.from_numpy', 'array' must be a numpy.ndarray, but got "
+                            f"{type(array).__name__}.")
+        return Tensor(array)
+
+    # in-place fills: written into self as tensor_methods' in-place forms write
+    def fill_(self, value):
+        if isinstance(value, Tensor):
+            if value.size != 1:
+                raise RuntimeError(f"For 'Tensor.fill_', a Tensor 'value' must hold one "
+                                   f"element, but got shape {tuple(value.shape)}.")
+            new = F.broadcast_to(F.cast(F.reshape(value, ()), self.dtype), tuple(self.shape))
+        elif isinstance(value, (numbers.Number, np.generic)):
+            new = F.fill(self.dtype, tuple(self.shape), self.dtype.np_dtype.type(value).item())
+        else:
+            raise TypeError(f"For 'Tensor.fill_', 'value' must be a number, a bool or a Tensor, "
+                            f"but got {type(value).__name__}.")
+        return self._in_place(new, "fill_")
+    def zero_(self): return self._in_place(F.zeros_like(self), "zero_")
