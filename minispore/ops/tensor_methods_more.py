@@ -93,3 +93,32 @@ class _MoreMethods:
                             f"but got {type(value).__name__}.")
         return self._in_place(new, "fill_")
     def zero_(self): return self._in_place(F.zeros_like(self), "zero_")
+
+    # -- matrix products ------------------------------------------------------------------
+    def mm(self, mat2): return F.mm(self, mat2)
+    def bmm(self, mat2): return F.bmm(self, mat2)
+    def dot(self, other):
+        """Two 1-D Tensors: their dot product (shape (), Tensor.dot's documented form);
+        otherwise ops.dot (what MindSpore's CPU build runs for every rank)."""
+        if isinstance(other, Tensor) and self.ndim == 1 and other.ndim == 1:
+            if self.dtype != other.dtype:
+                raise RuntimeError(f"For 'Tensor.dot', the dtypes differ: {self.dtype} and "
+                                   f"{other.dtype}.")
+            if self.shape != other.shape:
+                raise RuntimeError(f"For 'Tensor.dot', the shapes differ: {tuple(self.shape)} "
+                                   f"and {tuple(other.shape)}.")
+            return F.reduce_sum(F.mul(self, other))
+        return F.dot(self, other)
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return F.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return self._in_place(F.addmm(self, mat1, mat2, beta=beta, alpha=alpha), "addmm_")
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return F.addmv(self, mat, vec, beta=beta, alpha=alpha)
+    def addr(self, vec1, vec2, beta=1, alpha=1):
+        return F.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return F.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return F.baddbmm(self, batch1, batch2, beta, alpha)
+    def ger(self, vec2): return F.Ger()(self, vec2)

@@ -2,7 +2,8 @@
 
 Names MindSpore 2.7.2 only runs on Ascend (its CPU build raises 'kernel ... unregistered' or
 'not supported on this device': roll/Roll, Tensor.repeat, fills/Fills, Tensor.fill_, zero_,
-clone, new_full, new_empty, addmm_) have no case here: the recorded answer would be that
+clone, new_full, new_empty, addmm_; Tensor.dot of two 1-D
+tensors, its documented form, falls to ops.dot's rank check there) have no case here: the recorded answer would be that
 error, not the operator's value."""
 
 CASES = {
@@ -17,6 +18,16 @@ CASES = {
         ("reverse", "out = ops.reverse(x3, (0, 2))"),
         ("reverse_sequence",
          "out = ops.reverse_sequence(x3, Tensor(np.array([1, 3], np.int32)), 1)"),
+        ("mm", "out = ops.mm(x, sq)"),
+        ("mv", "out = ops.mv(x, v[:3])"),
+        ("dot", "out = ops.dot(x, x3)"),
+        ("tensor_dot", "out = ops.tensor_dot(x3, y.T, ((1,), (0,)))"),
+        ("addmm", "out = ops.addmm(z, x, sq, beta=0.5, alpha=2)"),
+        ("addmv", "out = ops.addmv(v[:2], x, v[1:], beta=0.5, alpha=2)"),
+        ("addr", "out = ops.addr(xi, yi[0, :2], xi[0], beta=0.5, alpha=3)"),
+        ("addbmm", "out = ops.addbmm(x3[0, :, :3], x3, x3.transpose(0, 2, 1)[:, :, :3], "
+                   "beta=0.5, alpha=2)"),
+        ("baddbmm", "out = ops.baddbmm(x, x3[:, :2], x3.transpose(0, 2, 1), 0.5, 2)"),
     ],
     "primitive": [
         ("LinSpace", "out = ops.LinSpace()(Tensor(1.0), Tensor(2.0), 5)"),
@@ -28,6 +39,7 @@ CASES = {
         ("ReverseSequence",
          "out = ops.ReverseSequence(2, 0)(x3, Tensor(np.array([4, 2], np.int64)))"),
         ("Expand", "out = ops.Expand()(v[:1], Tensor(np.array([2, 3], np.int32)))"),
+        ("Ger", "out = ops.Ger()(v[:2], v)"),
     ],
     "tensor": [
         ("flip", "out = x3.flip((0, 2))"),
@@ -39,5 +51,14 @@ CASES = {
         ("reverse_sequence",
          "out = x3.reverse_sequence(Tensor(np.array([3, 1], np.int32)), 1, 0)"),
         ("from_numpy", "out = Tensor.from_numpy(np.arange(3.0))"),
+        ("mm", "out = x.mm(sq)"),
+        ("bmm", "out = x3.bmm(x3.transpose(0, 2, 1))"),
+        ("dot", "out = x.dot(sq)"),
+        ("addmm", "out = z.addmm(x, sq, beta=2, alpha=0.5)"),
+        ("addmv", "out = v[:2].addmv(x, v[:3])"),
+        ("addr", "out = x.addr(v[:2], v[:3], 2, 0.5)"),
+        ("addbmm", "out = x3[0, :, :3].addbmm(x3, x3.transpose(0, 2, 1)[:, :, :3])"),
+        ("baddbmm", "out = x.baddbmm(x3[:, :2], x3.transpose(0, 2, 1), beta=2, alpha=0.5)"),
+        ("ger", "out = v[:2].ger(v)"),
     ],
 }
