@@ -122,3 +122,42 @@ class _MoreMethods:
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return F.baddbmm(self, batch1, batch2, beta, alpha)
     def ger(self, vec2): return F.Ger()(self, vec2)
+
+    # -- in-place random draws (the global generator; MindSpore's `generator` is not built) ---
+    def _draw_into(self, draws, name, generator):
+        if generator is not None:
+            raise NotImplementedError(f"Tensor.{name}(generator=...) is not implemented in "
+                                      f"minispore; seed the global generator (ms.set_seed).")
+        return self._in_place(draws, name)
+    def uniform_(self, from_=0, to=1, *, generator=None):
+        """self filled with U[from_, to) draws."""
+        draws = F.add(F.mul(F.rand(*self.shape, dtype=mstype.float64), float(to) - from_), from_)
+        return self._draw_into(draws, "uniform_", generator)
+    def normal_(self, mean=0, std=1, *, generator=None):
+        """self filled with N(mean, std^2) draws."""
+        draws = F.add(F.mul(F.randn(*self.shape, dtype=mstype.float64), std), mean)
+        return self._draw_into(draws, "normal_", generator)
+    def random_(self, from_=0, to=None, *, generator=None):
+        """self filled with integers uniform on [from_, to); `to` None: up to the dtype's
+        largest integer (2 ** mantissa digits for a float dtype), torch's rule."""
+        if to is None:
+            np_dtype = self.dtype.np_dtype
+            to = (np.iinfo(np_dtype).max if np_dtype.kind in "iu" else
+                  2 ** np.finfo(np_dtype).nmant) + 1 if np_dtype != np.bool_ else 2
+        draws = F.randint(int(from_), int(to), tuple(self.shape))
+        return self._draw_into(draws, "random_", generator)
+    def bernoulli(self, *, generator=None):
+        """0/1 draws, 1 with probability self (in [0, 1]), in self's dtype."""
+        if generator is not None:
+            raise NotImplementedError("Tensor.bernoulli(generator=...) is not implemented in "
+                                      "minispore; seed the global generator (ms.set_seed).")
+        return F.bernoulli(F.zeros_like(self), self)
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """self filled with 0/1 draws, 1 with probability p (a float or a Tensor)."""
+        probe = self if self.dtype.is_float else F.cast(self, mstype.float32)
+        return self._draw_into(F.bernoulli(probe, p), "bernoulli_", generator)
+    def exponential_(self, lambd=1, *, generator=None):
+        """self filled with Exponential(lambd) draws: -log(1 - u) / lambd."""
+        u = F.rand(*self.shape, dtype=mstype.float64)
+        draws = F.div(F.neg(F.log1p(F.neg(u))), float(lambd))
+        return self._draw_into(draws, "exponential_", generator)

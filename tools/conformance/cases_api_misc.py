@@ -2,9 +2,10 @@
 
 Names MindSpore 2.7.2 only runs on Ascend (its CPU build raises 'kernel ... unregistered' or
 'not supported on this device': roll/Roll, Tensor.repeat, fills/Fills, Tensor.fill_, zero_,
-clone, new_full, new_empty, addmm_; Tensor.dot of two 1-D
-tensors, its documented form, falls to ops.dot's rank check there) have no case here: the recorded answer would be that
-error, not the operator's value."""
+clone, new_full, new_empty, addmm_, poisson/Poisson, gamma/Gamma, Tensor.uniform_, normal_,
+random_, bernoulli, bernoulli_, exponential_; Tensor.dot of two 1-D tensors, its documented
+form, falls to ops.dot's rank check there) have no case here: the recorded answer would be
+that error, not the operator's value."""
 
 CASES = {
     "ops": [
@@ -28,6 +29,15 @@ CASES = {
         ("addbmm", "out = ops.addbmm(x3[0, :, :3], x3, x3.transpose(0, 2, 1)[:, :, :3], "
                    "beta=0.5, alpha=2)"),
         ("baddbmm", "out = ops.baddbmm(x, x3[:, :2], x3.transpose(0, 2, 1), 0.5, 2)"),
+        ("normal", "out = ops.normal((2, 3), Tensor([[1.0], [2.0]]), Tensor(2.0, ms.float64))"),
+        ("randint", "out = ops.randint(0, 5, (2, 3), dtype=ms.int32)"),
+        ("randint_like", "out = ops.randint_like(xi, 0, 5)"),
+        ("random_poisson", "out = ops.random_poisson(Tensor(np.array([2, 3], np.int32)), "
+                           "Tensor([1.0, 5.0]), dtype=ms.int32)"),
+        ("random_gamma", "out = ops.random_gamma(Tensor(np.array([2, 3], np.int32)), "
+                         "Tensor([0.5, 5.0], ms.float64))"),
+        # draws compared by shape (the runner compares by value all but the names it knows)
+        ("laplace", "out = ops.laplace((2, 3), Tensor(1.0), Tensor([[2.0], [3.0]])).shape"),
     ],
     "primitive": [
         ("LinSpace", "out = ops.LinSpace()(Tensor(1.0), Tensor(2.0), 5)"),
@@ -40,6 +50,12 @@ CASES = {
          "out = ops.ReverseSequence(2, 0)(x3, Tensor(np.array([4, 2], np.int64)))"),
         ("Expand", "out = ops.Expand()(v[:1], Tensor(np.array([2, 3], np.int32)))"),
         ("Ger", "out = ops.Ger()(v[:2], v)"),
+        ("UniformInt", "out = ops.UniformInt(seed=2)((2, 3), Tensor(1, ms.int32), "
+                       "Tensor(5, ms.int32))"),
+        ("RandomPoisson", "out = ops.RandomPoisson()(Tensor(np.array([4], np.int64)), "
+                          "Tensor([[1.0, 2.0]]))"),
+        ("RandomGamma", "out = ops.RandomGamma()(Tensor(np.array([4], np.int64)), "
+                        "Tensor([[1.0, 2.0]]))"),
     ],
     "tensor": [
         ("flip", "out = x3.flip((0, 2))"),
