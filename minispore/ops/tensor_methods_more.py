@@ -161,3 +161,16 @@ class _MoreMethods:
         u = F.rand(*self.shape, dtype=mstype.float64)
         draws = F.div(F.neg(F.log1p(F.neg(u))), float(lambd))
         return self._draw_into(draws, "exponential_", generator)
+
+    # -- others ----------------------------------------------------------------------------
+    def fmin(self, other): return F.fmin(self, other)
+    def renorm(self, p, axis, maxnorm): return F.renorm(self, p, axis, maxnorm)
+    def bitwise_not(self):
+        """~self bit by bit for integers, logical not for bools (Tensor.__invert__ is
+        MindSpore's logical_not on every dtype)."""
+        if self.dtype == mstype.bool_:
+            return F.logical_not(self)
+        if not self.dtype.is_int:
+            raise TypeError(f"For 'Tensor.bitwise_not', self must be an integer or bool Tensor, "
+                            f"but got {self.dtype}.")
+        return F.invert(self)

@@ -3,9 +3,10 @@
 Names MindSpore 2.7.2 only runs on Ascend (its CPU build raises 'kernel ... unregistered' or
 'not supported on this device': roll/Roll, Tensor.repeat, fills/Fills, Tensor.fill_, zero_,
 clone, new_full, new_empty, addmm_, poisson/Poisson, gamma/Gamma, Tensor.uniform_, normal_,
-random_, bernoulli, bernoulli_, exponential_; Tensor.dot of two 1-D tensors, its documented
-form, falls to ops.dot's rank check there) have no case here: the recorded answer would be
-that error, not the operator's value."""
+random_, bernoulli, bernoulli_, exponential_, Fmin, Tensor.fmin, Randperm,
+Tensor.bitwise_not; Tensor.dot of two 1-D tensors, its documented form, falls to ops.dot's
+rank check there) have no case here: the recorded answer would be that error, not the
+operator's value."""
 
 CASES = {
     "ops": [
@@ -38,6 +39,12 @@ CASES = {
                          "Tensor([0.5, 5.0], ms.float64))"),
         # draws compared by shape (the runner compares by value all but the names it knows)
         ("laplace", "out = ops.laplace((2, 3), Tensor(1.0), Tensor([[2.0], [3.0]])).shape"),
+        ("renorm", "out = ops.renorm(x3, 2, 0, 1.0)"),
+        ("matrix_band_part", "out = ops.matrix_band_part(x3, Tensor(1), Tensor(-1))"),
+        ("matrix_diag_part", "out = ops.matrix_diag_part(x3, Tensor(np.array([-1, 1], np.int32)), "
+                             "Tensor(9.0), 'LEFT_RIGHT')"),
+        ("tril_indices", "out = ops.tril_indices(3, 4, 1)"),
+        ("triu_indices", "out = ops.triu_indices(3, 4, -1, dtype=ms.int32)"),
     ],
     "primitive": [
         ("LinSpace", "out = ops.LinSpace()(Tensor(1.0), Tensor(2.0), 5)"),
@@ -56,6 +63,9 @@ CASES = {
                           "Tensor([[1.0, 2.0]]))"),
         ("RandomGamma", "out = ops.RandomGamma()(Tensor(np.array([4], np.int64)), "
                         "Tensor([[1.0, 2.0]]))"),
+        ("Renorm", "out = ops.Renorm(1, 1, 0.5)(x)"),
+        ("TrilIndices", "out = ops.TrilIndices(3, 3)()"),
+        ("TriuIndices", "out = ops.TriuIndices(3, 2, 1, ms.int64)()"),
     ],
     "tensor": [
         ("flip", "out = x3.flip((0, 2))"),
@@ -76,5 +86,6 @@ CASES = {
         ("addbmm", "out = x3[0, :, :3].addbmm(x3, x3.transpose(0, 2, 1)[:, :, :3])"),
         ("baddbmm", "out = x.baddbmm(x3[:, :2], x3.transpose(0, 2, 1), beta=2, alpha=0.5)"),
         ("ger", "out = v[:2].ger(v)"),
+        ("renorm", "out = x3.renorm(3, -1, 0.6)"),
     ],
 }
