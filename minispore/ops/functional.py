@@ -16,6 +16,7 @@ from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.matmul_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.quantile_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.random_func import *  # noqa: F401,F403
 from minispore.ops.function.random_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403

@@ -174,3 +174,7 @@ class _MoreMethods:
             raise TypeError(f"For 'Tensor.bitwise_not', self must be an integer or bool Tensor, "
                             f"but got {self.dtype}.")
         return F.invert(self)
+    def quantile(self, q, axis=None, keepdims=False): return F.quantile(self, q, axis, keepdims)
+    def nanquantile(self, q, axis=None, keepdims=False):
+        return F.nanquantile(self, q, axis, keepdims)
+    def kthvalue(self, k, dim=-1, keepdim=False): return F.kthvalue(self, k, dim, keepdim)

@@ -4,9 +4,9 @@ Names MindSpore 2.7.2 only runs on Ascend (its CPU build raises 'kernel ... unre
 'not supported on this device': roll/Roll, Tensor.repeat, fills/Fills, Tensor.fill_, zero_,
 clone, new_full, new_empty, addmm_, poisson/Poisson, gamma/Gamma, Tensor.uniform_, normal_,
 random_, bernoulli, bernoulli_, exponential_, Fmin, Tensor.fmin, Randperm,
-Tensor.bitwise_not; Tensor.dot of two 1-D tensors, its documented form, falls to ops.dot's
-rank check there) have no case here: the recorded answer would be that error, not the
-operator's value."""
+Tensor.bitwise_not, quantile/nanquantile and their Tensor methods, Tensor.kthvalue; Tensor.dot
+of two 1-D tensors, its documented form, falls to ops.dot's rank check there) have no case
+here: the recorded answer would be that error, not the operator's value."""
 
 CASES = {
     "ops": [
