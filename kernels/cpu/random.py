@@ -80,3 +80,51 @@ def multinomial(probs, u, out):
     for r in range(u.shape[0]):
         for s in range(u.shape[1]):
             _multinomial_draw(probs, u, out, r, s)
+
+
+_uniform_int_draw = njit(cache=True)(sampling.uniform_int_draw)
+_poisson_draw = njit(cache=True)(sampling.poisson_draw)
+_gamma_attempt = njit(cache=True)(sampling.gamma_attempt)
+
+
+@njit(cache=True)
+def uniform_int(u, low, span, out):
+    """out[i] = low + floor(u[i] * span), below low + span (kernels/sampling.py).
+
+    Preconditions: u C-contiguous float64 uniform [0, 1) draws of out's size; low, span int64
+    with span >= 1; out C-contiguous integer."""
+    of = out.reshape(out.size)
+    uf = u.reshape(u.size)
+    for i in range(of.size):
+        of[i] = _uniform_int_draw(uf[i], low, span)
+
+
+@njit(cache=True)
+def poisson(rate, u, out):
+    """out[i] = the Poisson(rate[i]) count whose CDF first reaches u[i] (kernels/sampling.py).
+
+    Preconditions: rate float64 (broadcast by the caller) and u float64 uniform [0, 1) draws,
+    both of out's size; out C-contiguous, any real dtype; all C-contiguous."""
+    of = out.reshape(out.size)
+    rf = rate.reshape(rate.size)
+    uf = u.reshape(u.size)
+    for i in range(of.size):
+        of[i] = _poisson_draw(rf[i], uf[i])
+
+
+@njit(cache=True)
+def gamma_round(alpha, u, out, done):
+    """One round of Marsaglia-Tsang attempts: for each i not yet done, attempt a Gamma(alpha[i])
+    draw with u[:, i] (kernels/sampling.py) and, when accepted, write it and mark i done.
+
+    Preconditions: alpha float64 of out's size; u (4, out.size) float64 uniform [0, 1);
+    out float; done uint8 (1 = drawn); all C-contiguous."""
+    of = out.reshape(out.size)
+    af = alpha.reshape(alpha.size)
+    df = done.reshape(done.size)
+    for i in range(of.size):
+        if df[i] == 0:
+            draw = _gamma_attempt(af[i], u[0, i], u[1, i], u[2, i], u[3, i])
+            if not draw == -1.0:
+                of[i] = draw
+                df[i] = 1

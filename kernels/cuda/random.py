@@ -99,3 +99,57 @@ def multinomial(probs, u, out):
     if out.size:
         blocks, threads = elementwise(out.size)
         _multinomial_kernel[blocks, threads](probs, u, out)
+
+
+_uniform_int_draw = cuda.jit(device=True)(sampling.uniform_int_draw)
+_poisson_draw = cuda.jit(device=True)(sampling.poisson_draw)
+_gamma_attempt = cuda.jit(device=True)(sampling.gamma_attempt)
+
+
+@cuda.jit
+def _uniform_int_kernel(u, low, span, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = _uniform_int_draw(u[i], low, span)
+
+
+def uniform_int(u, low, span, out):
+    """out[i] = low + floor(u[i] * span), below low + span (kernels/cpu/random.py). One
+    thread per element."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _uniform_int_kernel[blocks, threads](u.reshape(u.size), low, span,
+                                             out.reshape(out.size))
+
+
+@cuda.jit
+def _poisson_kernel(rate, u, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = _poisson_draw(rate[i], u[i])
+
+
+def poisson(rate, u, out):
+    """out[i] = the Poisson(rate[i]) count whose CDF first reaches u[i] (kernels/cpu/
+    random.py). One thread per element."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _poisson_kernel[blocks, threads](rate.reshape(rate.size), u.reshape(u.size),
+                                         out.reshape(out.size))
+
+
+@cuda.jit
+def _gamma_round_kernel(alpha, u, out, done):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        if done[i] == 0:
+            draw = _gamma_attempt(alpha[i], u[0, i], u[1, i], u[2, i], u[3, i])
+            if not draw == -1.0:
+                out[i] = draw
+                done[i] = 1
+
+
+def gamma_round(alpha, u, out, done):
+    """One round of Marsaglia-Tsang attempts for the elements not yet done (kernels/cpu/
+    random.py). One thread per element."""
+    if out.size:
+        blocks, threads = elementwise(out.size)
+        _gamma_round_kernel[blocks, threads](alpha.reshape(alpha.size), u,
+                                             out.reshape(out.size), done.reshape(done.size))

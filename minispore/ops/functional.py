@@ -1,6 +1,7 @@
 """Every functional operator, gathered from the per-family modules in ops/function/."""
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.array_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.band_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.bessel_func import *  # noqa: F401,F403
 from minispore.ops.function.bbox_func import *  # noqa: F401,F403
 from minispore.ops.function.bitwise_func import *  # noqa: F401,F403
@@ -8,6 +9,7 @@ from minispore.ops.function.color_func import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims import *  # noqa: F401,F403
+from minispore.ops.function.creation_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.histogram_func import *  # noqa: F401,F403
 from minispore.ops.function.index_func import *  # noqa: F401,F403
@@ -15,8 +17,11 @@ from minispore.ops.function.linalg_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.matmul_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.quantile_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.random_func import *  # noqa: F401,F403
 from minispore.ops.function.random_prims import *  # noqa: F401,F403
+from minispore.ops.function.random_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
@@ -29,6 +34,7 @@ from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_func import *  # noqa: F401,F403
 from minispore.ops.function.scalar_func import *  # noqa: F401,F403
 from minispore.ops.function.selection_func import *  # noqa: F401,F403
+from minispore.ops.function.shift_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.unpool_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

@@ -9,6 +9,7 @@ from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 from minispore.ops.function import random_func as RF
 from minispore.ops.function.index_func import scatter_reduce_method
+from minispore.ops.tensor_methods_more import _MoreMethods
 
 
 class _TensorMethods:
@@ -499,7 +500,9 @@ class _TensorMethods:
 
 
 def install(cls=Tensor):
-    """Set every method of _TensorMethods on `cls` (Tensor; its subclasses inherit them)."""
-    for name, member in vars(_TensorMethods).items():
-        if callable(member) or isinstance(member, property):
-            setattr(cls, name, member)
+    """Set every method of _TensorMethods and _MoreMethods on `cls` (Tensor; its subclasses
+    inherit them)."""
+    for methods in (_TensorMethods, _MoreMethods):
+        for name, member in vars(methods).items():
+            if callable(member) or isinstance(member, (property, staticmethod)):
+                setattr(cls, name, member)

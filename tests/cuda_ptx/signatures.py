@@ -762,6 +762,10 @@ SIGNATURES = {
         'float32[::1], float32[::1], float32, float32, float32[::1], float32[::1]',
         'float64[::1], float64[::1], float64, float64, float64[::1], float64[::1]',
     ),
+    'random:_gamma_round_kernel': (
+        'float64[::1], float64[:, ::1], float32[::1], uint8[::1]',
+        'float64[::1], float64[:, ::1], float64[::1], uint8[::1]',
+    ),
     'random:_laplace_kernel': (
         'float64[::1], float32[::1]',
         'float64[::1], float64[::1]',
@@ -773,6 +777,16 @@ SIGNATURES = {
     'random:_normal_kernel': (
         'float64[::1], float64[::1], float32[::1]',
         'float64[::1], float64[::1], float64[::1]',
+    ),
+    'random:_poisson_kernel': (
+        'float64[::1], float64[::1], float32[::1]',
+        'float64[::1], float64[::1], float64[::1]',
+        'float64[::1], float64[::1], int32[::1]',
+        'float64[::1], float64[::1], int64[::1]',
+    ),
+    'random:_uniform_int_kernel': (
+        'float64[::1], int64, int64, int32[::1]',
+        'float64[::1], int64, int64, int64[::1]',
     ),
     'reduce:_argmax_rows': (
         'float32[::1], int64[::1], int64, int64',

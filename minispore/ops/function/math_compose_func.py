@@ -304,14 +304,18 @@ def ldexp(x, other):
 
 def fmax(input, other):  # noqa: A002
     """Elementwise max that ignores NaN (NaN only where both are)."""
-    return _where(M.isnan(input), M.add(M.mul(input, 0), other),
-                  _where(M.isnan(other), M.add(M.mul(other, 0), input), M.maximum(input, other)))
+    # zeros of the broadcast shape (zeros_like, not x * 0: NaN * 0 is NaN)
+    zero = A.zeros_like(M.add(input, other))
+    return _where(M.isnan(input), M.add(zero, other),
+                  _where(M.isnan(other), M.add(zero, input), M.maximum(input, other)))
 
 
 def fmin(input, other):  # noqa: A002
     """Elementwise min that ignores NaN (NaN only where both are)."""
-    return _where(M.isnan(input), M.add(M.mul(input, 0), other),
-                  _where(M.isnan(other), M.add(M.mul(other, 0), input), M.minimum(input, other)))
+    # zeros of the broadcast shape (zeros_like, not x * 0: NaN * 0 is NaN)
+    zero = A.zeros_like(M.add(input, other))
+    return _where(M.isnan(input), M.add(zero, other),
+                  _where(M.isnan(other), M.add(zero, input), M.minimum(input, other)))
 
 
 def truncate_div(input_x, input_y):

@@ -21,6 +21,7 @@ from minispore.ops.operations.nn_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_adaptive_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_ops import *  # noqa: F401,F403
 from minispore.ops.operations.random_ops import *  # noqa: F401,F403
+from minispore.ops.operations.random_sampler_ops import *  # noqa: F401,F403
 from minispore.ops.operations.scan_ops import *  # noqa: F401,F403
 from minispore.ops.operations.scatter_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403

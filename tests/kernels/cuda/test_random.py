@@ -51,3 +51,42 @@ def test_multinomial_matches_cpu(dtype):
     gpu.multinomial(cuda.to_device(weights), cuda.to_device(u), got)
     np.testing.assert_array_equal(got.copy_to_host(), want)
     assert (want[1] >= 3).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_uniform_int_matches_cpu(dtype):
+    u = np.random.default_rng(3).random((4, 25))
+    want = np.empty((4, 25), dtype)
+    cpu.uniform_int(u, np.int64(-3), np.int64(11), want)
+    got = cuda.device_array((4, 25), dtype)
+    gpu.uniform_int(cuda.to_device(u), np.int64(-3), np.int64(11), got)
+    np.testing.assert_array_equal(got.copy_to_host(), want)
+    assert want.min() >= -3 and want.max() < 8
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_poisson_matches_cpu(dtype):
+    rng = np.random.default_rng(4)
+    rate = np.repeat(np.array([0.0, 0.4, 3.0, 60.0, 2500.0]), 8).reshape(5, 8)
+    u = rng.random((5, 8))
+    want = np.empty((5, 8), dtype)
+    cpu.poisson(rate, u, want)
+    got = cuda.device_array((5, 8), dtype)
+    gpu.poisson(cuda.to_device(rate), cuda.to_device(u), got)
+    np.testing.assert_array_equal(got.copy_to_host(), want)
+    assert (want[0] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gamma_round_matches_cpu(dtype):
+    rng = np.random.default_rng(5)
+    alpha = np.repeat(np.array([0.0, 0.3, 1.0, 4.5, 80.0, -1.0]), 6)
+    u = rng.random((4, alpha.size))
+    want, want_done = np.zeros(alpha.size, dtype), np.zeros(alpha.size, np.uint8)
+    cpu.gamma_round(alpha, u, want, want_done)
+    got, done = cuda.to_device(np.zeros(alpha.size, dtype)), cuda.to_device(
+        np.zeros(alpha.size, np.uint8))
+    gpu.gamma_round(cuda.to_device(alpha), cuda.to_device(u), got, done)
+    np.testing.assert_array_equal(done.copy_to_host(), want_done)
+    np.testing.assert_allclose(got.copy_to_host(), want, rtol=1e-12)
+    assert want_done.sum() > alpha.size * 3 // 4
