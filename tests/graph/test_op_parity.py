@@ -56,7 +56,8 @@ for _name in ("AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "Rec
     ELSEWHERE[_name] = "collective: needs an MPI world"
 # The data-parallel bucket's operators: its GRAPH steps equal the eager ones in
 # tests/parallel/test_data_parallel.py and test_comm_overlap_mpi.py (an MPI world again).
-for _name in ("StandardNormal", "StandardLaplace", "UniformReal", "Bernoulli", "Multinomial"):
+for _name in ("StandardNormal", "StandardLaplace", "UniformReal", "Bernoulli", "Multinomial",
+              "UniformInt", "RandomPoisson", "RandomGamma"):
     ELSEWHERE[_name] = ("random: tests/ops/test_random_ops.py (a compiled graph draws anew at "
                         "every run, reproducibly under ms.set_seed)")
 for _name in ("PackBucket", "BucketView", "AllReduceStart", "AllReduceWait"):
