@@ -7,13 +7,14 @@ from numba import njit
 
 
 @njit(cache=True)
-def resample_taps(src, out, yidx, yw, xidx, xw, to_int, lo, hi):
+def resample_taps(src, out, yidx, yw, xidx, xw, to_int, lo, hi, half_even=False):
     """Separable resampling with per-row/per-column tap tables, one image at a time.
 
     for n:
         tmp[y, ox, c] = sum_{j<Tx} xw[ox,j] * src[n, y, xidx[ox,j], c]          (rows pass)
         acc = sum_{i<Ty} yw[oy,i] * tmp[yidx[oy,i], ox, c]                     (columns pass)
-        out[n, oy, ox, c] = clip(floor(acc + 0.5), lo, hi) if to_int else acc
+        out[n, oy, ox, c] = clip(round(acc), lo, hi) if to_int else acc
+    round: half up, or half to even when half_even (OpenCV's saturate_cast of a float sum).
     Preconditions: src (N,H,W,C) and out (N,OH,OW,C) C-contiguous; yidx/xidx hold int64 indices
     already clamped into [0,H) / [0,W); yw/xw float32, one row per output coordinate.
     Accumulates in float32; the columns pass runs over contiguous (ox, c) so it vectorises.
@@ -45,7 +46,7 @@ def resample_taps(src, out, yidx, yw, xidx, xw, to_int, lo, hi):
                     acc[k] += w * line[k]
             if to_int:
                 for k in range(row_len):
-                    v = math.floor(acc[k] + np.float32(0.5))
+                    v = np.rint(acc[k]) if half_even else math.floor(acc[k] + np.float32(0.5))
                     dst[oy, k] = min(max(v, lo), hi)
             else:
                 for k in range(row_len):
@@ -94,3 +95,61 @@ def _cubic_taps(in_size, out_size, a=-0.75):
 
 
 TAPS = {"nearest": _nearest_taps, "linear": _linear_taps, "cubic": _cubic_taps}
+
+
+@functools.lru_cache(maxsize=64)
+def _area_taps(in_size, out_size, box=True):
+    """OpenCV INTER_AREA. When both axes shrink (box): each output averages the input cells its
+    footprint [o * s, (o + 1) * s) covers, weighted by overlap (computeResizeAreaTab).
+    Otherwise, on both axes: linear taps whose fraction is (o + 1) - (floor(o * s) + 1) / s,
+    0 when negative, else its fractional part (uint8 may then differ by one from OpenCV's
+    11-bit fixed-point linear resize)."""
+    scale = in_size / out_size
+    if box:
+        taps = []
+        for o in range(out_size):
+            f0, f1 = o * scale, min((o + 1) * scale, in_size)
+            lo, hi = math.floor(f0), math.ceil(f1)
+            idx = np.arange(lo, hi)
+            w = np.minimum(idx + 1, f1) - np.maximum(idx, f0)
+            taps.append((idx, w / (f1 - f0)))
+        width = max(len(t[0]) for t in taps)
+        idx = np.zeros((out_size, width), np.int64)
+        w = np.zeros((out_size, width), np.float32)
+        for o, (i, ww) in enumerate(taps):
+            idx[o, :len(i)] = np.minimum(i, in_size - 1)
+            w[o, :len(i)] = ww
+        return idx, w
+    inv = 1.0 / scale
+    o = np.arange(out_size)
+    s = np.floor(o * scale).astype(np.int64)
+    frac = (o + 1) - (s + 1) * inv
+    frac = np.where(frac <= 0, 0.0, frac - np.floor(frac))
+    idx = np.stack([np.minimum(s, in_size - 1), np.minimum(s + 1, in_size - 1)], axis=1)
+    w = np.stack([1.0 - frac, frac], axis=1)
+    return idx, w.astype(np.float32)
+
+
+TAPS["area"] = _area_taps
+
+
+def resize(op, img, oh, ow, taps_name):
+    """Resample a batch (N, H, W, C) to (oh, ow) with the named OpenCV taps; integer images
+    are rounded to nearest and saturated, float images stay float."""
+    if img.dtype.kind not in "uif":
+        raise TypeError(f"{op}: images must be numeric, got {img.dtype}.")
+    n, h, w, c = img.shape
+    if taps_name == "area":
+        box = h >= oh and w >= ow
+        (yidx, yw), (xidx, xw) = _area_taps(h, oh, box), _area_taps(w, ow, box)
+    else:
+        yidx, yw = TAPS[taps_name](h, oh)
+        xidx, xw = TAPS[taps_name](w, ow)
+    out = np.empty((n, oh, ow, c), img.dtype)
+    to_int = img.dtype.kind in "ui"
+    info = np.iinfo(img.dtype) if to_int else None
+    # INTER_AREA's shrinking path sums in float and rounds with saturate_cast (half to even)
+    resample_taps(np.ascontiguousarray(img), out, yidx, yw, xidx, xw, to_int,
+                  int(info.min) if to_int else 0, int(info.max) if to_int else 0,
+                  taps_name == "area")
+    return out

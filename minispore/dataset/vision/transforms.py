@@ -19,7 +19,12 @@ from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  
                                              RandomInvert, RandomPosterize, RandomSolarize,
                                              Solarize)
 
-_TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic"}
+from minispore.dataset.vision._affine import (Affine, RandomAffine, RandomRotation,  # noqa: F401
+                                              Rotate)
+from minispore.dataset.vision._random_resize import RandomResize, RandomResizedCrop  # noqa: F401
+
+_TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic",
+              Inter.AREA: "area"}
 
 
 def _check_size(op, size):
@@ -46,7 +51,7 @@ class Resize(TensorOperation):
             raise TypeError(f"Resize: interpolation must be an Inter, got {interpolation!r}.")
         if Inter(interpolation) not in _TAP_NAMES:
             raise ValueError(f"Resize: interpolation {Inter(interpolation).name} is not "
-                             f"supported; use Inter.NEAREST, Inter.LINEAR or Inter.CUBIC.")
+                             f"supported; use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or Inter.AREA.")
         self.interpolation = Inter(interpolation)
 
     def _out_size(self, h, w):
@@ -57,18 +62,8 @@ class Resize(TensorOperation):
 
     def _compute(self, x, rng):
         img = _image_batch("Resize", x)
-        if img.dtype.kind not in "uif":
-            raise TypeError(f"Resize: images must be numeric, got {img.dtype}.")
-        n, h, w, c = img.shape
-        oh, ow = self._out_size(h, w)
-        taps = _kernels.TAPS[_TAP_NAMES[self.interpolation]]
-        yidx, yw = taps(h, oh)
-        xidx, xw = taps(w, ow)
-        out = np.empty((n, oh, ow, c), img.dtype)
-        to_int = img.dtype.kind in "ui"
-        info = np.iinfo(img.dtype) if to_int else None
-        _kernels.resample_taps(np.ascontiguousarray(img), out, yidx, yw, xidx, xw, to_int,
-                               int(info.min) if to_int else 0, int(info.max) if to_int else 0)
+        oh, ow = self._out_size(img.shape[1], img.shape[2])
+        out = _kernels.resize("Resize", img, oh, ow, _TAP_NAMES[self.interpolation])
         return out if x.ndim == 4 else out[..., 0]
 
 
