@@ -1,5 +1,8 @@
 """mindspore.dataset.vision: image transforms and their enums."""
-from minispore.dataset.vision.transforms import (HWC2CHW, Affine, RandomAffine, RandomResize,
+from minispore.dataset.vision.transforms import (HWC2CHW, AdjustHue, AdjustSharpness,
+                                                 GaussianBlur, RandomAdjustSharpness,
+                                                 RandomColor, RandomColorAdjust, RandomLighting,
+                                                 RandomSharpness, Affine, RandomAffine, RandomResize,
                                                  RandomResizedCrop, RandomRotation, Rotate,
                                                  AdjustBrightness, AdjustContrast,
                                                  AdjustGamma, AdjustSaturation, AutoContrast,
@@ -13,7 +16,8 @@ from minispore.dataset.vision.transforms import (HWC2CHW, Affine, RandomAffine, 
                                                  SlicePatches, Solarize, ToNumpy, ToTensor,
                                                  VerticalFlip)
 
-__all__ = ["Affine", "RandomAffine", "RandomResize", "RandomResizedCrop", "RandomRotation",
+__all__ = ["AdjustHue", "AdjustSharpness", "GaussianBlur", "RandomAdjustSharpness", "RandomColor",
+           "RandomColorAdjust", "RandomLighting", "RandomSharpness", "Affine", "RandomAffine", "RandomResize", "RandomResizedCrop", "RandomRotation",
            "Rotate", "AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustSaturation",
            "AutoContrast", "Border", "CenterCrop", "CutOut", "Equalize", "Erase", "HWC2CHW",
            "HorizontalFlip", "Inter", "Invert", "Normalize", "NormalizePad", "Pad", "PadToSize",

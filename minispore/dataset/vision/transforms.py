@@ -22,6 +22,10 @@ from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  
 from minispore.dataset.vision._affine import (Affine, RandomAffine, RandomRotation,  # noqa: F401
                                               Rotate)
 from minispore.dataset.vision._random_resize import RandomResize, RandomResizedCrop  # noqa: F401
+from minispore.dataset.vision._filter import (AdjustSharpness, GaussianBlur,  # noqa: F401
+                                              RandomAdjustSharpness, RandomSharpness)
+from minispore.dataset.vision._color_random import (AdjustHue, RandomColor,  # noqa: F401
+                                                    RandomColorAdjust, RandomLighting)
 
 _TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic",
               Inter.AREA: "area"}
