@@ -77,8 +77,10 @@ class RandomColorAdjust(TensorOperation):
     def _steps(self):
         steps = []
         for name, rng_, ident, fn in (
-                ("brightness", self.brightness, 1.0, lambda i, f: AdjustBrightness(f)._compute(i, None)),
-                ("contrast", self.contrast, 1.0, lambda i, f: AdjustContrast(f)._compute(i, None)),
+                ("brightness", self.brightness, 1.0,
+                 lambda i, f: AdjustBrightness(f)._compute(i, None)),
+                ("contrast", self.contrast, 1.0,
+                 lambda i, f: AdjustContrast(f)._compute(i, None)),
                 ("saturation", self.saturation, 1.0,
                  lambda i, f: AdjustSaturation(f)._compute(i, None)),
                 ("hue", self.hue, 0.0, lambda i, f: adjust_hue(

@@ -8,6 +8,7 @@ images use 15-bit integer weights (rounded, then nudged so they sum to 1 << 15) 
 sum half up; float32 images use the same quantized weights in float32. Taps outside
 the image take the fill value. Reproducing these steps makes the uint8 results bit-exact.
 """
+import functools
 import math
 
 import numpy as np
@@ -138,13 +139,9 @@ def _coeffs_1d(mode):
     return np.stack([c0, c1, c2, c3], axis=1).astype(np.float32)
 
 
-_TABLES = {}
-
-
+@functools.lru_cache(maxsize=4)
 def weight_tables(mode):
     """(float table, int table), each (32*32, K*K): OpenCV's initInterTab2D."""
-    if mode in _TABLES:
-        return _TABLES[mode]
     c = _coeffs_1d(mode)
     k = c.shape[1]
     ftab = np.empty((_TAB * _TAB, k * k), np.float32)
@@ -170,8 +167,7 @@ def weight_tables(mode):
                     iv[mk] -= diff
             ftab[i * _TAB + j] = v.ravel()
             itab[i * _TAB + j] = iv.ravel()
-    _TABLES[mode] = (ftab, itab)
-    return _TABLES[mode]
+    return ftab, itab
 
 
 def invert(m):

@@ -24,6 +24,9 @@ from minispore.dataset.vision._affine import (Affine, RandomAffine, RandomRotati
 from minispore.dataset.vision._random_resize import RandomResize, RandomResizedCrop  # noqa: F401
 from minispore.dataset.vision._filter import (AdjustSharpness, GaussianBlur,  # noqa: F401
                                               RandomAdjustSharpness, RandomSharpness)
+from minispore.dataset.vision._augment import (AutoAugment, AutoAugmentPolicy,  # noqa: F401
+                                               RandAugment, TrivialAugmentWide)
+from minispore.dataset.vision._erasing import RandomErasing, ToPIL  # noqa: F401
 from minispore.dataset.vision._color_random import (AdjustHue, RandomColor,  # noqa: F401
                                                     RandomColorAdjust, RandomLighting)
 
@@ -55,7 +58,8 @@ class Resize(TensorOperation):
             raise TypeError(f"Resize: interpolation must be an Inter, got {interpolation!r}.")
         if Inter(interpolation) not in _TAP_NAMES:
             raise ValueError(f"Resize: interpolation {Inter(interpolation).name} is not "
-                             f"supported; use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or Inter.AREA.")
+                             f"supported; use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or "
+                             f"Inter.AREA.")
         self.interpolation = Inter(interpolation)
 
     def _out_size(self, h, w):
