@@ -1,6 +1,6 @@
 """Rotate, RandomRotation, Affine, RandomAffine, RandomResizedCrop, RandomResize and Resize's
-AREA mode. Expected values were produced by MindSpore 2.7.2 (OpenCV warpAffine / resize) on IMG;
-the warp is bit-exact for uint8 and float32."""
+AREA and uint8 LINEAR modes. Expected values were produced by MindSpore 2.7.2 (OpenCV warpAffine
+and resize) on IMG; the warp is bit-exact for uint8 and float32."""
 import math
 
 import numpy as np
@@ -71,6 +71,13 @@ MINDSPORE = {
         37.398895263671875, 232.5421600341797, 133.07965087890625, 177.62655639648438,
         191.75120544433594, 188.7586669921875, 4.725896835327148, 3.6061439514160156,
         3.6352317333221436]),
+    "resize_linear_down": ([3, 4, 3], [
+        148, 168, 20, 172, 124, 155, 75, 83, 140, 146, 92, 69, 103, 120, 29, 106, 198, 97, 90, 180,
+        108, 215, 72, 153, 206, 87, 22, 140, 145, 58, 154, 183, 161, 211, 96, 43]),
+    "resize_linear_up": ([7, 6], [
+        171, 197, 180, 99, 46, 146, 114, 138, 156, 109, 71, 183, 22, 43, 118, 125, 111, 241, 108,
+        79, 127, 116, 93, 240, 205, 126, 143, 111, 75, 230, 217, 127, 159, 158, 127, 226, 225, 127,
+        169, 187, 160, 223]),
     "resize_area_down": ([3, 2, 3], [
         150, 144, 87, 112, 89, 109, 104, 163, 66, 147, 130, 129, 168, 125, 47, 175, 145, 110]),
 }
@@ -87,6 +94,8 @@ OPS = {
     "affine_cubic_float": (V.Affine(-120, (0, 0.5), 0.8, 25, Inter.BICUBIC),
                            IMG.astype(np.float32)),
     "resize_area_down": (V.Resize((3, 2), Inter.AREA), IMG),
+    "resize_linear_down": (V.Resize((3, 4)), IMG),
+    "resize_linear_up": (V.Resize((7, 6)), IMG[..., 0]),
 }
 
 
@@ -226,4 +235,5 @@ def test_random_rotation_expand_in_a_pipeline_gives_ragged_rows():
     d = ds.NumpySlicesDataset({"image": data}, shuffle=False).map(
         V.RandomRotation((10, 80), expand=True))
     shapes = [r[0].shape for r in d.create_tuple_iterator(output_numpy=True)]
-    assert len(shapes) == 4 and all(s[0] > 9 and s[1] > 7 for s in shapes)
+    # the bounding box of a 9 x 7 image turned by 10 to 80 degrees is larger than the image
+    assert len(shapes) == 4 and all(s[0] * s[1] > 9 * 7 and s[2] == 3 for s in shapes)

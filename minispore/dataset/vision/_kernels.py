@@ -139,6 +139,12 @@ def resize(op, img, oh, ow, taps_name):
     if img.dtype.kind not in "uif":
         raise TypeError(f"{op}: images must be numeric, got {img.dtype}.")
     n, h, w, c = img.shape
+    if taps_name == "linear" and img.dtype == np.uint8:
+        xofs, xalpha = linear_fixed_taps(w, ow)
+        yofs, ybeta = linear_fixed_taps(h, oh, clamp=False)
+        out = np.empty((n, oh, ow, c), np.uint8)
+        resize_linear_u8(np.ascontiguousarray(img), out, xofs, xalpha, yofs, ybeta)
+        return out
     if taps_name == "area":
         box = h >= oh and w >= ow
         (yidx, yw), (xidx, xw) = _area_taps(h, oh, box), _area_taps(w, ow, box)
@@ -153,3 +159,55 @@ def resize(op, img, oh, ow, taps_name):
                   int(info.min) if to_int else 0, int(info.max) if to_int else 0,
                   taps_name == "area")
     return out
+
+
+@njit(cache=True)
+def resize_linear_u8(src, out, xofs, xalpha, yofs, ybeta):
+    """OpenCV 4.5's uint8 INTER_LINEAR resize, fixed point with 11-bit coefficients.
+
+    rows:    D[x] = S[xofs[x]] * xalpha[x, 0] + S[xofs[x] + C] * xalpha[x, 1]   (int, exact)
+    columns: ((((D0 >> 4) * b0) >> 16) + (((D1 >> 4) * b1) >> 16) + 2) >> 2, saturated to
+             [0, 255] (its SIMD arithmetic, which MindSpore's build applies to whole rows).
+    Preconditions: src (N,H,W,C), out (N,OH,OW,C) uint8; xofs (OW,) source columns with
+    xalpha (OW, 2) int64 (weight 0 on a clamped second tap); yofs (OH,) may lie outside
+    [0, H): OpenCV clamps the rows, not the vertical weights ybeta (OH, 2) int64.
+    """
+    n_img, h, w, ch = src.shape
+    oh, ow = out.shape[1], out.shape[2]
+    row_len = ow * ch
+    rows = np.empty((h, row_len), np.int64)
+    for n in range(n_img):
+        for y in range(h):
+            for ox in range(ow):
+                sx = xofs[ox]
+                sx1 = min(sx + 1, w - 1)
+                for c in range(ch):
+                    rows[y, ox * ch + c] = np.int64(src[n, y, sx, c]) * xalpha[ox, 0] + \
+                        np.int64(src[n, y, sx1, c]) * xalpha[ox, 1]
+        for oy in range(oh):
+            r0 = rows[min(max(yofs[oy], 0), h - 1)]
+            r1 = rows[min(max(yofs[oy] + 1, 0), h - 1)]
+            b0, b1 = ybeta[oy, 0], ybeta[oy, 1]
+            dst = out[n, oy].reshape(row_len)
+            for k in range(row_len):
+                v = (((((r0[k] >> 4) * b0) >> 16) + (((r1[k] >> 4) * b1) >> 16)) + 2) >> 2
+                dst[k] = min(max(v, 0), 255)
+
+
+@functools.lru_cache(maxsize=64)
+def linear_fixed_taps(in_size, out_size, clamp=True):
+    """OpenCV's INTER_LINEAR source index and 11-bit weights per output coordinate: the float
+    position (o + 0.5) / (out / in) - 0.5; horizontally (clamp) an edge position takes the
+    edge pixel with weight 0 on the far tap, vertically it keeps its weights."""
+    scale = 1.0 / (out_size / in_size)
+    f = ((np.arange(out_size, dtype=np.float64) + 0.5) * scale - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    frac = (f - s.astype(np.float32)).astype(np.float32)
+    if clamp:
+        low, high = s < 0, s >= in_size - 1
+        frac[low | high] = 0
+        s[low] = 0
+        s[high] = in_size - 1
+    alpha = np.stack([np.float32(1) - frac, frac], axis=1).astype(np.float32)
+    return s, np.rint(alpha.astype(np.float64) * 2048).astype(np.int64)
+

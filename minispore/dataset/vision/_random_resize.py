@@ -71,8 +71,8 @@ def _taps(op, interpolation):
 
 class RandomResizedCrop(TensorOperation):
     """Crop a random box (area fraction in scale, aspect ratio w/h in ratio, log-uniform) and
-    resize it to size, with Resize's OpenCV interpolation (uint8 LINEAR/CUBIC may differ by one
-    from OpenCV's fixed-point arithmetic, as Resize does). After max_attempts misses, the
+    resize it to size, with Resize's OpenCV interpolation (uint8 LINEAR bit-exact; CUBIC may
+    differ by one from OpenCV's fixed point, as in Resize). After max_attempts misses, the
     centred box of the image clamped to the ratio bounds is used."""
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),

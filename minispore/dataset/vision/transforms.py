@@ -47,9 +47,10 @@ def _check_size(op, size):
 class Resize(TensorOperation):
     """Resize to `size`: (h, w) exactly, or an int giving the shorter side (aspect kept).
 
-    LINEAR is OpenCV's INTER_LINEAR (half-pixel centres, clamped edges); NEAREST and CUBIC
-    follow OpenCV too. Integer images are rounded to nearest (OpenCV's fixed-point arithmetic
-    may differ by 1); float images stay float. HWC in, HWC out, dtype kept.
+    Follows OpenCV's resize as MindSpore calls it: uint8 LINEAR is its fixed-point arithmetic
+    (bit-exact), AREA averages the covered cells when shrinking (exact); NEAREST is exact;
+    CUBIC and enlarging AREA round a float32 sum, so uint8 may differ by 1 from OpenCV's fixed
+    point. Float images stay float. HWC in, HWC out, dtype kept.
     """
 
     def __init__(self, size, interpolation=Inter.LINEAR):
