@@ -87,7 +87,9 @@ def test_resize_uint8_rounds_and_clips(inter):
     ref = np.clip(np.floor(ref_resize(img, 31, 9, AXES[inter]) + 0.5), 0, 255)
     assert got.dtype == np.uint8
     assert np.abs(got.astype(np.int64) - ref).max() <= 1
-    assert np.mean(got != ref) < 0.01
+    # uint8 LINEAR is OpenCV's fixed point (11-bit weights, truncating column pass), which
+    # MindSpore returns and test_vision_affine checks bit for bit: often 1 below the exact round
+    assert np.mean(got != ref) < (0.3 if inter == Inter.LINEAR else 0.01)
 
 
 def test_resize_int_size_keeps_aspect_and_hw_input():
@@ -101,8 +103,8 @@ def test_resize_int_size_keeps_aspect_and_hw_input():
 def test_resize_errors():
     with pytest.raises(ValueError, match="size must be a positive int"):
         CV.Resize((0, 3))
-    with pytest.raises(ValueError, match="AREA is not supported"):
-        CV.Resize(4, Inter.AREA)
+    with pytest.raises(ValueError, match="PILCUBIC is not supported"):
+        CV.Resize(4, Inter.PILCUBIC)
     with pytest.raises(ValueError, match=r"Resize: each image must be <H, W> or <H, W, C>, "
                                          r"got shape \[2, 3, 4, 5\]"):
         CV.Resize(4)(np.zeros((2, 3, 4, 5)))

@@ -19,7 +19,19 @@ from minispore.dataset.vision._color import (AdjustBrightness, AdjustContrast,  
                                              RandomInvert, RandomPosterize, RandomSolarize,
                                              Solarize)
 
-_TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic"}
+from minispore.dataset.vision._affine import (Affine, RandomAffine, RandomRotation,  # noqa: F401
+                                              Rotate)
+from minispore.dataset.vision._random_resize import RandomResize, RandomResizedCrop  # noqa: F401
+from minispore.dataset.vision._filter import (AdjustSharpness, GaussianBlur,  # noqa: F401
+                                              RandomAdjustSharpness, RandomSharpness)
+from minispore.dataset.vision._augment import (AutoAugment, AutoAugmentPolicy,  # noqa: F401
+                                               RandAugment, TrivialAugmentWide)
+from minispore.dataset.vision._erasing import RandomErasing, ToPIL  # noqa: F401
+from minispore.dataset.vision._color_random import (AdjustHue, RandomColor,  # noqa: F401
+                                                    RandomColorAdjust, RandomLighting)
+
+_TAP_NAMES = {Inter.NEAREST: "nearest", Inter.LINEAR: "linear", Inter.CUBIC: "cubic",
+              Inter.AREA: "area"}
 
 
 def _check_size(op, size):
@@ -35,9 +47,10 @@ def _check_size(op, size):
 class Resize(TensorOperation):
     """Resize to `size`: (h, w) exactly, or an int giving the shorter side (aspect kept).
 
-    LINEAR is OpenCV's INTER_LINEAR (half-pixel centres, clamped edges); NEAREST and CUBIC
-    follow OpenCV too. Integer images are rounded to nearest (OpenCV's fixed-point arithmetic
-    may differ by 1); float images stay float. HWC in, HWC out, dtype kept.
+    Follows OpenCV's resize as MindSpore calls it: uint8 LINEAR is its fixed-point arithmetic
+    (bit-exact), AREA averages the covered cells when shrinking (exact); NEAREST is exact;
+    CUBIC and enlarging AREA round a float32 sum, so uint8 may differ by 1 from OpenCV's fixed
+    point. Float images stay float. HWC in, HWC out, dtype kept.
     """
 
     def __init__(self, size, interpolation=Inter.LINEAR):
@@ -46,7 +59,8 @@ class Resize(TensorOperation):
             raise TypeError(f"Resize: interpolation must be an Inter, got {interpolation!r}.")
         if Inter(interpolation) not in _TAP_NAMES:
             raise ValueError(f"Resize: interpolation {Inter(interpolation).name} is not "
-                             f"supported; use Inter.NEAREST, Inter.LINEAR or Inter.CUBIC.")
+                             f"supported; use Inter.NEAREST, Inter.LINEAR, Inter.CUBIC or "
+                             f"Inter.AREA.")
         self.interpolation = Inter(interpolation)
 
     def _out_size(self, h, w):
@@ -57,18 +71,8 @@ class Resize(TensorOperation):
 
     def _compute(self, x, rng):
         img = _image_batch("Resize", x)
-        if img.dtype.kind not in "uif":
-            raise TypeError(f"Resize: images must be numeric, got {img.dtype}.")
-        n, h, w, c = img.shape
-        oh, ow = self._out_size(h, w)
-        taps = _kernels.TAPS[_TAP_NAMES[self.interpolation]]
-        yidx, yw = taps(h, oh)
-        xidx, xw = taps(w, ow)
-        out = np.empty((n, oh, ow, c), img.dtype)
-        to_int = img.dtype.kind in "ui"
-        info = np.iinfo(img.dtype) if to_int else None
-        _kernels.resample_taps(np.ascontiguousarray(img), out, yidx, yw, xidx, xw, to_int,
-                               int(info.min) if to_int else 0, int(info.max) if to_int else 0)
+        oh, ow = self._out_size(img.shape[1], img.shape[2])
+        out = _kernels.resize("Resize", img, oh, ow, _TAP_NAMES[self.interpolation])
         return out if x.ndim == 4 else out[..., 0]
 
 
