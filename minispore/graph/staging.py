@@ -171,11 +171,19 @@ def _merge(name, a, b, pairs, where):
                 f"give it the same shape and dtype.")
         pairs.append((a, b))
         return _Out(len(pairs) - 1)
+    if isinstance(a, Tensor) and _number(b) and tuple(a.shape) == ():
+        b = _const(b, aval_of_tensor(a).dtype)      # a flag set to True in one branch
+    elif isinstance(b, Tensor) and _number(a) and tuple(b.shape) == ():
+        a = _const(a, aval_of_tensor(b).dtype)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        pairs.append((a, b))
+        return _Out(len(pairs) - 1)
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         raise TypeError(
             f"The variable '{name}' is a Tensor in one branch of the `if` on a Tensor at "
             f"{where} and a {type(b if isinstance(a, Tensor) else a).__name__} in the other; "
-            f"both branches must give it a Tensor of the same shape and dtype.")
+            f"both branches must give it a Tensor of the same shape and dtype (a number "
+            f"merges with a 0-d Tensor only).")
     if _same(a, b):
         return a
     if _number(a) and _number(b):
