@@ -361,13 +361,14 @@ class _Converter:
                                                  None), at)
 
     def state(self, names):
+        """The values of `names` here, Undefined where unbound (a branch may `del` one)."""
         return _call("values", [ast.Call(ast.Name("locals", ast.Load()), [], []),
                                 ast.Tuple([ast.Constant(n) for n in names], ast.Load())])
 
     def convert_if(self, s, returns, lift):
         names = _assigned(s.body + s.orelse)
         effects = _has_effects(s.body + s.orelse)
-        ret = None if returns else ast.Return(_names_tuple(names, ast.Load))
+        ret = None if returns else ast.Return(self.state(names))
         then_name, else_name = self.fresh("then"), self.fresh("else")
         defs = [self.branch_def(then_name, names, s.body, ret, lift, s),
                 self.branch_def(else_name, names, s.orelse, copy.deepcopy(ret), lift, s)]
@@ -400,7 +401,7 @@ class _Converter:
         cond_def = ast.copy_location(ast.FunctionDef(cond_name, args, [ast.Return(test)], [],
                                                      None), s)
         body_def = self.branch_def(body_name, names, body,
-                                   ast.Return(_names_tuple(names, ast.Load)), False, s)
+                                   ast.Return(self.state(names)), False, s)
         call = _call("while_loop", [ast.Name(cond_name, ast.Load()),
                                     ast.Name(body_name, ast.Load()),
                                     ast.Tuple([ast.Constant(n) for n in names], ast.Load()),

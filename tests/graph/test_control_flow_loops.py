@@ -294,3 +294,42 @@ def test_a_semi_auto_parallel_compile_refuses_the_control_flow_node():
                                                   "semi_auto_parallel graph"):
         refuse_control_flow(graph, "a semi_auto_parallel graph")
     refuse_control_flow(Graph("empty"), "a semi_auto_parallel graph")
+
+
+class _Base(nn.Cell):
+    def construct(self, x):
+        return x + 1.0
+
+
+class _Nested(_Base):
+    """super(), a private attribute, del in a branch, a while inside an if, an if inside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.__k = 3.0
+
+    def construct(self, x):
+        y = super().construct(x)
+        if y.sum() > 0:
+            tmp = 1
+            del tmp
+            while y.sum() < 50:
+                if y.max() > 4:
+                    y = y * self.__k
+                else:
+                    y = y + 1.0
+        else:
+            y = -y
+        return y
+
+
+def test_nested_control_flow_in_a_subclass_construct_equals_pynative():
+    net = _Nested()
+    inputs = [[1.0, 2.0], [-5.0, -6.0], [0.5, 0.1]]
+    eager, _ = _run(net, inputs, np.float32, ms.PYNATIVE_MODE)
+    graph, _ = _run(net, inputs, np.float32, ms.GRAPH_MODE)
+    for (eo, egx, _), (go, ggx, _) in zip(eager, graph):
+        np.testing.assert_allclose(go[0], eo[0], rtol=1e-6)
+        np.testing.assert_allclose(ggx, egx, rtol=1e-6)
+    np.testing.assert_allclose(graph[0][0][0], [36.0, 45.0])    # (2, 3) -> +1 -> x3 -> x3
+    assert net.compile_cache_info()["compiles"] == 1
