@@ -96,12 +96,9 @@ def _convert(fn):
         _mangle(fdef, fn.__qualname__)
         _Converter(filename).function(fdef)
         return _build(fn, fdef, filename)
-    except _Unsupported as exc:
-        return _unconverted(fn, str(exc))
-
-
-class _Unsupported(Exception):
-    pass
+    except Exception as exc:    # noqa: BLE001 -- a construct the conversion mishandles
+        # runs as written: only a tensor condition reaching it fails, naming this reason
+        return _unconverted(fn, f"the conversion failed ({type(exc).__name__}: {exc})")
 
 
 def _unconverted(fn, reason):
@@ -332,9 +329,28 @@ class _Converter:
             return self.convert_while(s)
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return [s]
+        if isinstance(s, ast.For) and not s.orelse and not _returns_in(s.body) and \
+                _has(s.body, (ast.Break, ast.Continue), _SCOPES + _LOOPS) and \
+                not _blocked_leaves(s.body):
+            return self.convert_for(s)
         if isinstance(s, (ast.For, ast.AsyncFor) + _BLOCKS):
             return [self.plain(s, lift=False)]
         return [_Expressions(self).visit(s)]
+
+    def convert_for(self, s):
+        """A for loop (unrolled at trace time) whose body breaks or continues: the body runs
+        under ``if not stopped`` and a Python break follows once the flag is the Python True,
+        so a break on a Tensor condition skips the remaining iterations in the graph while
+        Python conditions break at once, as written."""
+        flag = self.fresh("break")
+        body = _rewrite_leaves(s.body, flag)
+        guard = ast.copy_location(ast.If(_call("not_", [ast.Name(flag, ast.Load())]), body,
+                                         []), s)
+        stop = ast.copy_location(ast.If(_call("is_true", [ast.Name(flag, ast.Load())]),
+                                        [ast.Break()], []), s)
+        s.body = self.block([guard], lift=False) + [stop]
+        s.iter = _Expressions(self).visit(s.iter)
+        return [_assign(flag, ast.Constant(False), s), s]
 
     def plain(self, s, lift):
         """`s` kept as Python, its inner statement lists converted."""

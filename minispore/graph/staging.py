@@ -369,6 +369,11 @@ def or_(first, second):
     return a or second()
 
 
+def is_true(flag):
+    """Whether a loop's break flag is the Python True (a break on a Python condition)."""
+    return flag is True
+
+
 def not_(a):
     """``not a``, a logical_not of a traced Tensor."""
     if _traced(a):

@@ -333,3 +333,68 @@ def test_nested_control_flow_in_a_subclass_construct_equals_pynative():
         np.testing.assert_allclose(ggx, egx, rtol=1e-6)
     np.testing.assert_allclose(graph[0][0][0], [36.0, 45.0])    # (2, 3) -> +1 -> x3 -> x3
     assert net.compile_cache_info()["compiles"] == 1
+
+
+def test_save_graphs_writes_the_loop_and_its_backward_subgraphs(tmp_path):
+    import glob
+    import os
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        net = _Loop()
+        step = nn.TrainOneStepCell(nn.WithLossCell(_FirstOut(net), nn.MSELoss()),
+                                   nn.SGD(net.trainable_params(), 1e-4))
+        step(Tensor(np.ones(3, np.float32)), Tensor(np.zeros(3, np.float32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    folder, = glob.glob(os.path.join(tmp_path, "TrainOneStepCell_*"))
+    final = sorted(f for f in os.listdir(folder) if f.endswith(".ir"))[-1]
+    text = open(os.path.join(folder, final)).read()
+    for words in ("Prim[While]", "While), condition:", "While), body:", "Prim[WhileGrad]",
+                  "WhileGrad), body backward:"):
+        assert words in text
+
+
+class _ForBreak(nn.Cell):
+    def construct(self, x):
+        acc = x[0] * 0.0
+        for row in x:
+            if row.sum() < 0:
+                continue
+            acc = acc + row * row
+            if acc.sum() > 10:
+                break
+        return acc
+
+
+def test_break_and_continue_in_a_for_over_a_tensor_equal_pynative():
+    net = _ForBreak()
+    inputs = [[[1.0, 2.0], [-1.0, 0.5], [3.0, -4.0], [1.0, 1.0]],
+              [[-1.0, -2.0], [1.0, 1.0], [0.5, 0.5], [2.0, 2.0]],
+              [[4.0, 0.0], [1.0, 1.0], [5.0, 5.0], [1.0, 0.0]]]
+    eager, _ = _run(net, inputs, np.float32, ms.PYNATIVE_MODE)
+    graph, _ = _run(net, inputs, np.float32, ms.GRAPH_MODE)
+    for (eo, egx, _), (go, ggx, _) in zip(eager, graph):
+        np.testing.assert_allclose(go[0], eo[0], rtol=1e-6)
+        np.testing.assert_allclose(ggx, egx, rtol=1e-6)
+    np.testing.assert_allclose(graph[0][0][0], [2.0, 5.0])     # rows 1, 2 continue
+    np.testing.assert_allclose(graph[2][0][0], [16.0, 0.0])    # breaks after row 0
+    assert net.compile_cache_info()["compiles"] == 1
+
+
+def test_a_python_break_in_a_for_stops_at_once():
+    seen = []
+
+    def items():
+        for i in range(5):
+            seen.append(i)
+            yield i
+
+    @ms.jit
+    def f(x):
+        for i in items():
+            if i == 2:
+                break
+            x = x + 1.0
+        return x
+    assert f(Tensor(np.zeros(1, np.float32))).asnumpy().tolist() == [2.0]
+    assert seen == [0, 1, 2]        # the iterator is not advanced past the break
