@@ -31,6 +31,7 @@ from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import get_ps_context, reset_ps_context, set_ps_context
 from minispore.common.seed import get_seed, set_seed
 from minispore.common.symbol import Symbol
+from minispore.common.sparse_tensor import COOTensor, CSRTensor
 from minispore.common.tensor import Tensor
 from minispore import context, nn, ops
 from minispore.graph.jit import jit
@@ -44,6 +45,7 @@ from minispore.train import (DynamicLossScaleManager, FixedLossScaleManager, Los
                              load_distributed_checkpoint, load_param_into_net,
                              merge_sliced_parameter, save_checkpoint, transform_checkpoints)
 from minispore import amp  # noqa: E402,F401
+from minispore import numpy  # noqa: E402,F401  (mindspore.numpy after `import mindspore`)
 from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)
 
 __version__ = "0.1.0"

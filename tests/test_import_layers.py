@@ -12,6 +12,9 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
   __main__.py, _mindspore_alias.py and amp.py (mindspore.amp, over train/amp.py).
 - dataset stands beside the stack: it imports only common and device, and only train and api
   import it.
+- numpy (mindspore.numpy) stands beside the stack too: NumPy-style functions composed of ops, so
+  it imports ops and what ops may import; only api imports it (`mindspore.numpy` after
+  `import mindspore`), so no layer of the framework depends on it.
 - kernels/ imports only numpy, numba (llvmlite for intrinsics) and the standard library.
 - Imports inside functions count: a lazy upward import is still upward (Tensor's operators are
   installed by ops; Parameter gets graph's TraceError through a registration hook).
@@ -43,9 +46,13 @@ API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.msr
                "minispore.__main__", "minispore._mindspore_alias", "minispore.amp"}
 DATASET_DEPS = {"dataset", "common", "device"}
 DATASET_USERS = {"dataset", "train", "api"}
+NUMPY_DEPS = {"numpy", "ops", "communication", "common", "device", "kernels"}
+NUMPY_USERS = {"numpy", "api"}
 # Modules kept at a lower package's path for MindSpore's import names, whose code belongs to the
 # layer they re-export (nothing below that layer may import them).
-FACADES = {"minispore.communication.comm_func": "ops"}
+FACADES = {"minispore.communication.comm_func": "ops",
+           # mindspore.mindrecord: FileWriter, kept beside MindDataset in the dataset layer
+           "minispore.mindrecord": "dataset"}
 CUDA_BACKEND = ("minispore.kernels.cuda", "minispore.device.cuda",
                 "minispore.device.strict_simulator")
 
@@ -159,6 +166,10 @@ def may_import(src, dst):
         return dst in DATASET_DEPS
     if dst == "dataset":
         return src in DATASET_USERS
+    if src == "numpy":
+        return dst in NUMPY_DEPS
+    if dst == "numpy":
+        return src in NUMPY_USERS
     return STACK.index(dst) < STACK.index(src)
 
 
@@ -284,7 +295,7 @@ def cycles(graph):
 def test_modules_found():
     assert {"minispore.ops.primitive", "minispore.kernels.cpu.matmul", "minispore.device",
             "minispore.device.cuda", "minispore.common.tensor"} <= set(MODULES)
-    assert {layer_of(m) for m in MODULES} == set(STACK) | {"dataset"}
+    assert {layer_of(m) for m in MODULES} == set(STACK) | {"dataset", "numpy"}
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -352,6 +363,8 @@ def test_checker_catches_violations(tmp_path):
         ("minispore.dataset.bad", "from minispore.ops import functional\n"),
         ("minispore.ops.bad2", "from minispore.dataset import GeneratorDataset\n"),
         ("minispore.nn.bad", "import mpi4py\nfrom numba import cuda\n"),
+        ("minispore.numpy.bad", "from minispore.graph import jit\n"),
+        ("minispore.nn.bad3", "import minispore.numpy\n"),
     ]
     modules = dict(MODULES)
     modules.update({m: tmp_path / f"{m}.py" for m, _ in cases})
@@ -372,6 +385,8 @@ def test_checker_catches_violations(tmp_path):
         "ops must not import dataset",
         "only minispore/communication imports mpi4py",
         "only kernels/cuda and the device CUDA backend import numba.cuda",
+        "numpy must not import graph",
+        "nn must not import numpy",
     ]
 
 

@@ -117,6 +117,15 @@ class Tensor:
         # On GPU (set_context(device_target='GPU')) the data goes to the device now.
         self._data = device.asarray(np.array(arr, dtype=dtype.np_dtype, copy=True))
 
+    @staticmethod
+    def from_numpy(array):
+        """A Tensor over `array`'s own memory on the CPU (MindSpore's Tensor.from_numpy), so a
+        write to either shows in the other. A non-contiguous array is copied first (MindSpore
+        copies it too), and on the GPU the data is copied to the device."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError("Expected a NumPy array.")
+        return tensor_of(device.asarray(np.ascontiguousarray(array)), mstype.to_type(array.dtype))
+
     # -- basic properties ----------------------------------------------------------------
     @property
     def shape(self):

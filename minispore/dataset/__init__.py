@@ -12,6 +12,7 @@ from minispore.dataset.engine.cifar import Cifar10Dataset
 from minispore.dataset.engine.class_samplers import PKSampler, WeightedRandomSampler
 from minispore.dataset.engine.file_rows import Shuffle
 from minispore.dataset.engine.image_folder import ImageFolderDataset
+from minispore.dataset.engine.mind_dataset import MindDataset
 from minispore.dataset.engine.random_source import RandomDataset
 from minispore.dataset.engine.schema import Schema
 from minispore.dataset.engine.text_files import CSVDataset, TextFileDataset
@@ -24,7 +25,7 @@ __all__ = ["config", "transforms", "vision", "Dataset", "DictIterator", "TupleIt
            "DistributedSampler", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle",
            "Cifar10Dataset", "CSVDataset", "FashionMnistDataset", "GeneratorDataset",
-           "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "PaddedDataset",
+           "ImageFolderDataset", "MindDataset", "MnistDataset", "NumpySlicesDataset", "PaddedDataset",
            "RandomDataset", "Schema", "TextFileDataset", "synth_cifar10", "synth_mnist", "zip"]
 
 

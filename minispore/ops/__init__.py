@@ -9,5 +9,7 @@ from minispore.ops.vjp_jvp import jvp, vjp  # noqa: F401
 from minispore.ops.operations import *  # noqa: F401,F403
 from minispore.ops.primitive import Primitive  # noqa: F401
 from minispore.ops import tensor_methods as _tensor_methods
+from minispore.ops.function import sparse_func as _sparse_func
 
 _tensor_methods.install()
+_sparse_func.install()

@@ -8,6 +8,7 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 from minispore.ops.function import random_func as RF
+from minispore.ops.function.index_func import scatter_reduce_method
 
 
 class _TensorMethods:
@@ -161,6 +162,12 @@ class _TensorMethods:
         return F.topk(self, k, dim, largest, sorted)
     def masked_select(self, mask): return F.masked_select(self, mask)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
+    def gather_elements(self, dim, index): return F.gather_elements(self, dim, index)
+    def scatter(self, dim, index, src, reduce=None):
+        return scatter_reduce_method(self, dim, index, src, reduce)
+    def scatter_add(self, dim, index, src):
+        return scatter_reduce_method(self, dim, index, src, "add")
+    def index_fill(self, axis, index, value): return F.index_fill(self, axis, index, value)
     def multinomial(self, num_samples, replacement=True, seed=None):
         return F.multinomial(self, num_samples, replacement, seed)
     def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):

@@ -269,3 +269,19 @@ def test_getitem_errors():
         t[[0, 3]]
     with pytest.raises(IndexError, match="must be an int32/int64 Tensor"):
         t[Tensor([0.0, 1.0])]
+
+
+def test_from_numpy_shares_memory_as_in_mindspore():
+    # the tensor tutorial: np.add(n, 1, out=n) shows through t (MindSpore 2.7.2: t is [2. ...])
+    n = np.ones(5)
+    t = ms.Tensor.from_numpy(n)
+    np.add(n, 1, out=n)
+    assert str(t) == "[2. 2. 2. 2. 2.]" and t.dtype == ms.float64
+    b = np.arange(3, dtype=np.int32)
+    t = ms.Tensor.from_numpy(b)
+    b[0] = 7
+    assert t.asnumpy().tolist() == [7, 1, 2] and t.dtype == ms.int32
+    a = np.arange(6.).reshape(2, 3).T          # not contiguous: copied, as MindSpore does
+    assert ms.Tensor.from_numpy(a).asnumpy().tolist() == [[0, 3], [1, 4], [2, 5]]
+    with pytest.raises(TypeError, match="Expected a NumPy array"):
+        ms.Tensor.from_numpy([1, 2])

@@ -188,3 +188,38 @@ def test_sharding_passes_refuse_the_if_node_naming_it():
     node = next(n for n in graph.nodes if isinstance(n.prim, If))
     with pytest.raises(StrategyError, match="For 'If', the operator declares no sharding_rule"):
         rule_of(node.prim)
+
+
+class _EarlyReturn(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            return x * 2.0
+        y = x - 1.0
+        if y.sum() < -10:
+            return -y
+        return y * 3.0
+
+
+def test_early_returns_inside_ifs_on_tensors_equal_pynative():
+    net = _EarlyReturn()
+    starts = [[1.0, 2.0], [-1.0, -2.0], [-10.0, -2.0]]      # each returns at another place
+    want = [(net(Tensor(np.array(s, np.float32))).asnumpy(),
+             ms.grad(lambda a: net(a).sum())(Tensor(np.array(s, np.float32))).asnumpy())
+            for s in starts]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        grad_fn = ms.grad(lambda a: net(a).sum())
+        got = []
+        for s in starts:
+            x = Tensor(np.array(s, np.float32))
+            got.append((net(x).asnumpy(), grad_fn(x).asnumpy()))
+            if len(got) == 1:
+                before = cache_info()["compiles"]
+        recompiles = cache_info()["compiles"] - before
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for (v, g), (wv, wg) in zip(got, want):
+        np.testing.assert_allclose(v, wv)
+        np.testing.assert_allclose(g, wg)
+    assert [w[0].tolist() for w in want] == [[2.0, 4.0], [-6.0, -9.0], [11.0, 3.0]]
+    assert recompiles == 0

@@ -13,7 +13,7 @@ CASES = {
         ("is_nonzero", "out = (ops.is_nonzero(Tensor([0.0])), ops.is_nonzero(Tensor(3)))"),
         ("scalar_cast", "out = (ops.scalar_cast(1.5, ms.int64), ops.scalar_cast(2, ms.float64))"),
         ("vjp", "out = ops.vjp(lambda a: a * a, x)[1](ops.ones_like(x))"),
-        ("jvp", "out = ops.jvp(lambda a: a * a, x, ops.ones_like(x))"),
+        ("jvp", "def square(a):\n    return a * a\n\nout = ops.jvp(square, x, ops.ones_like(x))"),
         ("max_unpool2d", "o, a = ops.max_pool2d(img, 2, 2, return_indices=True)\n"
                          "out = ops.max_unpool2d(o, a, 2, 2)"),
         ("max_unpool1d", "out = ops.max_unpool1d(Tensor(np.array([[[2.0, 4.0]]], np.float32)), "

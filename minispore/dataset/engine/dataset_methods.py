@@ -5,6 +5,7 @@ name them itself."""
 from minispore.dataset.engine.batch import BatchDataset
 from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.iterators import DictIterator, TupleIterator
+from minispore.dataset.engine.mindrecord import save_dataset
 from minispore.dataset.engine.operations import (ConcatDataset, MapDataset, ProjectDataset,
                                                  RenameDataset, RepeatDataset, ShuffleDataset,
                                                  SkipDataset, TakeDataset, ZipDataset,
@@ -85,6 +86,11 @@ class _DatasetMethods:
     def split(self, sizes, randomize=True):
         """Split into len(sizes) datasets; sizes are row counts or fractions summing to 1."""
         return split_dataset(self, sizes, randomize)
+
+    def save(self, file_name, num_files=1, file_type="mindrecord"):
+        """Write one epoch of this pipeline to MindRecord file(s) `file_name` (num_files > 1:
+        file_name0, file_name1, ...), read back by MindDataset (see mindrecord.save_dataset)."""
+        save_dataset(self, file_name, num_files, file_type)
 
     # -- iteration ------------------------------------------------------------------------
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,

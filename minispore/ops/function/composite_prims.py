@@ -40,7 +40,8 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "CumProd", "Dense", "Median", "NonZero", "NthElement", "ReduceProd", "SpaceToDepth",
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
            "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma",
-           "Histogram", "Im2Col"]
+           "Histogram", "Im2Col", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+           "ScatterNd", "IndexFill"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -303,6 +304,22 @@ AdaptiveAvgPool3D = _composite("AdaptiveAvgPool3D", PC.adaptive_avg_pool3d, (("o
 MatrixPower = _composite("MatrixPower", SP.matrix_power, (("n", 1),))
 Pdist = _composite("Pdist", SP.pdist, (("p", 2.0),))
 GatherNd = _composite("GatherNd", IX.gather_nd)
+TensorScatterUpdate = _composite("TensorScatterUpdate", IX.tensor_scatter_update)
+TensorScatterAdd = _composite("TensorScatterAdd", IX.tensor_scatter_add)
+TensorScatterSub = _composite("TensorScatterSub", IX.tensor_scatter_sub)
+ScatterNd = _composite("ScatterNd", IX.scatter_nd)
+
+
+def _index_fill_prim(x, dim, index, value):
+    # The Primitive takes value as a Tensor only (ops.index_fill also takes a number).
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For Primitive[IndexFill], the type of input argument[value] must be "
+                        f"Tensor but got {type(value).__name__}.")
+    return IX.index_fill(x, dim, index, value)
+
+
+IndexFill = _composite("IndexFill", _index_fill_prim, doc=(
+    "``ops.IndexFill()(x, dim, index, value)``: ops.index_fill with a 0-d Tensor value."))
 Mvlgamma = _composite("Mvlgamma", M.mvlgamma, (("p", None),))
 Histogram = _composite("Histogram", HG.histc, (("bins", 100), ("min", 0.0), ("max", 0.0)))
 

@@ -11,8 +11,13 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations import indexing_ops as I
+from minispore.ops.operations._base import cached_op
+from minispore.ops.operations.array_ops import Fill, StopGradient
+from minispore.ops.operations.scatter_ops import GatherD, TensorScatterElements
 
-__all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd"]
+__all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "gather_elements",
+           "gather_d", "tensor_scatter_elements", "scatter", "tensor_scatter_update",
+           "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd", "index_fill"]
 
 _NAME = "Tensor.__setitem__"
 
@@ -322,3 +327,196 @@ def gather_nd(input_x, indices):
                           -1)
     flat = A.reshape(input_x, (int(np.prod(shape[:k], dtype=np.int64)),) + shape[k:])
     return A.gather(flat, linear, 0)
+
+
+def gather_elements(input, dim, index):  # noqa: A002
+    """``ops.gather_elements(input, dim, index)``: out[p] = input[p with p[dim] replaced by
+    index[p]] (one GatherD; see its docstring for shapes, negative indices and errors)."""
+    return cached_op(GatherD)(input, dim, index)
+
+
+def gather_d(x, dim, index):
+    """``ops.gather_d(x, dim, index)``: MindSpore's older name of gather_elements."""
+    return cached_op(GatherD)(x, dim, index)
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """``ops.tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")``:
+    input_x with updates written (reduction "add": added) at indices along axis, one
+    TensorScatterElements (see its docstring)."""
+    return cached_op(TensorScatterElements, axis, reduction)(input_x, indices, updates)
+
+
+def _updates(name, input, index, src):  # noqa: A002
+    """src as the updates tensor: a Tensor as it is, a number filled to index's shape in
+    input's dtype (MindSpore's scatter takes a float src)."""
+    if isinstance(src, Tensor):
+        return src
+    if isinstance(src, (bool, numbers.Number)):
+        if not isinstance(input, Tensor) or not isinstance(index, Tensor):
+            raise TypeError(f"For '{name}', 'input' and 'index' must be Tensors, but got "
+                            f"{type(input).__name__} and {type(index).__name__}.")
+        return cached_op(Fill)(input.dtype, tuple(index.shape), src)
+    raise TypeError(f"For '{name}', 'src' must be a Tensor or a number, but got "
+                    f"{type(src).__name__}.")
+
+
+def scatter(input, axis, index, src):  # noqa: A002
+    """``ops.scatter(input, axis, index, src)``: input with src[p] written at p with p[axis]
+    replaced by index[p] (src a Tensor of index's shape, or a number); TensorScatterElements."""
+    return tensor_scatter_elements(input, index, _updates("scatter", input, index, src), axis)
+
+
+def scatter_reduce_method(input, dim, index, src, reduce=None):  # noqa: A002
+    """Tensor.scatter(dim, index, src, reduce=None) (reduce None or "add") and, with
+    reduce="add", Tensor.scatter_add(dim, index, src)."""
+    if reduce not in (None, "add"):
+        if reduce == "multiply":
+            raise NotImplementedError("For 'Tensor.scatter', reduce='multiply' is not "
+                                      "implemented in minispore (None and 'add' are).")
+        raise ValueError(f"For 'Tensor.scatter', 'reduce' must be None, 'add' or 'multiply', "
+                         f"but got {reduce!r}.")
+    return tensor_scatter_elements(input, index, _updates("scatter", input, index, src), dim,
+                                   "add" if reduce == "add" else "none")
+
+
+def _tensor_scatter_nd(name, input_x, indices, updates, reduction, negate, range_error):
+    """input_x with updates[i...] written (reduction "add": added) at the row
+    indices[i..., :K] of input_x, K = indices.shape[-1]. The rows of input_x seen as
+    (prod(shape[:K]), prod(shape[K:])) are scattered along axis 0 by one
+    TensorScatterElements, its index each row's linear position broadcast over the row, so
+    repeated rows accumulate ("add") or the last stays ("none", CPU), and it differentiates as
+    MindSpore's TensorScatter* do (updates get dout's rows, input_x dout, with the updated rows
+    zeroed for "none"). Indices outside [0, shape[:K]) raise `range_error` when their values
+    are known (eagerly), as MindSpore's kernels do; negative ones are refused too."""
+    for arg, v in (("input_x", input_x), ("indices", indices), ("updates", updates)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got "
+                            f"{type(v).__name__}.")
+    if indices.dtype not in (mstype.int32, mstype.int64):
+        raise TypeError(f"For '{name}', 'indices' must be an int32 or int64 Tensor, but got "
+                        f"{indices.dtype}.")
+    if updates.dtype != input_x.dtype:
+        raise TypeError(f"For '{name}', 'updates' must have the dtype of 'input_x' "
+                        f"({input_x.dtype}), but got {updates.dtype}.")
+    shape = tuple(input_x.shape)
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or not 1 <= k <= len(shape):
+        raise ValueError(f"For '{name}', indices.shape[-1] must be in [1, {len(shape)}] (the "
+                         f"rank of input_x), but got indices shape {tuple(indices.shape)}.")
+    want = tuple(indices.shape[:-1]) + shape[k:]
+    if tuple(updates.shape) != want:
+        raise ValueError(f"For {name}, updates_shape = indices_shape[:-1] + x_shape["
+                         f"indices_shape[-1]:], but got x_shape: {shape}, indices_shape: "
+                         f"{tuple(indices.shape)}, updates_shape: {tuple(updates.shape)}.")
+    if not indices.traced:
+        rows = indices.asnumpy().reshape(-1, k)
+        bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:k]))).any(axis=1))
+        if bad.size:
+            raise range_error(f"For '{name}', the {bad[0]}-th value of 'indices'"
+                              f"{rows[bad[0]].tolist()} is out of range{list(shape[:k])}.")
+    n = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    cols = int(np.prod(shape[k:], dtype=np.int64))
+    if n == 0 or cols == 0:     # nothing to write: input_x, as a new tensor
+        return A.reshape(input_x, shape)
+    strides = [int(np.prod(shape[i + 1:k], dtype=np.int64)) for i in range(k)]
+    linear = M.reduce_sum(A.cast(indices, mstype.int64) * Tensor(np.array(strides, np.int64)),
+                          -1)
+    index = A.broadcast_to(A.reshape(linear, (n, 1)), (n, cols))
+    rows_in = A.reshape(updates, (n, cols))
+    if negate:
+        rows_in = M.neg(rows_in)
+    flat = A.reshape(input_x, (int(np.prod(shape[:k], dtype=np.int64)), cols))
+    return A.reshape(tensor_scatter_elements(flat, index, rows_in, 0, reduction), shape)
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """``ops.tensor_scatter_update(input_x, indices, updates)``: input_x with the elements (or
+    slices) at indices[i..., :] replaced by updates[i...]; of repeated indices the last update
+    stays on the CPU. An index out of range raises ValueError (MindSpore's)."""
+    return _tensor_scatter_nd("TensorScatterUpdate", input_x, indices, updates, "none", False,
+                              ValueError)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """``ops.tensor_scatter_add(input_x, indices, updates)``: input_x with updates[i...] added
+    at indices[i..., :] (repeated indices accumulate). Out of range: RuntimeError."""
+    return _tensor_scatter_nd("TensorScatterAdd", input_x, indices, updates, "add", False,
+                              RuntimeError)
+
+
+def tensor_scatter_sub(input_x, indices, updates):
+    """``ops.tensor_scatter_sub(input_x, indices, updates)``: input_x with updates[i...]
+    subtracted at indices[i..., :] (repeated indices accumulate). Out of range: RuntimeError."""
+    return _tensor_scatter_nd("TensorScatterSub", input_x, indices, updates, "add", True,
+                              RuntimeError)
+
+
+def scatter_nd(indices, updates, shape):
+    """``ops.scatter_nd(indices, updates, shape)``: zeros of `shape` (a tuple of positive ints)
+    and updates' dtype with updates[i...] added at indices[i..., :] (repeated indices
+    accumulate, as MindSpore's ScatterNd does): tensor_scatter_add into Fill's zeros, so the
+    gradient of updates is dout's rows at indices. Out of range or negative: RuntimeError."""
+    name = "ScatterNd"
+    if not isinstance(shape, (tuple, list)) or not shape or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0
+            for d in shape):
+        raise TypeError(f"For '{name}', 'shape' must be a non-empty tuple of positive ints, "
+                        f"but got {shape!r}.")
+    if not isinstance(updates, Tensor):
+        raise TypeError(f"For '{name}', 'updates' must be a Tensor, but got "
+                        f"{type(updates).__name__}.")
+    zeros = cached_op(Fill)(updates.dtype, tuple(int(d) for d in shape), 0)
+    return _tensor_scatter_nd(name, zeros, indices, updates, "add", False, RuntimeError)
+
+
+def index_fill(x, axis, index, value):
+    """``ops.index_fill(x, axis, index, value)``: x with every position whose coordinate along
+    axis is in `index` (1-D or 0-D int32, in [-D, D)) set to `value` (a number or a 0-d
+    Tensor). One TensorScatterElements of the value along axis, its index `index` broadcast
+    over x's other dims, so x's gradient is dout with the filled positions zeroed; value gets
+    none (zero), as in MindSpore 2.7.2."""
+    name = "IndexFill"
+    if not isinstance(x, Tensor) or not isinstance(index, Tensor):
+        raise TypeError(f"For '{name}', 'x' and 'index' must be Tensors, but got "
+                        f"{type(x).__name__} and {type(index).__name__}.")
+    if isinstance(axis, Tensor) and axis.ndim == 0 and not axis.traced:
+        axis = int(axis)
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"For '{name}', 'axis' must be an int, but got {type(axis).__name__}.")
+    rank = max(x.ndim, 1)
+    if not -rank <= axis < rank:
+        raise RuntimeError(f"For '{name}', the input of 'dim' out of range (expected to be in "
+                           f"range of [{-rank}, {rank - 1}], but got {axis})")
+    if index.dtype != mstype.int32:
+        raise TypeError(f"For '{name}', 'index' must be an int32 Tensor, but got "
+                        f"{index.dtype}.")
+    if index.ndim > 1:
+        raise ValueError(f"For '{name}', the rank of 'index' must be in [0,1], but got "
+                         f"{index.ndim}.")
+    shape = tuple(x.shape) if x.ndim else (1,)
+    axis, size = int(axis) % rank, int(shape[int(axis) % rank])
+    if not index.traced:
+        flat = index.asnumpy().reshape(-1)
+        bad = flat[(flat < -size) | (flat >= size)]
+        if bad.size:
+            raise RuntimeError(f"For '{name}', the input of 'index' out of range (expected to "
+                               f"be in range of [{-size}, {size - 1}], but got {bad[0]})")
+    n = int(np.prod(index.shape, dtype=np.int64))
+    if n == 0:
+        return A.reshape(x, tuple(x.shape))
+    target = shape[:axis] + (n,) + shape[axis + 1:]
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"For '{name}', 'value' must be a number or a 0-d Tensor, but got "
+                             f"a Tensor of shape {tuple(value.shape)}.")
+        fill = A.broadcast_to(A.cast(cached_op(StopGradient)(value), x.dtype), target)
+    elif isinstance(value, (bool, numbers.Number)):
+        fill = cached_op(Fill)(x.dtype, target, value)
+    else:
+        raise TypeError(f"For '{name}', 'value' must be a number or a 0-d Tensor, but got "
+                        f"{type(value).__name__}.")
+    along = tuple(n if d == axis else 1 for d in range(len(shape)))
+    idx = A.broadcast_to(A.reshape(index, along), target)
+    out = tensor_scatter_elements(A.reshape(x, shape), idx, fill, axis)
+    return A.reshape(out, tuple(x.shape))
