@@ -1,287 +1,360 @@
-"""`if` on a Tensor value inside a compiled function: the If operator and the runtime helper that
-converted code calls (graph/autograph.py rewrites ``if`` statements into ``if_stmt`` calls).
+"""Control flow on Tensor values in compiled graphs: the If and While nodes, whose branches and
+body are subgraphs traced once, and their backward nodes.
 
-Eagerly, or when the condition is a Python value (or a Tensor with data), ``if_stmt`` runs the
-chosen branch as plain Python, exactly as the statement would. When the condition is a traced
-Tensor, both branches are traced into subgraphs of their own and one If node joins them: its
-inputs are the condition, the variables the branches assign (their values before the if) and
-every outer Tensor or Parameter a branch reads; its outputs are the variables' values after
-it. At run time the node runs the branch the condition picks, so one compiled graph serves
-both outcomes. Its gradient is another If, over the two branches' vector-Jacobian products, so
-only the taken branch's backward runs. Branches must leave each Tensor variable with one shape
-and dtype on both sides; a variable set in one branch only is undefined after the if.
+A branch (or a loop's condition and body) is traced by a `BranchTracer` into a Graph of its
+own. Whatever it reads from the enclosing graph (its TracedTensors, Parameters) becomes an
+input of the subgraph and an operand of the node, so a subgraph holds no parameters and the
+node's operands say everything it depends on: the memory plan, DCE and autodiff of the
+enclosing graph see an ordinary node with ordinary Values in and out. Each subgraph runs
+through an Executable of its own (graph/executor.py), built at the first run on a device.
+
+Gradients recompute: the node keeps no intermediates of its subgraphs, so the backward of a
+branch replays the branch's forward and differentiates it (`_backward_graph`), and the
+backward of a loop runs the loop forward again, keeping each iteration's carries, then runs
+the body's backward that many times in reverse (`WhileGrad`). This keeps every Value's shape
+static (a stored stack of carries would have a data-dependent length) and keeps the nodes free
+of state shared between runs, at the price of running the taken branch or the loop twice in a
+training step. Operators that would not give the same outputs when run again (random draws)
+are refused in a differentiated subgraph, as the replay would differentiate other draws.
 """
-from minispore import device
-from minispore.common import dtype as mstype
+from minispore.common.context import context
+from minispore.common.dtype import bool_
 from minispore.common.parameter import Parameter, TraceError
-from minispore.common.tensor import Tensor, tensor_of
-from minispore.graph.ir import Graph, Value
+from minispore.common.tensor import Tensor
+from minispore.device import active_device, to_host
+from minispore.device import zeros as device_zeros
+from minispore.graph.ir import Graph, Value, flatten
 from minispore.graph.tracer import TracedTensor, Tracer
-from minispore.ops.autodiff import Tape
 from minispore.ops.primitive import Aval, Primitive
 
-__all__ = ["if_stmt", "Undefined", "If", "replay"]
+_CTX = context()
 
 
-class Undefined:
-    """The value of a variable that a branch of an `if` on a Tensor did not assign: using it
-    (an attribute, an operator, a call, a truth test) raises, naming the variable."""
-
-    def __init__(self, name):
-        object.__setattr__(self, "name", name)
-
-    def _used(self, *args, **kwargs):
-        raise NameError(f"Variable '{self.name}' is assigned in only one branch of an if on a "
-                        f"Tensor value and is undefined after it; assign it before the if or "
-                        f"in both branches.")
-
-    def __getattr__(self, attr):
-        self._used()
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
-
-
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-            "xor", "lt", "le", "gt", "ge"):
-    setattr(Undefined, f"__{_op}__", Undefined._used)
-    setattr(Undefined, f"__r{_op}__", Undefined._used)
-for _op in ("neg", "pos", "abs", "invert", "bool", "len", "iter", "getitem", "call",
-            "setattr"):
-    setattr(Undefined, f"__{_op}__", Undefined._used)
-del _op
-
-
-def if_stmt(test, true_fn, false_fn, state, names):
-    """The converted form of ``if test: ... else: ...``: `state` holds the current values of
-    the variables the branches assign (`names`), each branch takes and returns them."""
-    if not isinstance(test, TracedTensor):
-        return true_fn(*state) if test else false_fn(*state)
-    return _traced_if(test, true_fn, false_fn, tuple(state), tuple(names))
-
-
-# -- tracing the branches -----------------------------------------------------------------------
-class _BranchTracer(Tracer):
-    """Traces one branch into its own graph. A Tensor of the enclosing graph or a Parameter that
-    the branch reads becomes an input of the branch graph (a capture); the If node takes the
-    outer value in its place."""
+class BranchTracer(Tracer):
+    """Traces a branch, loop condition or loop body into its own Graph. A TracedTensor of an
+    enclosing graph, or a Parameter, met as an argument becomes a new input of this graph (a
+    capture); ``captures`` lists the enclosing graph's Values in the order of those inputs,
+    after the graph's explicit inputs."""
 
     def __init__(self, graph, parent):
         super().__init__(graph)
-        graph.tracer = self
         self.parent = parent
-        self.captures = []          # outer TracedTensors / Parameters, in input order
+        self.captures = []
         self._captured = {}
 
     def to_graph(self, obj):
-        if isinstance(obj, TracedTensor) and obj._value is not self._lookup(obj._value):
-            return self._capture(obj, id(obj._value))
+        if isinstance(obj, TracedTensor):
+            if self._lookup(obj._value) is obj._value:
+                return obj._value
+            return self._capture(obj)
         if isinstance(obj, Parameter):
-            return self._capture(obj, ("param", id(obj)))
+            return self._capture(obj)
         return super().to_graph(obj)
 
-    def _capture(self, outer, key):
-        value = self._captured.get(key)
-        if value is None:
-            value = self.graph.new_value(Aval(tuple(outer.shape), outer.dtype),
-                                         name=f"capture{len(self.captures)}")
-            self.graph.inputs.append(value)
-            self.wrap(value)
+    def param_value(self, param):
+        return self._capture(param)
+
+    def _capture(self, tensor):
+        outer = self.parent.to_graph(tensor)
+        inner = self._captured.get(id(outer))
+        if inner is None:
+            inner = self.graph.new_value(outer.aval, name=f"input{len(self.graph.inputs)}")
+            self.graph.inputs.append(inner)
             self.captures.append(outer)
-            self._captured[key] = value
-        return value
+            self._captured[id(outer)] = inner
+        return inner
 
-
-class _Branch:
-    """A traced branch: its graph, where each of its inputs comes from among the If's inputs,
-    and its outputs (Values, or Python values that are the same in both branches)."""
-
-    def __init__(self, graph, input_index, outputs):
-        self.graph, self.input_index, self.outputs = graph, input_index, outputs
-
-
-def _trace_branch(fn, state, parent, label, n_out):
-    graph = Graph(f"{parent.graph.name}.{label}")
-    tracer = _BranchTracer(graph, parent)
-    args = [tracer.add_input(s) if isinstance(s, Tensor) else s for s in state]
-    with tracer:
-        out = fn(*args)
-    if not isinstance(out, tuple) or len(out) != n_out:
-        raise TraceError(f"The {label} branch of an if on a Tensor returned {out!r}; it must "
-                         f"return its {n_out} assigned variables (a minispore bug).")
-    for node in graph.nodes:
-        if node.side_effect:
+    def check_replace(self, old, new, name):
+        if self._lookup(getattr(old, "_value", None)) is None:
             raise NotImplementedError(
-                f"'{node.prim.name}' writes in place inside the {label} branch of an if on a "
-                f"Tensor value; minispore does not compile in-place writes (Assign, optimizer "
-                f"updates) inside such a branch. Compute the new value in the branch and "
-                f"assign it after the if.")
-    return graph, tracer, [tracer.to_graph(o) if isinstance(o, Tensor) else o for o in out]
+                f"For '{name}', writing in place into a Tensor made outside a branch or loop body "
+                f"on a Tensor condition is not supported in GRAPH_MODE; assign a new variable "
+                f"(y = ops.tensor_scatter_update(...)) instead.")
 
 
-def _same_constant(a, b):
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:   # values whose == is not a plain bool (arrays) count as different
-        return False
+def trace_subgraph(fn, name, carries=()):
+    """Trace ``fn(*inputs)`` into a new Graph under a BranchTracer of the active tracer:
+    `carries` are the Avals of the explicit inputs (a loop's carries). Returns (graph, tracer,
+    what fn returned). The tapes on the stack do not record the subgraph's operators: the node
+    built from it is what they record."""
+    parent = _CTX.tracer
+    graph = Graph(name)
+    tracer = BranchTracer(graph, parent)
+    inputs = []
+    for k, aval in enumerate(carries):
+        v = graph.new_value(aval, name=f"carry{k}")
+        graph.inputs.append(v)
+        inputs.append(tracer.wrap(v))
+    with _CTX.tapes_suspended(), tracer:
+        out = fn(*inputs)
+    return graph, tracer, out
 
 
-def _traced_if(test, true_fn, false_fn, state, names):
-    if test.size != 1:
-        raise TraceError(f"The condition of an if must be a Tensor of one element, but got "
-                         f"shape {list(test.shape)}.")
-    from minispore.ops import functional as F
-    pred = test
-    if tuple(test.shape) != ():
-        pred = F.reshape(pred, ())
-    if test.dtype != mstype.bool_:
-        pred = F.cast(pred, mstype.bool_)
-    parent = _active_tracer()
-    traced = [_trace_branch(fn, state, parent, label, len(names))
-              for fn, label in ((true_fn, "true"), (false_fn, "false"))]
-    # The If's inputs: the assigned variables that hold Tensors, then every capture once.
-    operands = [s for s in state if isinstance(s, Tensor)]
-    captures, where = [], {}
-    for _, tracer, _ in traced:
-        for outer in tracer.captures:
-            key = id(outer)
-            if key not in where:
-                where[key] = len(operands) + len(captures)
-                captures.append(outer)
-    branches = []
-    for graph, tracer, outs in traced:
-        index = list(range(len(operands))) + [where[id(o)] for o in tracer.captures]
-        branches.append(_Branch(graph, index, outs))
-    results, tensor_slots, avals = [], [], []
-    for i, name in enumerate(names):
-        a, b = branches[0].outputs[i], branches[1].outputs[i]
-        if isinstance(a, Value) and isinstance(b, Value):
-            if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
-                raise TraceError(
-                    f"Variable '{name}' is a Tensor of shape {list(a.shape)} and dtype "
-                    f"{a.dtype} after the true branch of an if on a Tensor but of shape "
-                    f"{list(b.shape)} and dtype {b.dtype} after the false branch; both branches "
-                    f"must leave it with one shape and dtype.")
-            results.append(None)
-            tensor_slots.append(i)
-            avals.append(a.aval)
-        elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            results.append(Undefined(name))
-        elif isinstance(a, Value) or isinstance(b, Value):
-            raise TraceError(f"Variable '{name}' is a Tensor after one branch of an if on a "
-                             f"Tensor and {type(b if isinstance(a, Value) else a).__name__} "
-                             f"after the other; both branches must leave it a Tensor.")
-        elif _same_constant(a, b):
-            results.append(a)
-        else:
-            raise TraceError(f"Variable '{name}' is {a!r} after the true branch of an if on a "
-                             f"Tensor and {b!r} after the false branch: a Python value cannot "
-                             f"depend on a Tensor's value in a compiled graph.")
-    if not tensor_slots:
-        return tuple(results)
-    for branch in branches:
-        branch.outputs = [branch.outputs[i] for i in tensor_slots]
-        branch.graph.outputs = list(branch.outputs)
-    outs = If(branches, avals)(pred, *operands, *captures)
-    for slot, value in zip(tensor_slots, outs):
-        results[slot] = value
-    return tuple(results)
+def join_inputs(subgraphs, explicit=0):
+    """Give every subgraph the same inputs: its `explicit` first inputs, then one per Value any
+    of them captured (in first-capture order); a graph that did not capture one gets an input
+    it does not read. Returns the captured Values of the enclosing graph, in that order."""
+    order, seen = [], set()
+    for _, tracer in subgraphs:
+        for v in tracer.captures:
+            if id(v) not in seen:
+                seen.add(id(v))
+                order.append(v)
+    for graph, tracer in subgraphs:
+        own = dict(zip((id(v) for v in tracer.captures), graph.inputs[explicit:]))
+        extra = [own.get(id(v)) or graph.new_value(v.aval, name=f"unused{k}")
+                 for k, v in enumerate(order)]
+        graph.inputs = graph.inputs[:explicit] + extra
+    return order
 
 
-def _active_tracer():
-    from minispore.common.context import context
-    tracer = context().tracer
-    if tracer is None:
-        raise TraceError("An if on a traced Tensor outside a compiled function (a minispore "
-                         "bug).")
-    return tracer
+def prune(graph):
+    """Drop the subgraph's nodes nothing returns (both branches run their tracing code, so a
+    branch holds the nodes of values only the other branch, or nothing, reads); refuse nodes
+    that write in place, which would act whichever branch ran when both were traced."""
+    needed = {id(v) for v in graph.output_values()}
+    kept = []
+    for node in reversed(graph.nodes):
+        if any(id(v) in needed for v in node.outputs) or node.side_effect:
+            if node.side_effect:
+                raise NotImplementedError(
+                    f"The operator '{node.prim.name}' (at {node.scope}) writes in place inside a "
+                    f"branch or loop body on a Tensor condition ('{graph.name}'); in-place "
+                    f"updates (Assign, optimizers) there are not supported in GRAPH_MODE.")
+            kept.append(node)
+            needed.update(id(v) for v in node.input_values())
+    kept.reverse()
+    graph.nodes = kept
 
 
-# -- running a branch graph -------------------------------------------------------------------
-def replay(graph, inputs):
-    """Run `graph`'s nodes on `inputs` (Tensors, one per graph input) through the active
-    interpreter: eagerly when none traces, into the current graph when one does. Returns the
-    graph's outputs in its output structure, Tensors for Values."""
-    env = {id(v): t for v, t in zip(graph.inputs, inputs)}
+def aval_of(x):
+    return x.aval if isinstance(x, Value) else Aval(tuple(x.shape), x.dtype)
 
-    def resolve(x):
+
+def _output_arrays(results):
+    return tuple(r._require_data() if isinstance(r, Tensor) else r for r in flatten(results))
+
+
+def truth(array):
+    """The Python truth of a one-element predicate array on any device."""
+    return bool(to_host(array).reshape(()))
+
+
+class _SubgraphPrimitive(Primitive):
+    """A primitive whose attributes are subgraphs, each run through an Executable built for the
+    active device at its first run (the If, While and WhileGrad nodes)."""
+
+    float16_in_float32 = False
+
+    def __init__(self, name, subgraphs):
+        super().__init__(name)
+        self.subgraphs = subgraphs         # {role: Graph}: what save_graphs shows
+        self._executables = {}
+
+    def run(self, role, arrays):
+        from minispore.graph.executor import Executable
+        device = active_device()
+        exe = self._executables.get((role, device))
+        if exe is None:
+            exe = self._executables[(role, device)] = Executable(self.subgraphs[role], device)
+        return _output_arrays(exe.run(list(arrays)))
+
+    def __repr__(self):
+        body = ", ".join(f"{role}=@{g.name}" for role, g in self.subgraphs.items())
+        return f"Prim[{self.name}]<{body}>"
+
+    def check_replayable(self, why):
+        for graph in self.subgraphs.values():
+            for node in graph.nodes:
+                if not node.prim.replayable:
+                    raise NotImplementedError(
+                        f"The gradient of the control flow node {self.name} is not supported "
+                        f"when its subgraph '{graph.name}' holds '{node.prim.name}' (at "
+                        f"{node.scope}): {why} runs the subgraph again, which would draw anew.")
+
+
+def _is_diff(aval):
+    return aval.dtype.is_float
+
+
+def _replay(graph, args):
+    """Apply `graph`'s nodes to `args` (tensors for its inputs) through the interpreter stack;
+    returns its outputs' tensors (constants as they are)."""
+    env = {id(v): a for v, a in zip(graph.inputs, args)}
+
+    def arg(x):
         if isinstance(x, Value):
-            if x.param is not None:
-                return x.param
             return env[id(x)]
         if isinstance(x, tuple):
-            return tuple(resolve(y) for y in x)
+            return tuple(arg(y) for y in x)
         if isinstance(x, list):
-            return [resolve(y) for y in x]
+            return [arg(y) for y in x]
         return x
-
     for node in graph.nodes:
-        out = node.prim(*[resolve(a) for a in node.inputs])
-        if node.tuple_output:
-            for v, t in zip(node.outputs, out):
-                env[id(v)] = t
-        else:
-            env[id(node.outputs[0])] = out
-    return [resolve(o) for o in graph.outputs] if isinstance(graph.outputs, list) \
-        else resolve(graph.outputs)
+        out = Primitive.__call__(node.prim, *[arg(x) for x in node.inputs])
+        for v, o in zip(node.outputs, out if node.tuple_output else (out,)):
+            env[id(v)] = o
+    return [arg(v) for v in flatten(graph.outputs)]
 
 
-class If(Primitive):
-    """``If(branches, avals)(pred, *inputs)``: runs the true or the false branch graph on its
-    inputs and returns its outputs (a tuple, one per Tensor variable the if assigns).
+def _backward_graph(graph, diff_in, diff_out, extra=()):
+    """The backward of `graph` as a graph: inputs are `graph`'s inputs, then one cotangent per
+    output in `diff_out`, then one input per Aval of `extra` (accumulators added to the
+    results); outputs the gradient of each input in `diff_in` (plus its accumulator). The
+    forward is replayed inside it (the node kept no intermediates)."""
+    from minispore.ops import functional as F
+    from minispore.ops.autodiff import Tape
+    outs = list(flatten(graph.outputs))
+    avals = [v.aval for v in graph.inputs] + [aval_of(outs[k]) for k in diff_out] + list(extra)
 
-    Gradient: an If over the branches' vector-Jacobian products (zeros for inputs the taken
-    branch does not read), so the backward also runs one branch only.
-    """
-    side_effect = False
+    def backward(*inputs):
+        xs = inputs[:len(graph.inputs)]
+        douts = inputs[len(graph.inputs):len(graph.inputs) + len(diff_out)]
+        accs = inputs[len(graph.inputs) + len(diff_out):]
+        with Tape() as tape:
+            for k in diff_in:
+                tape.watch(xs[k])
+            ys = _replay(graph, xs)
+        heads = [ys[k] for k in diff_out]
+        cot = tape.backward(heads, douts) if heads else {}
+        grads = [cot.get(id(xs[k])) for k in diff_in]
+        grads = [F.zeros_like(xs[k]) if g is None else g for k, g in zip(diff_in, grads)]
+        for j, acc in enumerate(accs):
+            grads[len(grads) - len(accs) + j] = grads[len(grads) - len(accs) + j] + acc
+        return tuple(grads)
+    bgraph, tracer, grads = trace_subgraph(backward, f"{graph.name}.grad", avals)
+    bgraph.outputs = tuple(tracer.to_graph(g) for g in grads)
+    if tracer.captures:
+        raise TraceError(f"The backward of '{graph.name}' read a tensor from outside it "
+                         f"(a minispore bug).")
+    prune(bgraph)
+    return bgraph
 
-    def __init__(self, branches, avals):
-        super().__init__("If")
-        self.branches = branches
-        self.avals = tuple(avals)
 
-    def infer(self, pred, *inputs):
-        return self.avals
+class If(_SubgraphPrimitive):
+    """``outs = If(pred, *operands)``: runs the subgraph "true branch" or "false branch" (each
+    taking every operand, returning one tensor per output) as the one-element bool `pred` says.
+    Its bprop is another If over the two branches' backward graphs, so the backward also runs
+    the taken branch only and compiles once."""
 
-    def subgraphs(self):
-        """(label, graph) of each branch, for the IR dump."""
-        return [("true", self.branches[0].graph), ("false", self.branches[1].graph)]
+    def __init__(self, then_graph, else_graph):
+        super().__init__("If", {"true branch": then_graph, "false branch": else_graph})
 
-    def impl(self, pred, *arrays):
-        taken = self.branches[0 if bool(device.to_host(pred).reshape(())) else 1]
-        tensors = [tensor_of(arrays[i], mstype.to_type(arrays[i].dtype))
-                   for i in taken.input_index]
-        outs = replay(taken.graph, tensors)
-        return tuple(o._require_data() for o in outs)
+    def infer(self, pred, *operands):
+        return tuple(aval_of(v) for v in flatten(self.subgraphs["true branch"].outputs))
+
+    def impl(self, pred, *operands):
+        return self.run("true branch" if truth(pred) else "false branch", operands)
 
     def bprop(self, inputs, out, dout):
-        from minispore.ops import functional as F
-        pred, operands = inputs[0], list(inputs[1:])
-        douts = [F.zeros_like(o) if d is None else d
-                 for o, d in zip(out, dout if isinstance(dout, tuple) else (dout,))]
-        floats = [isinstance(t, Tensor) and t.dtype.is_float for t in operands]
+        self.check_replayable("the backward of the taken branch")
+        operands = inputs[1:]
+        then_graph = self.subgraphs["true branch"]
+        outs = list(flatten(then_graph.outputs))
+        diff_in = [k for k, v in enumerate(then_graph.inputs) if _is_diff(v.aval)]
+        diff_out = [k for k, v in enumerate(outs) if _is_diff(aval_of(v))]
+        if not diff_in or not diff_out:
+            return (None,) * len(inputs)
+        then_b = _backward_graph(then_graph, diff_in, diff_out)
+        else_b = _backward_graph(self.subgraphs["false branch"], diff_in, diff_out)
+        grads = If(then_b, else_b)(inputs[0], *operands, *[dout[k] for k in diff_out])
+        result = [None] * len(inputs)
+        for k, g in zip(diff_in, grads):
+            result[1 + k] = g
+        return tuple(result)
 
-        def vjp_of(branch):
-            def branch_vjp(*args):
-                ins, cot = args[:len(operands)], args[len(operands):]
-                with Tape() as tape:
-                    mine = [ins[i] for i in branch.input_index]
-                    for t in mine:
-                        tape.watch(t)
-                    outs = replay(branch.graph, mine)
-                grads = tape.backward(list(outs), list(cot))
-                return tuple(
-                    (grads[id(ins[i])] if id(ins[i]) in grads else F.zeros_like(ins[i]))
-                    if floats[i] else None
-                    for i in range(len(operands)))
-            return branch_vjp
 
-        names = tuple(f"d_input{i}" for i in range(len(operands)))
-        state = tuple(operands) + tuple(douts)
-        if not isinstance(pred, TracedTensor):
-            grads = (vjp_of(self.branches[0]) if bool(pred.asnumpy()) else
-                     vjp_of(self.branches[1]))(*state)
-        else:
-            grads = _traced_if(pred, vjp_of(self.branches[0]), vjp_of(self.branches[1]), state,
-                               names)
-        return (None,) + tuple(grads)
+class While(_SubgraphPrimitive):
+    """``carries = While(*carries, *invariants)``: while the subgraph "condition" (carries and
+    invariants in, a one-element bool out) holds, the subgraph "body" (same inputs, the next
+    carries out) runs. The trip count depends on the data; the graph compiles once."""
+
+    def __init__(self, cond_graph, body_graph, n_carries):
+        super().__init__("While", {"condition": cond_graph, "body": body_graph})
+        self.n_carries = n_carries
+        self.add_prim_attr("carries", n_carries)
+
+    def infer(self, *args):
+        return tuple(v.aval for v in self.subgraphs["body"].inputs[:self.n_carries])
+
+    def loop(self, carries, invariants, history=None):
+        carries = tuple(carries)
+        while truth(self.run("condition", carries + invariants)[0]):
+            if history is not None:
+                history.append(carries)
+            carries = self.run("body", carries + invariants)
+        return carries
+
+    def impl(self, *args):
+        n = self.n_carries
+        return self.loop(args[:n], tuple(args[n:]))
+
+    def bprop(self, inputs, out, dout):
+        self.check_replayable("the backward of the loop")
+        body = self.subgraphs["body"]
+        n = self.n_carries
+        diff_carry = [k for k in range(n) if _is_diff(body.inputs[k].aval)]
+        diff_inv = [k for k in range(n, len(body.inputs)) if _is_diff(body.inputs[k].aval)]
+        if not diff_carry:
+            return (None,) * len(inputs)
+        grad = WhileGrad(self, diff_carry, diff_inv)
+        grads = grad(*inputs, *[dout[k] for k in diff_carry])
+        result = [None] * len(inputs)
+        for k, g in zip(diff_carry + diff_inv, grads):
+            result[k] = g
+        return tuple(result)
+
+
+class WhileGrad(_SubgraphPrimitive):
+    """The backward of a While node: runs the loop forward again from the same inputs,
+    keeping each iteration's carries (the trip count and carries the backward needs), then
+    runs the body's backward ("body backward") once per iteration in reverse, carrying the
+    carries' cotangents and summing the invariants'. Inputs: the While's inputs, then the
+    cotangents of its differentiable carries; outputs: the gradients of the differentiable
+    carries' initial values, then of the differentiable invariants."""
+
+    def __init__(self, loop, diff_carry, diff_inv):
+        body = loop.subgraphs["body"]
+        extra = [body.inputs[k].aval for k in diff_inv]
+        # the body's backward seeds only its differentiable carries' outputs
+        body_grad = _backward_graph(body, diff_carry + diff_inv, diff_carry, extra)
+        super().__init__("WhileGrad", {"body backward": body_grad})
+        self.loop = loop
+        self.diff_carry = diff_carry
+        self.diff_inv = diff_inv
+
+    def infer(self, *args):
+        body = self.loop.subgraphs["body"]
+        return tuple(body.inputs[k].aval for k in self.diff_carry + self.diff_inv)
+
+    def impl(self, *args):
+        n = self.loop.n_carries
+        n_in = len(self.loop.subgraphs["body"].inputs)
+        carries, invariants = tuple(args[:n]), tuple(args[n:n_in])
+        dcarry = tuple(args[n_in:])
+        history = []
+        self.loop.loop(carries, invariants, history)
+        body = self.loop.subgraphs["body"]
+        dinv = tuple(device_zeros(body.inputs[k].aval.shape, body.inputs[k].aval.dtype.np_dtype)
+                     for k in self.diff_inv)
+        for step in reversed(history):
+            grads = self.run("body backward", step + invariants + dcarry + dinv)
+            dcarry, dinv = grads[:len(self.diff_carry)], grads[len(self.diff_carry):]
+        return tuple(dcarry) + tuple(dinv)
+
+
+def predicate(test, what):
+    """`test` (a traced Tensor) as a 0-d bool Tensor: one element, non-zero is true."""
+    from minispore.ops import functional as F
+    size = 1
+    for d in test.shape:
+        size *= d if isinstance(d, int) else 2
+    if size != 1:
+        raise ValueError(f"The condition of {what} on a Tensor must have one element (its "
+                         f"truth value is ambiguous otherwise), but got a Tensor of shape "
+                         f"{list(test.shape)}; reduce it first (e.g. x.any(), x.all()).")
+    if tuple(test.shape) != ():
+        test = F.reshape(test, ())
+    if test.dtype != bool_:
+        test = F.cast(test, bool_)
+    return test

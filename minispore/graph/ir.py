@@ -117,10 +117,11 @@ class Graph:
         lines.append(f"  return {format_const(self.outputs)}")
         lines.append("}")
         text = "\n".join(lines) + "\n"
-        # Control-flow nodes (If) hold their branches as graphs of their own: listed after.
+        # Control-flow nodes (If, While) hold their branches and bodies as graphs of their own
+        # (minispore/graph/control_flow.py): listed after, each with the nodes it holds.
         for i, node in enumerate(self.nodes):
-            for label, sub in getattr(node.prim, "subgraphs", lambda: ())():
-                text += f"\n# node {i} ({node.prim.name}), {label} branch:\n" + sub.dump()
+            for label, sub in (getattr(node.prim, "subgraphs", None) or {}).items():
+                text += f"\n# node {i} ({node.prim.name}), {label}:\n" + sub.dump()
         return text
 
 

@@ -154,9 +154,10 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     """Compile ``function`` like GRAPH mode does, in either mode: the first call with a given
     input signature (the shapes and dtypes of its Tensor arguments, the values of the others)
     traces it into a graph and compiles it; later calls with that signature run the compiled
-    graph. Python control flow on Python values is unrolled while tracing; an ``if`` on a
-    Tensor's value compiles into an If node (graph/autograph.py, graph/control_flow.py) when it
-    is in `function` itself. Works as ``@ms.jit``, ``@ms.jit(...)`` and
+    graph. Python control flow on Python values is unrolled while tracing; ``if``/``elif``,
+    ``while`` (with ``break``/``continue``), an early ``return`` and ``x if c else y`` on a
+    Tensor's value compile into If / While nodes (graph/autograph.py, graph/control_flow.py)
+    when they are in `function` itself. Works as ``@ms.jit``, ``@ms.jit(...)`` and
     ``ms.jit(fn)``, also on Cell methods. ``input_signature``: placeholder Tensors (dims may
     be None or Symbol) for one compilation that serves every matching input. The environment
     variable ``MS_JIT=0`` runs every jit function eagerly. Other MindSpore options are

@@ -30,10 +30,11 @@ class TracedTensor(Tensor):
     def _require_data(self):
         raise TraceError(
             f"The value of a Tensor (shape {list(self.shape)}, dtype {self._dtype}) is not "
-            f"known while compiling in GRAPH_MODE or under ms.jit: Python control flow or a "
-            f"conversion that depends on tensor data (if/while on a Tensor, bool(), item(), "
-            f"asnumpy(), float(), int()) cannot be traced. Express it with operators (e.g. "
-            f"ops.select, ops.maximum), or run this code in PYNATIVE_MODE "
+            f"known while compiling in GRAPH_MODE or under ms.jit: a conversion that depends "
+            f"on tensor data (bool(), item(), asnumpy(), float(), int()) cannot be traced, "
+            f"and if/while on a Tensor compile only in the body of a Cell's construct or of "
+            f"an ms.jit function (not in functions they call). Express it with operators "
+            f"(e.g. ops.select, ops.maximum), or run this code in PYNATIVE_MODE "
             f"(ms.set_context(mode=ms.PYNATIVE_MODE)).")
 
     def __repr__(self):

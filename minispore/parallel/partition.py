@@ -124,6 +124,17 @@ def annotate_strategy(node, result, origin):
         v.layout = layout
 
 
+def refuse_control_flow(graph, where):
+    """The parallel passes do not see into the subgraphs of control flow nodes (If, While:
+    minispore/graph/control_flow.py): such a node is refused by name, never run unsharded."""
+    for node in graph.nodes:
+        if getattr(node.prim, "subgraphs", None):
+            raise NotImplementedError(
+                f"The control flow node {node.prim.name} (an if/while on a Tensor value, at "
+                f"{node.scope}) in {where} is not supported by minispore's parallel passes; "
+                f"express it with operators (ops.select) or run it stand_alone/data_parallel.")
+
+
 def step_parallel_begin(program, ctx):
     """Fix each forward operator's strategy and layouts (annotated on the nodes and Values, so
     the dump shows them); a no-op unless ctx.parallel says operators are sharded."""
@@ -131,6 +142,7 @@ def step_parallel_begin(program, ctx):
     if settings is None:
         return program
     graph = program.graph
+    refuse_control_flow(graph, f"a {ctx.parallel_mode} graph")
     plan = _Plan(settings)
     for i, v in enumerate(graph.inputs):
         v.layout = settings.input_layout(i, len(v.shape))

@@ -128,6 +128,9 @@ def assign_pipeline_stages(program, ctx):
     stages are ignored (with a warning), as in MindSpore."""
     graph = program.graph
     spec = ctx.pipeline
+    if spec is not None:
+        from minispore.parallel.partition import refuse_control_flow
+        refuse_control_flow(graph, "a pipeline-parallel graph")
     if spec is None:
         staged = next((n for n in graph.nodes if n.annotations.get("pipeline_stage")), None)
         if staged is not None:

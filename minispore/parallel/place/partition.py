@@ -74,6 +74,8 @@ def partition_by_place(program, ctx):
                        "called, so the network runs whole in this process (as in MindSpore). "
                        "Call init() and launch the workers (mpirun -n N) to partition it.")
         return program
+    from minispore.parallel.partition import refuse_control_flow
+    refuse_control_flow(graph, "a graph partitioned by place")
     _check_partitionable(placed, program, ctx.workers)
     placement = Placement(graph, ctx.workers, program.grad)
     return _Segment(program, placement, ctx.rank).run()
