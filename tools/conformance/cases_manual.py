@@ -2,6 +2,7 @@
 tensors, grad, construction errors), and the dataset and amp pipelines that need more than one
 call. Each is (name, snippet); the snippet sets `out` and may print."""
 from tools.conformance.cases_api import API_CASES
+from tools.conformance.generate import RANDOM
 
 EVERYDAY = [
     ("print_int32", "t = Tensor([0, 1, 2, 3], ms.int32)\nprint(t)"),
@@ -202,5 +203,8 @@ def manual_cases():
     tables += list(API_CASES.items())
     for area, table in tables:
         for name, code in table:
-            cases.append({"id": f"{area}/{name}", "area": area, "code": [code]})
+            case = {"id": f"{area}/{name}", "area": area, "code": [code]}
+            if area in API_CASES and RANDOM.match(name):
+                case["random"] = True       # compared by dtype and shape only
+            cases.append(case)
     return cases
