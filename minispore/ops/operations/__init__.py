@@ -7,6 +7,7 @@ from minispore.ops.operations.combine_ops import *  # noqa: F401,F403
 from minispore.ops.operations.comm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
 from minispore.ops.operations.debug_ops import *  # noqa: F401,F403
+from minispore.ops.operations.decomp_ops import *  # noqa: F401,F403
 from minispore.ops.operations.indexing_ops import *  # noqa: F401,F403
 from minispore.ops.operations.linalg_ops import *  # noqa: F401,F403
 from minispore.ops.operations.logic_ops import *  # noqa: F401,F403
