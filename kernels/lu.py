@@ -270,3 +270,22 @@ def gauss_solve(a, n, b, bc):
             for t in range(i + 1, n):
                 s -= a[i * n + t] * b[t * bc + j]
             b[i * bc + j] = s / a[i * n + i]
+
+
+def cholesky_solve_in_place(a, n, b, bc, upper):
+    """b (n x bc) = (L L^T)^-1 b with L = the lower triangle of a (upper: (U^T U)^-1 b with U
+    = a's upper triangle; the other triangle is not read): forward substitution with L, back
+    substitution with L^T. A zero diagonal divides by zero (inf/NaN, as MindSpore's)."""
+    for i in range(n):
+        for j in range(bc):
+            s = b[i * bc + j]
+            for t in range(i):
+                s -= (a[t * n + i] if upper else a[i * n + t]) * b[t * bc + j]
+            b[i * bc + j] = s / a[i * n + i]
+    for ii in range(n):
+        i = n - 1 - ii
+        for j in range(bc):
+            s = b[i * bc + j]
+            for t in range(i + 1, n):
+                s -= (a[i * n + t] if upper else a[t * n + i]) * b[t * bc + j]
+            b[i * bc + j] = s / a[i * n + i]

@@ -1,6 +1,7 @@
 """Matrix-decomposition CPU kernels over batches of matrices: singular values and vectors,
-Householder QR (Q and R, or LAPACK geqrf's packed form), Cholesky factors and the inverse from
-them, least squares, and unpacking an LU factorisation.
+Householder QR (Q and R, LAPACK geqrf's packed form, and Q from it), Cholesky factors and the
+inverse and solves from them, general solves, least squares, and unpacking an LU
+factorisation.
 
 Every kernel takes a C-contiguous (B, m, n) stack and loops over its B matrices, each worked in
 flat scratch buffers by the shared bodies of kernels/householder.py and kernels/jacobi.py (which
@@ -28,6 +29,7 @@ _solve_r = njit(cache=True, error_model="numpy")(hh.solve_r)
 _llt_in_place = njit(cache=True)(lu.llt_in_place)
 # A singular system divides by a zero pivot: inf/NaN as Eigen's, not ZeroDivisionError.
 _gauss_solve = njit(cache=True, error_model="numpy")(lu.gauss_solve)
+_cholesky_solve_in_place = njit(cache=True, error_model="numpy")(lu.cholesky_solve_in_place)
 
 
 @njit(cache=True)
@@ -373,3 +375,81 @@ def lu_unpack_grad(dl, du, out):
                     out[z, i, j] = du[z, i, j]
                 else:
                     out[z, i, j] = 0
+
+
+@njit(cache=True)
+def matrix_solve(a, rhs, out, adjoint, info):
+    """out[z] = a[z]^-1 rhs[z] (a[z]^T when adjoint) by LU with partial pivoting, as
+    MindSpore's MatrixSolve (Eigen's PartialPivLU); info[z] = 1 where a pivot is exactly 0
+    (MindSpore's "not invertible"; out[z] then undefined), else 0.
+
+    Loop nest: for z: copy, one elimination carrying rhs, back substitution. Serial over z.
+    Preconditions: a C-contiguous (B, n, n); rhs (B, n, k); out (B, n, k), all of one float
+    dtype; info (B,) int32.
+    """
+    B, n, _ = a.shape
+    k = rhs.shape[2]
+    m = np.empty(n * n, a.dtype)
+    b = np.empty(n * k, a.dtype)
+    for z in range(B):
+        for i in range(n):
+            for j in range(n):
+                m[i * n + j] = a[z, j, i] if adjoint else a[z, i, j]
+            for j in range(k):
+                b[i * k + j] = rhs[z, i, j]
+        _gauss_solve(m, n, b, k)
+        info[z] = 0
+        for i in range(n):
+            if m[i * n + i] == 0:
+                info[z] = 1
+        for i in range(n):
+            for j in range(k):
+                out[z, i, j] = b[i * k + j]
+
+
+@njit(cache=True)
+def cholesky_solve(rhs, factor, out, upper):
+    """out[z] = (L L^T)^-1 rhs[z] with L = factor[z]'s lower triangle (upper: (U^T U)^-1 rhs[z],
+    U its upper triangle), as MindSpore's CholeskySolve: two triangular substitutions.
+
+    Loop nest: for z: copy rhs, forward then back substitution (O(n^2 k)). Serial over z.
+    Preconditions: rhs C-contiguous (B, n, k); factor (B, n, n); out (B, n, k); one float dtype.
+    """
+    B, n, k = rhs.shape
+    a = np.empty(n * n, rhs.dtype)
+    b = np.empty(n * k, rhs.dtype)
+    for z in range(B):
+        for i in range(n):
+            for j in range(n):
+                a[i * n + j] = factor[z, i, j]
+            for j in range(k):
+                b[i * k + j] = rhs[z, i, j]
+        _cholesky_solve_in_place(a, n, b, k, upper)
+        for i in range(n):
+            for j in range(k):
+                out[z, i, j] = b[i * k + j]
+
+
+@njit(cache=True)
+def orgqr(x, tau, out):
+    """out[z] = the first n columns of H_0 ... H_{t-1} from geqrf's packed reflectors in x[z]
+    (m x n, m >= n) and their coefficients tau[z] (t <= n), as LAPACK's orgqr.
+
+    Loop nest: for z: copy, Q from the identity's columns reflected back (O(m n t)). Serial
+    over z. Preconditions: x C-contiguous (B, m, n); tau (B, t); out (B, m, n); one dtype.
+    """
+    B, m, n = x.shape
+    t = tau.shape[1]
+    a = np.empty(m * n, x.dtype)
+    q = np.empty(m * n, x.dtype)
+    c = np.empty(t, x.dtype)
+    for z in range(B):
+        for i in range(m):
+            for j in range(n):
+                a[i * n + j] = x[z, i, j]
+        for i in range(t):
+            c[i] = tau[z, i]
+        _form_q(a, m, n, c, t, q, n)
+        for i in range(m):
+            for j in range(n):
+                out[z, i, j] = q[i * n + j]

@@ -1,6 +1,6 @@
 """Matrix-decomposition CUDA kernels over batches of matrices: singular values and vectors,
-Householder QR (Q and R, or geqrf's packed form), Cholesky factors and the inverse from them,
-least squares, and unpacking an LU factorisation.
+Householder QR (Q and R, geqrf's packed form, and Q from it), Cholesky factors and the inverse
+and solves from them, general solves, least squares, and unpacking an LU factorisation.
 
 Device twins of kernels/cpu/decomp.py on the same C-contiguous (B, m, n) stacks, running the
 same bodies (kernels/householder.py, kernels/jacobi.py, kernels/lu.py: the same reflectors,
@@ -39,6 +39,7 @@ _jacobi_sweeps = cuda.jit(device=True)(jacobi.jacobi_sweeps)
 _finish_svd = cuda.jit(device=True)(jacobi.finish_svd)
 _llt_in_place = cuda.jit(device=True)(lu.llt_in_place)
 _gauss_solve = cuda.jit(device=True)(lu.gauss_solve)
+_cholesky_solve_in_place = cuda.jit(device=True)(lu.cholesky_solve_in_place)
 
 
 @functools.lru_cache(maxsize=None)
@@ -321,6 +322,85 @@ def _lstsq_kernel(np_dtype):
     return lstsq_system
 
 
+@functools.lru_cache(maxsize=None)
+def _matrix_solve_kernel(np_dtype):
+    """matrix_solve for one dtype: the elimination carrying rhs per matrix z (grid-stride)."""
+    dt = from_dtype(np_dtype)
+
+    @cuda.jit
+    def matrix_solve_matrices(a, rhs, out, adjoint, info):
+        B, n, _ = a.shape
+        k = rhs.shape[2]
+        m = cuda.local.array(_NN, dt)
+        b = cuda.local.array(_NN, dt)
+        for z in range(cuda.grid(1), B, cuda.gridsize(1)):
+            for i in range(n):
+                for j in range(n):
+                    m[i * n + j] = a[z, j, i] if adjoint else a[z, i, j]
+                for j in range(k):
+                    b[i * k + j] = rhs[z, i, j]
+            _gauss_solve(m, n, b, k)
+            info[z] = 0
+            for i in range(n):
+                if m[i * n + i] == 0:
+                    info[z] = 1
+            for i in range(n):
+                for j in range(k):
+                    out[z, i, j] = b[i * k + j]
+
+    return matrix_solve_matrices
+
+
+@functools.lru_cache(maxsize=None)
+def _cholesky_solve_kernel(np_dtype):
+    """cholesky_solve for one dtype: the two substitutions per matrix z (grid-stride)."""
+    dt = from_dtype(np_dtype)
+
+    @cuda.jit
+    def cholesky_solve_matrices(rhs, factor, out, upper):
+        B, n, k = rhs.shape
+        a = cuda.local.array(_NN, dt)
+        b = cuda.local.array(_NN, dt)
+        for z in range(cuda.grid(1), B, cuda.gridsize(1)):
+            for i in range(n):
+                for j in range(n):
+                    a[i * n + j] = factor[z, i, j]
+                for j in range(k):
+                    b[i * k + j] = rhs[z, i, j]
+            _cholesky_solve_in_place(a, n, b, k, upper)
+            for i in range(n):
+                for j in range(k):
+                    out[z, i, j] = b[i * k + j]
+
+    return cholesky_solve_matrices
+
+
+@functools.lru_cache(maxsize=None)
+def _orgqr_kernel(np_dtype):
+    """orgqr for one dtype: Q reflected back from the packed reflectors per matrix z."""
+    dt = from_dtype(np_dtype)
+
+    @cuda.jit
+    def orgqr_matrices(x, tau, out):
+        B, m, n = x.shape
+        t = tau.shape[1]
+        a = cuda.local.array(_NN, dt)
+        q = cuda.local.array(_NN, dt)
+        c = cuda.local.array(MAX_N, dt)
+        for z in range(cuda.grid(1), B, cuda.gridsize(1)):
+            for i in range(m):
+                for j in range(n):
+                    a[i * n + j] = x[z, i, j]
+            for i in range(t):
+                c[i] = tau[z, i]
+            _form_q(a, m, n, c, t, q, n)
+            for i in range(m):
+                for j in range(n):
+                    out[z, i, j] = q[i * n + j]
+
+    return orgqr_matrices
+
+
 @cuda.jit
 def _lu_unpack_matrices(lu_data, pivots, p, l, u, info):
     """Per matrix z (grid-stride): p = I with columns i and pivots[i] - 1 swapped in turn
@@ -440,3 +520,26 @@ def lu_unpack(lu_data, pivots, p, l, u, info):
 def lu_unpack_grad(dl, du, out):
     """out[z] = tril(dl[z], -1) + triu(du[z]) on (B, m, n), one thread per matrix."""
     _launch(_lu_unpack_grad_matrices, dl.shape[0], dl, du, out)
+
+
+def matrix_solve(a, rhs, out, adjoint, info):
+    """out[z] = a[z]^-1 rhs[z] (a[z]^T when adjoint), info[z] = 1 for a zero pivot; one thread
+    per matrix. Preconditions: a C-contiguous (B, n, n), rhs (B, n, k), n, k <= MAX_N; out
+    (B, n, k); info (B,) int32."""
+    _check_size("matrix_solve", *a.shape[1:], rhs.shape[2])
+    _launch(_matrix_solve_kernel(np.dtype(a.dtype)), a.shape[0], a, rhs, out, adjoint, info)
+
+
+def cholesky_solve(rhs, factor, out, upper):
+    """out[z] = (L L^T)^-1 rhs[z] from factor[z]'s triangle, one thread per matrix.
+    Preconditions: rhs C-contiguous (B, n, k), factor (B, n, n), n, k <= MAX_N; out (B, n, k)."""
+    _check_size("cholesky_solve", *rhs.shape[1:])
+    _launch(_cholesky_solve_kernel(np.dtype(rhs.dtype)), rhs.shape[0], rhs, factor, out, upper)
+
+
+def orgqr(x, tau, out):
+    """out[z] = the first n columns of Q from geqrf's x[z] and tau[z], one thread per matrix.
+    Preconditions: x C-contiguous (B, m, n), m >= n, m <= MAX_N; tau (B, t), t <= n; out
+    (B, m, n)."""
+    _check_size("orgqr", *x.shape[1:])
+    _launch(_orgqr_kernel(np.dtype(x.dtype)), x.shape[0], x, tau, out)

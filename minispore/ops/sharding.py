@@ -269,7 +269,10 @@ class _MatrixFactor(Rule):
             own = tuple(f"m{i}_{j}" for j in range(len(a.shape) - nb))
             fixed.update({lab: FACTORED_DIMS for lab in own})
             in_labels.append(batch + own)
+        # An output without the batch dims (Svd's placeholder u, v without compute_uv) is
+        # whole on every device.
         return Einsum(tuple(in_labels), tuple(batch + (None,) * (len(o.shape) - nb)
+                                              if len(o.shape) >= nb else (None,) * len(o.shape)
                                               for o in outs), fixed=fixed)
 
 

@@ -382,6 +382,8 @@ class _TensorMethods:
     def cholesky(self, upper=False): return F.cholesky(self, upper)
     def cholesky_inverse(self, upper=False): return F.cholesky_inverse(self, upper)
     def lstsq(self, A): return F.lstsq(self, A)  # noqa: N803 - MindSpore's name
+    def orgqr(self, input2): return F.orgqr(self, input2)
+    def cholesky_solve(self, input2, upper=False): return F.cholesky_solve(self, input2, upper)
     def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)  # noqa: A002
     def cov(self, *, correction=1, fweights=None, aweights=None):
         return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)

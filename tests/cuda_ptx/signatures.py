@@ -74,6 +74,12 @@ SIGNATURES = {
     "decomp:_cholesky_kernel(np.dtype('float64'))": (
         'float64[:, :, ::1], float64[:, :, ::1], boolean, float64, int32[::1]',
     ),
+    "decomp:_cholesky_solve_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], boolean',
+    ),
+    "decomp:_cholesky_solve_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1], boolean',
+    ),
     "decomp:_geqrf_kernel(np.dtype('float32'))": (
         'float32[:, :, ::1], float32[:, :, ::1], float32[:, ::1], float32',
     ),
@@ -92,6 +98,18 @@ SIGNATURES = {
     'decomp:_lu_unpack_matrices': (
         'float32[:, :, ::1], int32[:, ::1], float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], int32[::1]',
         'int32[:, :, ::1], int32[:, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[::1]',
+    ),
+    "decomp:_matrix_solve_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], boolean, int32[::1]',
+    ),
+    "decomp:_matrix_solve_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1], boolean, int32[::1]',
+    ),
+    "decomp:_orgqr_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, ::1], float32[:, :, ::1]',
+    ),
+    "decomp:_orgqr_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, ::1], float64[:, :, ::1]',
     ),
     "decomp:_qr_kernel(np.dtype('float32'))": (
         'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], float32',

@@ -465,3 +465,116 @@ def test_graph_mode_equals_pynative():
 def test_sharding_cuts_the_batch_dims(prim):
     x = Tensor(_spd(4, 2, 3, 3, seed=19))
     check_sharded(prim, (x,), ((2, 2, 1, 1),), 4)
+
+
+# -- MatrixSolve, CholeskySolve, Orgqr -----------------------------------------------------
+_A = np.array([[2., 1, 0], [1, 3, 1], [0, 1, 4]])
+_B = np.array([[1., 2], [0, 1], [3, 1]])
+_W = np.array([[1., -1], [2, 0.5], [0.3, 0.7]])
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 2), (2, 4, 4, 1)])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_matrix_solve_is_numpys(shape, adjoint):
+    n = shape[-2]
+    a = _rand(*shape[:-1], n, seed=20) + 2 * np.eye(n)
+    b = _rand(*shape, seed=21)
+
+    def ref(m, r):
+        return np.linalg.solve(_t(m) if adjoint else m, r)
+    check_forward(lambda m, r: ops.matrix_solve(m, r, adjoint), ref, [a, b], rtol=1e-10,
+                  atol=1e-12)
+    check_grad(ops.MatrixSolve(adjoint), [a, b])
+    got = ops.matrix_solve(Tensor(a.astype(np.float16)), Tensor(b.astype(np.float16)), adjoint)
+    assert got.dtype == ms.float16          # through float32 (MindSpore's float16 gives inf)
+    np.testing.assert_allclose(got.asnumpy(), ref(a, b), rtol=2e-2, atol=2e-2)
+
+
+def test_matrix_solve_as_mindspore():
+    got = ms.grad(lambda m, r: (ops.matrix_solve(m, r) * Tensor(_W)).sum(), grad_position=(0, 1))(
+        Tensor(_A), Tensor(_B))
+    np.testing.assert_allclose(got[0].asnumpy(), [[0.5787037014961243, 0.02592593990266323,
+                                                   0.026851849630475044],
+                                                  [-0.8796296715736389, 0.3925926089286804,
+                                                   -0.664814829826355],
+                                                  [-0.023148149251937866, -0.037037041038274765,
+                                                   0.05092592164874077]], rtol=1e-6)
+    np.testing.assert_allclose(got[1].asnumpy(), [[0.18333333730697632, -0.6833333373069763],
+                                                  [0.6333333253860474, 0.36666667461395264],
+                                                  [-0.0833333432674408, 0.0833333432674408]],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="For 'MatrixSolve'.*not invertible"):
+        ops.matrix_solve(Tensor(np.array([[1., 2], [2, 4]])), Tensor(np.ones((2, 1))))
+    with pytest.raises(ValueError, match="For 'MatrixSolve'.*batch dims"):
+        ops.matrix_solve(Tensor(np.stack([_A, _A])), Tensor(_B))
+    with pytest.raises(ValueError, match="For 'MatrixSolve'.*M in the shape of 'matrix'"):
+        ops.matrix_solve(Tensor(_A), Tensor(_B[:2]))
+    with pytest.raises(TypeError, match="For 'MatrixSolve'.*same"):
+        ops.matrix_solve(Tensor(_A), Tensor(_B.astype(np.float32)))
+    assert ops.matrix_solve(Tensor(np.ones((0, 2, 2))), Tensor(np.ones((0, 2, 1)))).shape == \
+        (0, 2, 1)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_reads_one_triangle(upper):
+    a = _spd(2, 3, 3, seed=22) + np.triu(np.ones(3), 1) * 5     # junk in the upper triangle
+    b = _rand(2, 3, 2, seed=23)
+
+    def ref(r, m):
+        low = np.swapaxes(np.triu(m), -1, -2) if upper else np.tril(m)
+        return np.linalg.solve(low @ _t(low), r)
+    check_forward(lambda r, m: ops.cholesky_solve(r, m, upper), ref, [b, a], rtol=1e-10,
+                  atol=1e-12)
+    check_grad(ops.CholeskySolve(upper), [b, a])
+    np.testing.assert_array_equal(Tensor(b).cholesky_solve(Tensor(a), upper).asnumpy(),
+                                  ops.cholesky_solve(Tensor(b), Tensor(a), upper).asnumpy())
+
+
+def test_cholesky_solve_as_mindspore():
+    b, a = Tensor(_B), Tensor(_A)
+    np.testing.assert_allclose(ops.cholesky_solve(b, a).asnumpy(),
+                               [[0.310764, 0.510417], [-0.121528, -0.020833],
+                                [0.197917, 0.0625]], atol=1e-6)
+    # MindSpore's gradients for a lower-triangular x2, on the triangle read (its bprop also
+    # fills the other triangle, and multiplies by the whole x2, so it is off wherever x2's other
+    # triangle is not zero; ours matches finite differences there too).
+    got = ms.grad(lambda r, m: (ops.cholesky_solve(r, m) * Tensor(_W)).sum(),
+                  grad_position=(0, 1))(b, Tensor(np.tril(_A)))
+    np.testing.assert_allclose(got[0].asnumpy(), [[0.16458332538604736, -0.30173611640930176],
+                                                  [0.17083333432674408, 0.10347222536802292],
+                                                  [-0.01249999925494194, 0.02291666530072689]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got[1].asnumpy(),
+                               np.tril([[0.3192708492279053, -0.29809027910232544, 0],
+                                        [-0.13854168355464935, 0.09618054330348969, 0],
+                                        [-0.08437500149011612, -0.12187500298023224,
+                                         0.008333333767950535]]), rtol=1e-6, atol=1e-9)
+    assert np.isnan(ops.cholesky_solve(b, Tensor(np.zeros((3, 3)))).asnumpy()).all()
+    with pytest.raises(ValueError, match="For 'CholeskySolve'.*rank of x1 must be 2 or 3"):
+        ops.cholesky_solve(Tensor(np.ones(3)), a)
+    with pytest.raises(ValueError, match="same row number.*x1 is 2, row number of x2 is 3"):
+        ops.cholesky_solve(Tensor(_B[:2]), a)
+    with pytest.raises(TypeError, match="For 'CholeskySolve'.*Float16"):
+        ops.cholesky_solve(Tensor(_B.astype(np.float16)), Tensor(_A.astype(np.float16)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2)])
+def test_orgqr_of_geqrf_is_qrs_q(shape):
+    x = Tensor(_rand(*shape, seed=24))
+    y, tau = ops.geqrf(x)
+    np.testing.assert_allclose(ops.orgqr(y, tau).asnumpy(), ops.qr(x)[0].asnumpy(),
+                               rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(y.orgqr(tau).asnumpy(), ops.orgqr(y, tau).asnumpy())
+
+
+def test_orgqr_as_mindspore():
+    y, tau = ops.geqrf(Tensor(np.array([[1., 2], [3, 4], [5, 6]])))
+    np.testing.assert_allclose(ops.orgqr(y, tau[:1]).asnumpy(),
+                               [[-0.169031, -0.507093], [-0.507093, 0.780038],
+                                [-0.845154, -0.366604]], atol=1e-6)
+    with pytest.raises(ValueError, match="For 'Orgqr'.*x.shape\\[-2\\] is 2 and x.shape"):
+        ops.orgqr(Tensor(np.ones((2, 3))), Tensor(np.ones(2)))
+    with pytest.raises(TypeError, match="For 'Orgqr'.*same"):
+        ops.orgqr(y, Tensor(np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="For 'Orgqr'.*Float16"):
+        ops.orgqr(Tensor(np.ones((3, 2), np.float16)), Tensor(np.ones(2, np.float16)))

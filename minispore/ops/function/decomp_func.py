@@ -1,5 +1,6 @@
-"""Functional matrix decompositions and least squares: ops.svd, qr, geqrf, cholesky,
-cholesky_inverse, lstsq, lu_unpack (one primitive each) and ops.pinv (composed from Svd)."""
+"""Functional matrix decompositions, solves and least squares: ops.svd, qr, geqrf, orgqr,
+cholesky, cholesky_inverse, cholesky_solve, matrix_solve, lstsq, lu_unpack (one primitive each)
+and ops.pinv (composed from Svd)."""
 import numpy as np
 
 from minispore.common import dtype as mstype
@@ -8,10 +9,12 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations._base import cached_op
 from minispore.ops.operations.math_ops import broadcast_to
+from minispore.ops.operations.solve_ops import CholeskySolve, MatrixSolve, Orgqr
 from minispore.ops.operations.decomp_ops import (Cholesky, CholeskyInverse, Geqrf, Lstsq,
                                                  LuUnpack, Qr, Svd)
 
-__all__ = ["svd", "qr", "geqrf", "cholesky", "cholesky_inverse", "lstsq", "pinv", "lu_unpack"]
+__all__ = ["svd", "qr", "geqrf", "orgqr", "cholesky", "cholesky_inverse", "cholesky_solve",
+           "matrix_solve", "lstsq", "pinv", "lu_unpack"]
 
 
 def svd(input, full_matrices=False, compute_uv=True):  # noqa: A002 - MindSpore's name
@@ -36,6 +39,24 @@ def qr(input, mode="reduced"):  # noqa: A002
 def geqrf(input):  # noqa: A002
     """(y, tau): LAPACK geqrf's packed Householder QR of input (Geqrf)."""
     return cached_op(Geqrf)(input)
+
+
+def orgqr(input, input2):  # noqa: A002 - MindSpore's names
+    """Q's first n columns from Geqrf's packed reflectors `input` (..., m, n) and their
+    coefficients `input2` (..., t) (Orgqr)."""
+    return cached_op(Orgqr)(input, input2)
+
+
+def cholesky_solve(input, input2, upper=False):  # noqa: A002
+    """inv(L L^T) input with L = input2's lower triangle (upper: inv(U^T U) input, U its
+    upper triangle) (CholeskySolve)."""
+    return cached_op(CholeskySolve, upper)(input, input2)
+
+
+def matrix_solve(matrix, rhs, adjoint=False):
+    """inv(matrix) rhs (adjoint: inv(matrix^T) rhs) by LU with partial pivoting
+    (MatrixSolve)."""
+    return cached_op(MatrixSolve, adjoint)(matrix, rhs)
 
 
 def cholesky(input_x, upper=False):

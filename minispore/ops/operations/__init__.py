@@ -18,6 +18,7 @@ from minispore.ops.operations.optim_adaptive_ops import *  # noqa: F401,F403
 from minispore.ops.operations.optim_ops import *  # noqa: F401,F403
 from minispore.ops.operations.random_ops import *  # noqa: F401,F403
 from minispore.ops.operations.scan_ops import *  # noqa: F401,F403
+from minispore.ops.operations.solve_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.sort_ops import *  # noqa: F401,F403
 from minispore.ops.operations.special_binary_ops import *  # noqa: F401,F403

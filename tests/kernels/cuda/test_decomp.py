@@ -1,6 +1,6 @@
-"""CUDA decomposition kernels (svd, geqrf, qr, cholesky, cholesky_inverse, lstsq, lu_unpack,
-lu_unpack_grad) against the CPU kernels of the same name: the same bodies, so equal up to
-rounding, signs and degenerate inputs included."""
+"""CUDA decomposition kernels (svd, geqrf, qr, orgqr, cholesky, cholesky_inverse,
+cholesky_solve, matrix_solve, lstsq, lu_unpack, lu_unpack_grad) against the CPU kernels of the
+same name: the same bodies, so equal up to rounding, signs and degenerate inputs included."""
 import numpy as np
 import pytest
 
@@ -32,7 +32,7 @@ def _stack(shape, dtype, rng):
 def test_every_cpu_kernel_has_a_cuda_namesake():
     assert set(same_kernels(cpu, gpu, lambda obj: hasattr(obj, "py_func"))) == {
         "svd", "geqrf", "qr", "cholesky", "cholesky_inverse", "lstsq", "lu_unpack",
-        "lu_unpack_grad"}
+        "lu_unpack_grad", "matrix_solve", "cholesky_solve", "orgqr"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -164,3 +164,35 @@ def test_matrix_over_the_local_memory_limit_is_refused():
     with pytest.raises(NotImplementedError, match=f"at most {gpu.MAX_N} rows and columns"):
         gpu.qr(dev(np.eye(n)[None]), empty((1, n, n), np.float64), empty((1, n, n), np.float64),
                _consts(np.float64)[1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("flag", [False, True])
+def test_solves_and_orgqr_match_cpu(dtype, flag, rng):
+    B, n, k = 67, 4, 2
+    a = (rng.standard_normal((B, n, n)) + 3 * np.eye(n)).astype(dtype)
+    a[3] = 0.0                                   # singular: flagged by matrix_solve
+    b = rng.standard_normal((B, n, k)).astype(dtype)
+    want, winfo = np.empty_like(b), np.empty(B, np.int32)
+    cpu.matrix_solve(a, b, want, flag, winfo)
+    got, ginfo = empty(b.shape, dtype), empty((B,), np.int32)
+    gpu.matrix_solve(dev(a), dev(b), got, flag, ginfo)
+    np.testing.assert_array_equal(host(ginfo), winfo)
+    assert winfo[3] == 1 and winfo.sum() == 1
+    ok = winfo == 0
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(got)[ok], want[ok], **tol)
+    want = np.empty_like(b)
+    cpu.cholesky_solve(b, a, want, flag)
+    got = empty(b.shape, dtype)
+    gpu.cholesky_solve(dev(b), dev(a), got, flag)
+    np.testing.assert_allclose(host(got)[ok], want[ok], **tol)
+    x = rng.standard_normal((B, 5, 3)).astype(dtype)
+    y, tau = np.empty_like(x), np.empty((B, 3), dtype)
+    cpu.geqrf(x, y, tau, _consts(dtype)[1])
+    tau = tau[:, :2] if flag else tau                 # fewer reflectors than columns
+    want = np.empty_like(x)
+    cpu.orgqr(y, np.ascontiguousarray(tau), want)
+    got = empty(x.shape, dtype)
+    gpu.orgqr(dev(y), dev(tau), got)
+    np.testing.assert_allclose(host(got), want, **_tol(dtype))
