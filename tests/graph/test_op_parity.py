@@ -11,13 +11,14 @@ from minispore import Tensor
 from minispore.ops.operations.nn_ops import CheckLabelRange
 from tests.graph.helpers import CopyOut, compile_fn, graph_grads
 from tests.nn import test_conv1d_transpose
-from tests.ops import (test_array_ops, test_conv_pool, test_linalg_ops, test_logic_ops,
-                       test_math_ops, test_nn_ops, test_sort_scan_ops)
+from tests.ops import (test_array_ops, test_conv_pool, test_decomp_ops, test_linalg_ops,
+                       test_logic_ops, test_math_ops, test_nn_ops, test_sort_scan_ops)
 from tests.ops import test_special_binary_ops
 from tools.op_matrix import operator_classes
 
 MODULES = (test_math_ops, test_array_ops, test_nn_ops, test_conv_pool, test_sort_scan_ops,
-           test_conv1d_transpose, test_logic_ops, test_linalg_ops, test_special_binary_ops)
+           test_conv1d_transpose, test_logic_ops, test_linalg_ops, test_special_binary_ops,
+           test_decomp_ops)
 COVERED = set()
 RAN = set()
 PLANNED = set()     # operators that ran writing into a memory-plan buffer
