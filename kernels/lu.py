@@ -210,3 +210,82 @@ def column_permutation(colt, q, n):
         t = q[k]
         q[k] = q[j]
         q[j] = t
+
+
+def llt_in_place(a, n):
+    """Eigen's LLT (lower) of a in place: column by column, L_kk = sqrt(a_kk - |L[k, :k]|^2),
+    then L[k+1:, k] = (a[k+1:, k] - L[k+1:, :k] L[k, :k]) / L_kk; reads only the lower
+    triangle. Returns False at the first pivot <= 0 (or NaN: not positive definite)."""
+    for k in range(n):
+        x = a[k * n + k]
+        for j in range(k):
+            x -= a[k * n + j] * a[k * n + j]
+        if not x > 0:
+            return False
+        x = math.sqrt(x)
+        a[k * n + k] = x
+        for i in range(k + 1, n):
+            s = a[i * n + k]
+            for j in range(k):
+                s -= a[i * n + j] * a[k * n + j]
+            a[i * n + k] = s / x
+    return True
+
+
+def gauss_solve(a, n, b, bc):
+    """b (n x bc) = a^-1 b by LU with partial pivoting (the pivot of lu_partial), the row swaps
+    and eliminations applied to b as they happen, then back substitution: Eigen's
+    PartialPivLU solve up to rounding. A zero pivot divides by zero (inf/NaN, as Eigen's):
+    a is left holding U."""
+    for k in range(n):
+        p = k
+        big = abs(a[k * n + k])
+        for i in range(k + 1, n):
+            v = abs(a[i * n + k])
+            if v > big:
+                big = v
+                p = i
+        if p != k:
+            for j in range(n):
+                t = a[k * n + j]
+                a[k * n + j] = a[p * n + j]
+                a[p * n + j] = t
+            for j in range(bc):
+                t = b[k * bc + j]
+                b[k * bc + j] = b[p * bc + j]
+                b[p * bc + j] = t
+        piv = a[k * n + k]
+        if piv != 0:
+            for i in range(k + 1, n):
+                f = a[i * n + k] / piv
+                a[i * n + k] = f
+                for j in range(k + 1, n):
+                    a[i * n + j] -= f * a[k * n + j]
+                for j in range(bc):
+                    b[i * bc + j] -= f * b[k * bc + j]
+    for ii in range(n):
+        i = n - 1 - ii
+        for j in range(bc):
+            s = b[i * bc + j]
+            for t in range(i + 1, n):
+                s -= a[i * n + t] * b[t * bc + j]
+            b[i * bc + j] = s / a[i * n + i]
+
+
+def cholesky_solve_in_place(a, n, b, bc, upper):
+    """b (n x bc) = (L L^T)^-1 b with L = the lower triangle of a (upper: (U^T U)^-1 b with U
+    = a's upper triangle; the other triangle is not read): forward substitution with L, back
+    substitution with L^T. A zero diagonal divides by zero (inf/NaN, as MindSpore's)."""
+    for i in range(n):
+        for j in range(bc):
+            s = b[i * bc + j]
+            for t in range(i):
+                s -= (a[t * n + i] if upper else a[i * n + t]) * b[t * bc + j]
+            b[i * bc + j] = s / a[i * n + i]
+    for ii in range(n):
+        i = n - 1 - ii
+        for j in range(bc):
+            s = b[i * bc + j]
+            for t in range(i + 1, n):
+                s -= (a[i * n + t] if upper else a[t * n + i]) * b[t * bc + j]
+            b[i * bc + j] = s / a[i * n + i]

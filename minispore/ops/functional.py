@@ -14,6 +14,7 @@ from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.histogram_func import *  # noqa: F401,F403
 from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.linalg_func import *  # noqa: F401,F403
+from minispore.ops.function.decomp_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403

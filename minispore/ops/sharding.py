@@ -247,6 +247,41 @@ class _MatrixBatch(Rule):
 matrix_batch = _MatrixBatch()
 
 
+FACTORED_DIMS = ("a matrix decomposition (SVD, QR, Cholesky, least squares) needs its whole "
+                 "matrix; keep the matrix dims whole (cut the batch dims)")
+
+
+class _MatrixFactor(Rule):
+    """Decompositions and solves of (..., m, n) matrices: every tensor input and output is the
+    batch dims of the first input followed by dims of its own (`core[i]` of them for input i;
+    the rest of each output's dims), which stay whole; the batch dims may be cut alike."""
+
+    def __init__(self, core):
+        self.core = core
+
+    def spec(self, prim, args, outs):
+        ins = tensor_args(args)
+        nb = len(ins[0].shape) - self.core[0]
+        batch = _dims(nb, "b")
+        fixed = {}
+        in_labels = []
+        for i, a in enumerate(ins):
+            own = tuple(f"m{i}_{j}" for j in range(len(a.shape) - nb))
+            fixed.update({lab: FACTORED_DIMS for lab in own})
+            in_labels.append(batch + own)
+        # An output without the batch dims (Svd's placeholder u, v without compute_uv) is
+        # whole on every device.
+        return Einsum(tuple(in_labels), tuple(batch + (None,) * (len(o.shape) - nb)
+                                              if len(o.shape) >= nb else (None,) * len(o.shape)
+                                              for o in outs), fixed=fixed)
+
+
+def matrix_factor(*core):
+    """The rule of a decomposition whose tensor inputs end in core[0], core[1], ... matrix
+    dims after the shared batch dims."""
+    return _MatrixFactor(core)
+
+
 class _TopK(Rule):
     """TopK (x, k) -> (values, indices) on the last axis: the other dims may be cut; the last
     stays whole and the k outputs along it are a fresh dim."""

@@ -386,6 +386,15 @@ class _TensorMethods:
     def log_matrix_determinant(self): return F.log_matrix_determinant(self)
     def logdet(self): return F.logdet(self)
     def inverse(self): return F.inverse(self)
+    def svd(self, full_matrices=False, compute_uv=True):
+        return F.svd(self, full_matrices, compute_uv)
+    def qr(self, some=True): return F.qr(self, "reduced" if some else "complete")
+    def geqrf(self): return F.geqrf(self)
+    def cholesky(self, upper=False): return F.cholesky(self, upper)
+    def cholesky_inverse(self, upper=False): return F.cholesky_inverse(self, upper)
+    def lstsq(self, A): return F.lstsq(self, A)  # noqa: N803 - MindSpore's name
+    def orgqr(self, input2): return F.orgqr(self, input2)
+    def cholesky_solve(self, input2, upper=False): return F.cholesky_solve(self, input2, upper)
     def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)  # noqa: A002
     def cov(self, *, correction=1, fweights=None, aweights=None):
         return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)

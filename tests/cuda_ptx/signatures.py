@@ -62,6 +62,67 @@ SIGNATURES = {
         'float32[:, :, :, ::1], int64, int64, float32[:, :, :, ::1]',
         'float64[:, :, :, ::1], int64, int64, float64[:, :, :, ::1]',
     ),
+    "decomp:_cholesky_inverse_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], boolean',
+    ),
+    "decomp:_cholesky_inverse_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], boolean',
+    ),
+    "decomp:_cholesky_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], boolean, float32, int32[::1]',
+    ),
+    "decomp:_cholesky_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], boolean, float64, int32[::1]',
+    ),
+    "decomp:_cholesky_solve_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], boolean',
+    ),
+    "decomp:_cholesky_solve_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1], boolean',
+    ),
+    "decomp:_geqrf_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, ::1], float32',
+    ),
+    "decomp:_geqrf_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, ::1], float64',
+    ),
+    "decomp:_lstsq_kernel(np.dtype('float32'))": (
+        'float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32',
+    ),
+    "decomp:_lstsq_kernel(np.dtype('float64'))": (
+        'float64[:, ::1], float64[:, ::1], float64[:, ::1], float64, float64',
+    ),
+    'decomp:_lu_unpack_grad_matrices': (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1]',
+    ),
+    'decomp:_lu_unpack_matrices': (
+        'float32[:, :, ::1], int32[:, ::1], float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], int32[::1]',
+        'int32[:, :, ::1], int32[:, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1], int32[::1]',
+    ),
+    "decomp:_matrix_solve_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], boolean, int32[::1]',
+    ),
+    "decomp:_matrix_solve_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1], boolean, int32[::1]',
+    ),
+    "decomp:_orgqr_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, ::1], float32[:, :, ::1]',
+    ),
+    "decomp:_orgqr_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, ::1], float64[:, :, ::1]',
+    ),
+    "decomp:_qr_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, :, ::1], float32[:, :, ::1], float32',
+    ),
+    "decomp:_qr_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1], float64',
+    ),
+    "decomp:_svd_kernel(np.dtype('float32'))": (
+        'float32[:, :, ::1], float32[:, ::1], float32[:, :, ::1], float32[:, :, ::1], boolean, float32, float32',
+    ),
+    "decomp:_svd_kernel(np.dtype('float64'))": (
+        'float64[:, :, ::1], float64[:, ::1], float64[:, :, ::1], float64[:, :, ::1], boolean, float64, float64',
+    ),
     'elementwise:abs._kernel': (
         'float32[::1], float32[::1], int64, int64[::1], int64[::1]',
         'float64[::1], float64[::1], int64, int64[::1], int64[::1]',

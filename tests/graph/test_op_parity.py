@@ -11,8 +11,8 @@ from minispore import Tensor
 from minispore.ops.operations.nn_ops import CheckLabelRange
 from tests.graph.helpers import CopyOut, compile_fn, graph_grads
 from tests.nn import test_conv1d_transpose
-from tests.ops import (test_array_ops, test_conv_pool, test_linalg_ops, test_logic_ops,
-                       test_math_ops, test_nn_ops, test_sort_scan_ops)
+from tests.ops import (test_array_ops, test_conv_pool, test_decomp_ops, test_linalg_ops,
+                       test_logic_ops, test_math_ops, test_nn_ops, test_sort_scan_ops)
 from tests.ops import test_bessel, test_gather_elements, test_pool_argmax, test_scatter_elements
 from tests.ops import test_index_fill, test_special_binary_ops, test_tensor_scatter_nd
 from tests.ops import test_unpool
@@ -21,7 +21,7 @@ from tools.op_matrix import operator_classes
 MODULES = (test_math_ops, test_array_ops, test_nn_ops, test_conv_pool, test_sort_scan_ops,
            test_conv1d_transpose, test_logic_ops, test_linalg_ops, test_special_binary_ops,
            test_bessel, test_gather_elements, test_scatter_elements, test_tensor_scatter_nd,
-           test_index_fill, test_pool_argmax, test_unpool)
+           test_index_fill, test_pool_argmax, test_unpool, test_decomp_ops)
 COVERED = set()
 RAN = set()
 PLANNED = set()     # operators that ran writing into a memory-plan buffer

@@ -12,6 +12,7 @@ from minispore.ops.operations.unique_ops import *  # noqa: F401,F403
 from minispore.ops.operations.grad_hook_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unpool_ops import *  # noqa: F401,F403
 from minispore.ops.operations.debug_ops import *  # noqa: F401,F403
+from minispore.ops.operations.decomp_ops import *  # noqa: F401,F403
 from minispore.ops.operations.indexing_ops import *  # noqa: F401,F403
 from minispore.ops.operations.linalg_ops import *  # noqa: F401,F403
 from minispore.ops.operations.logic_ops import *  # noqa: F401,F403
@@ -24,6 +25,7 @@ from minispore.ops.operations.random_ops import *  # noqa: F401,F403
 from minispore.ops.operations.random_sampler_ops import *  # noqa: F401,F403
 from minispore.ops.operations.scan_ops import *  # noqa: F401,F403
 from minispore.ops.operations.scatter_ops import *  # noqa: F401,F403
+from minispore.ops.operations.solve_ops import *  # noqa: F401,F403
 from minispore.ops.operations.norm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.sort_ops import *  # noqa: F401,F403
 from minispore.ops.operations.special_binary_ops import *  # noqa: F401,F403
