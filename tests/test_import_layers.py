@@ -45,7 +45,7 @@ DATASET_DEPS = {"dataset", "common", "device"}
 DATASET_USERS = {"dataset", "train", "api"}
 # Modules kept at a lower package's path for MindSpore's import names, whose code belongs to the
 # layer they re-export (nothing below that layer may import them).
-FACADES = {"minispore.communication.comm_func": "ops"}
+FACADES = {"minispore.communication.comm_func": "ops", "minispore.common.api": "graph"}
 CUDA_BACKEND = ("minispore.kernels.cuda", "minispore.device.cuda",
                 "minispore.device.strict_simulator")
 
