@@ -27,7 +27,7 @@ MPI_GPU_PYTEST = timeout $(MPI_TIMEOUT) $(PY) -m minispore.run -n 2 -m pytest --
 	-p no:cacheprovider -m mpi tests/gpu
 
 .PHONY: install test warm bench bench-gpu cuda-signatures demo clean conformance conformance-check \
-	conformance-accept
+	conformance-accept mindspore-st
 
 install: $(STAMP)
 
@@ -95,6 +95,16 @@ conformance-check: $(STAMP)
 
 conformance-accept: $(STAMP)
 	$(PY) -m tools.conformance.make check --update-expected
+
+# MindSpore's own CPU operator tests (tests/st/ops/cpu of a MindSpore checkout, e.g. tag v2.4.1;
+# MS_ST_DIR holds its tests/ folder) run on minispore, one file a process: writes
+# tests/conformance/mindspore_st.json (committed; CONFORMANCE.md's section is rendered from it)
+# and build/mindspore_st/summary.md. Not part of `make test`: it takes an hour or more.
+# MS_ST_ARGS="--files test_x_op.py" re-runs some files only.
+MS_ST_ARGS ?=
+mindspore-st: $(STAMP)
+	@test -n "$(MS_ST_DIR)" || { echo "make mindspore-st needs MS_ST_DIR=<folder holding MindSpore's tests/>"; exit 2; }
+	$(PY) -m tools.mindspore_st.run $(MS_ST_DIR) $(MS_ST_ARGS)
 
 # Needs a CUDA GPU (says so and exits 0 without one): GEMM vs cuBLAS (CuPy/PyTorch), kernel vs
 # copy bandwidth, MLP/LeNet steps with device_target='GPU' vs PyTorch CUDA; writes the GPU

@@ -50,7 +50,7 @@ NUMPY_DEPS = {"numpy", "ops", "communication", "common", "device", "kernels"}
 NUMPY_USERS = {"numpy", "api"}
 # Modules kept at a lower package's path for MindSpore's import names, whose code belongs to the
 # layer they re-export (nothing below that layer may import them).
-FACADES = {"minispore.communication.comm_func": "ops",
+FACADES = {"minispore.communication.comm_func": "ops", "minispore.common.api": "graph",
            # mindspore.mindrecord: FileWriter, kept beside MindDataset in the dataset layer
            "minispore.mindrecord": "dataset"}
 CUDA_BACKEND = ("minispore.kernels.cuda", "minispore.device.cuda",
