@@ -317,6 +317,19 @@ class TransformerEncoderLayer(Cell):
         return x
 
 
+def stacked_layers(name, arg, layer, num_layers, norm):
+    """(CellList of num_layers deep copies of layer, num_layers, norm), each argument checked
+    as MindSpore's TransformerEncoder / TransformerDecoder check it."""
+    if not isinstance(layer, Cell):
+        raise TypeError(f"For '{name}', '{arg}' must be a Cell, but got "
+                        f"{type(layer).__name__}.")
+    num_layers = _check_positive_int(name, "num_layers", num_layers)
+    if norm is not None and not isinstance(norm, Cell):
+        raise TypeError(f"For '{name}', 'norm' must be a Cell or None, but got "
+                        f"{type(norm).__name__}.")
+    return CellList([copy.deepcopy(layer) for _ in range(num_layers)]), num_layers, norm
+
+
 class TransformerEncoder(Cell):
     """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm`` (a Cell)
     when given; MindSpore's nn.TransformerEncoder. Inputs as TransformerEncoderLayer's.
@@ -330,16 +343,8 @@ class TransformerEncoder(Cell):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
-        name = "TransformerEncoder"
-        if not isinstance(encoder_layer, Cell):
-            raise TypeError(f"For '{name}', 'encoder_layer' must be a Cell, but got "
-                            f"{type(encoder_layer).__name__}.")
-        self.num_layers = _check_positive_int(name, "num_layers", num_layers)
-        if norm is not None and not isinstance(norm, Cell):
-            raise TypeError(f"For '{name}', 'norm' must be a Cell or None, but got "
-                            f"{type(norm).__name__}.")
-        self.layers = CellList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
-        self.norm = norm
+        self.layers, self.num_layers, self.norm = stacked_layers(
+            "TransformerEncoder", "encoder_layer", encoder_layer, num_layers, norm)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         x = src

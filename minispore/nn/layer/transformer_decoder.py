@@ -1,14 +1,13 @@
 """TransformerDecoderLayer, TransformerDecoder and Transformer (MindSpore 2.x signatures),
 composed from MultiheadAttention, Dense, Dropout and LayerNorm like the encoder."""
-import copy
 
 from minispore.common import dtype as mstype
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import Dense, Dropout, _check_bool, _check_positive_int
-from minispore.nn.layer.container import CellList
 from minispore.nn.layer.normalization import LayerNorm
 from minispore.nn.layer.transformer import (MultiheadAttention, TransformerEncoder,
-                                            TransformerEncoderLayer, _activation_fn, _check_prob)
+                                            TransformerEncoderLayer, _activation_fn, _check_prob,
+                                            stacked_layers)
 from minispore.ops import functional as F
 
 __all__ = ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -94,16 +93,8 @@ class TransformerDecoder(Cell):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        name = "TransformerDecoder"
-        if not isinstance(decoder_layer, Cell):
-            raise TypeError(f"For '{name}', 'decoder_layer' must be a Cell, but got "
-                            f"{type(decoder_layer).__name__}.")
-        self.num_layers = _check_positive_int(name, "num_layers", num_layers)
-        if norm is not None and not isinstance(norm, Cell):
-            raise TypeError(f"For '{name}', 'norm' must be a Cell or None, but got "
-                            f"{type(norm).__name__}.")
-        self.layers = CellList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
-        self.norm = norm
+        self.layers, self.num_layers, self.norm = stacked_layers(
+            "TransformerDecoder", "decoder_layer", decoder_layer, num_layers, norm)
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None,
                   tgt_key_padding_mask=None, memory_key_padding_mask=None):
