@@ -309,6 +309,11 @@ class Registry:
         values, user_set = snapshot
         self._values.clear()
         self._values.update(values)
+        # Options declared since the snapshot (a module first imported in between) keep a
+        # value: their defaults, as if just declared.
+        for qualname, option in self._options.items():
+            if qualname not in values and option.scope != "env":
+                self._values[qualname] = option.fresh_default()
         self._user_set = set(user_set)
         self.version += 1
 

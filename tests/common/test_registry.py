@@ -22,3 +22,18 @@ def test_plug_points_are_declared_and_read_by_name():
                                 "nn.parameter_server", "ops.update_redirect"}
     with pytest.raises(ValueError, match=r"unknown plug point 'graph\.nope'.*graph\.jit"):
         REGISTRY.plug("graph.nope", object())
+
+
+def test_restore_keeps_options_declared_after_the_snapshot():
+    """A module first imported during a test declares its options after the test's snapshot
+    (tests/conftest.py); restoring that snapshot must not drop them, or a later test reading
+    one fails with a KeyError (seen with minispore.dataset.config's prefetch_size)."""
+    from minispore.common.registry import Option, Registry
+    reg = Registry(environ={})
+    reg.declare(Option("demo", "old", default=1))
+    saved = reg.snapshot()
+    reg.declare(Option("demo", "late", default=lambda: [3]))
+    reg.store("demo", {"late": [4], "old": 2})
+    reg.restore(saved)
+    assert reg.get("demo", "old") == 1
+    assert reg.get("demo", "late") == [3]
