@@ -99,11 +99,13 @@ def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, 
 
 def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
                          is_stair=False):
-    """lr[i] = learning_rate * exp(-decay_rate * epoch / decay_epoch) (floored when
-    is_stair)."""
+    """lr[i] = learning_rate * exp(-decay_rate * epoch); with is_stair the epoch is floored to a
+    multiple of decay_epoch. Unlike the other decays (and nn.NaturalExpDecayLR) MindSpore's list
+    form does not divide the epoch by decay_epoch."""
     name = "natural_exp_decay_lr"
     _decay_args(name, learning_rate, decay_rate, decay_epoch, is_stair)
-    return [learning_rate * math.exp(-decay_rate * _decayed(e, decay_epoch, is_stair))
+    return [learning_rate * math.exp(-decay_rate * (e // decay_epoch * decay_epoch if is_stair
+                                                    else e))
             for e in _epochs(name, total_step, step_per_epoch)]
 
 

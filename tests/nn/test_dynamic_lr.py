@@ -18,8 +18,17 @@ def test_exponential_natural_inverse_decay_lr(stair):
     epochs = [i // 2 for i in range(6)]
     p = [(e // 2 if stair else e / 2) for e in epochs]
     assert nn.exponential_decay_lr(*args) == pytest.approx([0.1 * 0.5 ** q for q in p])
-    assert nn.natural_exp_decay_lr(*args) == pytest.approx([0.1 * math.exp(-0.5 * q) for q in p])
+    # MindSpore's natural_exp_decay_lr does not divide by decay_epoch (its stair form floors the
+    # epoch to a multiple of it): its docstring example with is_stair gives these values.
+    natural = [(e // 2 * 2 if stair else e) for e in epochs]
+    assert nn.natural_exp_decay_lr(*args) == pytest.approx([0.1 * math.exp(-0.5 * q)
+                                                            for q in natural])
     assert nn.inverse_decay_lr(*args) == pytest.approx([0.1 / (1 + 0.5 * q) for q in p])
+
+
+def test_natural_exp_decay_lr_matches_mindspore_docstring():
+    assert nn.natural_exp_decay_lr(0.1, 0.9, 6, 2, 2, True) == pytest.approx(
+        [0.1, 0.1, 0.1, 0.1, 0.016529888822158657, 0.016529888822158657])
 
 
 def test_cosine_decay_lr_reaches_min_at_decay_epoch_and_stays():
