@@ -5,11 +5,16 @@ Every method dispatches to a functional op, so it is differentiable and traceabl
 other operator call.
 """
 from minispore.common import dtype as mstype
+from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 from minispore.ops.function import random_func as RF
 from minispore.ops.function.index_func import scatter_reduce_method
 from minispore.ops.tensor_methods_more import _MoreMethods
+
+
+def _scatter_add_along(self, dim, index, src):
+    return scatter_reduce_method(self, dim, index, src, "add")
 
 
 class _TensorMethods:
@@ -166,8 +171,12 @@ class _TensorMethods:
     def gather_elements(self, dim, index): return F.gather_elements(self, dim, index)
     def scatter(self, dim, index, src, reduce=None):
         return scatter_reduce_method(self, dim, index, src, reduce)
-    def scatter_add(self, dim, index, src):
-        return scatter_reduce_method(self, dim, index, src, "add")
+    def scatter_add(self, *args, **kwargs):
+        # MindSpore overloads this: (indices, updates) is tensor_scatter_add, (dim, index, src)
+        # adds src along dim (torch's scatter_add).
+        if len(args) == 2 and not kwargs:
+            return F.tensor_scatter_add(self, *args)
+        return _scatter_add_along(self, *args, **kwargs)
     def index_fill(self, axis, index, value): return F.index_fill(self, axis, index, value)
     def multinomial(self, num_samples, replacement=True, seed=None):
         return F.multinomial(self, num_samples, replacement, seed)
@@ -369,7 +378,10 @@ class _TensorMethods:
     def double(self): return F.cast(self, mstype.float64)
     def contiguous(self): return self
     def is_contiguous(self): return True
-    def value(self): return self
+    def value(self):
+        # A Parameter's value() is a snapshot Tensor in MindSpore (later in-place updates of the
+        # Parameter do not show through it); a plain Tensor's value is itself.
+        return F.identity(self) if isinstance(self, Parameter) else self
     @property
     def data(self): return self
 

@@ -35,7 +35,8 @@ class TopKCategoricalAccuracy(Metric):
     def eval(self):
         if self._samples_num == 0:
             raise self._no_samples()
-        return self._correct_num / self._samples_num
+        # MindSpore's counts are numpy sums, so its result is a numpy float64, not a float.
+        return np.float64(self._correct_num) / self._samples_num
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -1,5 +1,6 @@
 """Optimizer update operators: each updates a Parameter and its state buffers in place with one
-fused kernel (kernels/<device>/optim.py) and returns the Parameter. Not differentiable.
+fused kernel (kernels/<device>/optim.py) and returns the Parameter (Adam and AdamWeightDecay:
+the Parameter and its two moments). Not differentiable.
 
 Call signatures follow MindSpore's primitives (ApplyMomentum, SGD, Adam, AdamWeightDecay);
 ``weight_decay`` and ``gradient_scale`` (1 / loss_scale) are extra attributes so that decay and
@@ -182,10 +183,12 @@ class Adam(_ApplyUpdate):
     weight_decay * var. beta*_power are beta^t for the current step t (the caller updates them).
 
     Adam(use_locking=False, use_nesterov=False, gradient_scale=1.0, weight_decay=0.0)
-    (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient) -> var.
+    (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient) -> (var, m, v),
+    the tuple MindSpore documents.
     """
 
     tensor_args = ("var", "m", "v", "gradient")
+    returns = 3
     scalar_args = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
     def __init__(self, use_locking=False, use_nesterov=False, gradient_scale=1.0,
@@ -219,10 +222,12 @@ class AdamWeightDecay(_ApplyUpdate):
     """AdamW without bias correction (MindSpore's): m = beta1 m + (1 - beta1) g;
     v = beta2 v + (1 - beta2) g^2; var -= lr * (m / (sqrt(v) + epsilon) + decay * var).
 
-    AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient).
+    AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, gradient)
+    -> (var, m, v), the tuple MindSpore documents.
     """
 
     tensor_args = ("var", "m", "v", "gradient")
+    returns = 3
     scalar_args = ("lr", "beta1", "beta2", "epsilon", "decay")
 
     def __init__(self, use_locking=False):
