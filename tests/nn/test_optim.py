@@ -181,3 +181,16 @@ def test_optimizer_errors():
     with pytest.raises(ValueError, match=r"For 'ApplyMomentum'.*'gradient' shape \(4,\)"):
         nn.Momentum(params, 0.1, 0.9)((Tensor(np.zeros(4, np.float32)),
                                        Tensor(np.zeros(3, np.float32))))
+
+
+def test_adam_primitives_return_var_and_moments():
+    """ops.Adam and ops.AdamWeightDecay return (var, m, v), the tuple MindSpore documents,
+    after updating all three in place."""
+    from minispore import ops
+    for prim, scalars in ((ops.Adam(), (0.9, 0.99, 0.1, 0.9, 0.999, 1e-8)),
+                          (ops.AdamWeightDecay(), (0.1, 0.9, 0.999, 1e-8, 0.01))):
+        state = [ms.Parameter(ms.Tensor(np.full(3, v, np.float32)), name=n)
+                 for n, v in (("var", 0.5), ("m", 0.1), ("v", 0.2))]
+        out = prim(*state, *scalars, ms.Tensor(np.ones(3, np.float32)))
+        assert isinstance(out, tuple) and all(o is s for o, s in zip(out, state))
+        assert len(out) == 3 and not np.allclose(state[0].asnumpy(), 0.5)

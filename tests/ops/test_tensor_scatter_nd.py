@@ -137,3 +137,25 @@ def test_scatter_nd_mindspore_values_and_errors():
                        Tensor(np.ones((1, 2), np.float32)), (2, 2))
     with pytest.raises(TypeError, match="'shape' must be a non-empty tuple of positive ints"):
         ops.scatter_nd(i, u, Tensor(np.array([4])))
+
+
+def test_tensor_scatter_add_method_overloads():
+    """MindSpore's Tensor.scatter_add takes (indices, updates), tensor_scatter_add's form, as
+    well as (dim, index, src); both forms here, the first against MindSpore 2.7.2's output."""
+    x = Tensor(np.array([[0.5, 0.2, 0.8], [0.3, 0.9, 0.1]], np.float32))
+    out = x.scatter_add(Tensor(np.array([[0], [1]], np.int32)), Tensor(np.ones((2, 3), np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), [[1.5, 1.2, 1.8], [1.3, 1.9, 1.1]], rtol=1e-6)
+    along = x.scatter_add(1, Tensor(np.array([[0, 0], [2, 1]], np.int64)),
+                          Tensor(np.ones((2, 2), np.float32)))
+    np.testing.assert_allclose(along.asnumpy(), [[2.5, 0.2, 0.8], [0.3, 1.9, 1.1]], rtol=1e-6)
+
+
+def test_parameter_value_is_a_snapshot():
+    """Parameter.value() is a Tensor holding the value at the call (MindSpore): a later in-place
+    update of the Parameter does not show through it."""
+    p = ms.Parameter(Tensor(np.ones(3, np.float32)), name="p")
+    snap = p.value()
+    ops.assign(p, Tensor(np.full(3, 2.0, np.float32)))
+    assert type(snap) is Tensor
+    np.testing.assert_array_equal(snap.asnumpy(), np.ones(3))
+    np.testing.assert_array_equal(p.value().asnumpy(), np.full(3, 2.0))
