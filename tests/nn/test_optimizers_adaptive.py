@@ -269,6 +269,7 @@ TRAIN = {
     "LazyAdam": lambda p: nn.LazyAdam(p, learning_rate=0.01),
     "ASGD": lambda p: nn.ASGD(p, learning_rate=0.05, t0=1.0),
     "Rprop": lambda p: nn.Rprop(p, learning_rate=0.01),
+    "Lamb": lambda p: nn.Lamb(p, learning_rate=0.01, weight_decay=0.01),
 }
 
 
@@ -332,3 +333,38 @@ P = make_params
 def test_bad_arguments(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def lamb_reference(w, gs, lr, wd, b1=0.9, b2=0.999, eps=1e-6):
+    """float64 LAMB as MindSpore's GPU kernel computes it: Adam's bias-corrected ratio plus
+    decay, scaled by the trust ratio ||w|| / ||update|| (1 when a norm is 0)."""
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        u = (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps) + wd * w
+        wn, un = np.linalg.norm(w), np.linalg.norm(u)
+        w = w - lr * (wn / un if wn > 0 and un > 0 else 1.0) * u
+    return w, m, v
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_lamb_three_steps_match_the_formula(mode):
+    """Decay skips the 'gamma' parameter (ungrouped), a zero-norm parameter takes ratio 1, and
+    the moments are stored as lamb_m./lamb_v.<name>."""
+    ms.set_context(mode=MODES[mode])
+    params = make_params()
+    params[0].set_data(Tensor(np.zeros(params[0].shape, np.float32)))
+    want = [p.asnumpy().astype(np.float64) for p in params]
+    opt = nn.Lamb(params, learning_rate=0.05, weight_decay=0.02)
+    all_grads = [grads(params, t) for t in (1, 2, 3)]
+    for gs in all_grads:
+        assert opt(tuple(Tensor(g) for g in gs)) is True
+    for i, (p, w0) in enumerate(zip(params, want)):
+        wd = 0.0 if "gamma" in NAMES[i] else 0.02
+        w, m, v = lamb_reference(w0, [gs[i].astype(np.float64) for gs in all_grads], 0.05, wd)
+        np.testing.assert_allclose(p.asnumpy(), w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(opt.moments1[i].asnumpy(), m, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(opt.moments2[i].asnumpy(), v, rtol=1e-5, atol=1e-9)
+    assert [s.name for s in opt.moments1] == ["lamb_m." + n for n in NAMES]
+    with pytest.raises(ValueError, match="beta1"):
+        nn.Lamb(params, 0.1, beta1=1.0)

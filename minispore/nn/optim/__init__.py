@@ -8,6 +8,7 @@ from minispore.nn.optim.adam import *  # noqa: F401,F403
 from minispore.nn.optim.adamax import *  # noqa: F401,F403
 from minispore.nn.optim.asgd import *  # noqa: F401,F403
 from minispore.nn.optim.ftrl import *  # noqa: F401,F403
+from minispore.nn.optim.lamb import *  # noqa: F401,F403
 from minispore.nn.optim.lazyadam import *  # noqa: F401,F403
 from minispore.nn.optim.momentum import *  # noqa: F401,F403
 from minispore.nn.optim.optimizer import *  # noqa: F401,F403
