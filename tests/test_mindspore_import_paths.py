@@ -56,3 +56,23 @@ def test_composed_primitives_under_operations(ms):
     out, idx = Unique()(minispore.Tensor(np.array([3, 1, 3, 2], np.int32)))
     assert out.asnumpy().tolist() == [3, 1, 2] and idx.asnumpy().tolist() == [0, 1, 0, 2]
     assert not hasattr(P, "GradOperation") and not hasattr(P, "Primitive")
+
+
+def test_mindspore_module_paths_resolve_the_whole_package(ms):
+    """MindSpore's ops/operations/<topic>_ops.py and ops/function/<topic>_func.py modules
+    resolve any primitive or function minispore defines, whichever of its modules holds it;
+    a module minispore lacks is a view of the package; unknown names and modules still fail."""
+    from mindspore.ops.function.math_func import approximate_equal
+    from mindspore.ops.function.random_func import random_poisson
+    from mindspore.ops.operations import _inner_ops as inner
+    from mindspore.ops.operations.array_ops import TensorScatterElements
+    from mindspore.ops.operations.math_ops import Lerp
+    assert TensorScatterElements is ms.ops.TensorScatterElements and Lerp is inner.Lerp
+    assert random_poisson is ms.ops.random_poisson
+    np.testing.assert_array_equal(approximate_equal(f32([1.0, 2.0]), f32([1.0, 2.5]), 0.1)
+                                  .asnumpy(), [True, False])
+    import mindspore.ops.operations.sparse_ops as sparse_ops
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchOp'"):
+        sparse_ops.NoSuchOp
+    with pytest.raises(ModuleNotFoundError, match="nonexistent_ops"):
+        import mindspore.ops.operations.nonexistent_ops  # noqa: F401

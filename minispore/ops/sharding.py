@@ -495,8 +495,3 @@ def replicate_only(reason):
     """Declare that an operator cannot be split, and why (shown in strategy errors)."""
     return _ReplicateOnly(reason)
 
-
-# The layer rules (conv, pool, normalisation) live in sharding_nn.py, which builds on the
-# vocabulary above; imported last so operators keep naming every rule as `rules.<name>`.
-from minispore.ops.sharding_nn import (batch_norm, conv2d, conv2d_backprop_filter,  # noqa: E402,F401
-                                       conv2d_backprop_input, layer_norm, pool, pool_argmax)

@@ -1,6 +1,5 @@
 """Sharding rules of the layer operators (minispore/ops/sharding.py's vocabulary): Conv2D and
-its backprops, the pools and argmax pools, LayerNorm and BatchNorm. Re-exported by
-sharding.py, so operators name them as `rules.conv2d`, `rules.pool`, ..."""
+its backprops, the pools and argmax pools, LayerNorm and BatchNorm."""
 from minispore.ops.sharding import Einsum, Rule, _axis, _dims, tensor_args
 
 _SPATIAL = "a spatial cut needs a halo exchange between neighbouring slices"

@@ -4,7 +4,7 @@ Geometry follows MindSpore: 'valid' gives ceil((H - (k-1)*d) / s) rows, 'same' g
 ceil(H / s) with the padding split as top = total // 2 (the extra row at the bottom), 'pad'
 uses explicit pads and floor((H + top + bottom - (k-1)*d - 1) / s) + 1.
 """
-from minispore.ops import sharding as rules
+from minispore.ops import sharding_nn as rules
 from minispore.ops.kernel_registry import kernel
 from minispore import device
 from minispore.common.symbolic import SymDim

@@ -13,6 +13,7 @@ from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
 from minispore.ops import sharding as rules
+from minispore.ops import sharding_nn
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
@@ -347,7 +348,7 @@ def _check_axis_attr(name, arg, value):
 
 
 class _LayerNormBase(Primitive):
-    sharding_rule = rules.layer_norm
+    sharding_rule = sharding_nn.layer_norm
     def __init__(self, begin_norm_axis=1, begin_params_axis=1):
         super().__init__()
         _check_axis_attr(self.name, "begin_norm_axis", begin_norm_axis)

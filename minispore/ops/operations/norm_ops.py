@@ -7,7 +7,7 @@ kernels/<device>/norm.py loop.
 from minispore import device
 from minispore.common.parameter import Parameter
 from minispore.common.symbolic import SymDim
-from minispore.ops import sharding as rules
+from minispore.ops import sharding_nn as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_float, check_same_dtype,
                                             check_same_shape, check_tensor, contiguous,

@@ -5,7 +5,7 @@ or Int64), with MaxPoolGradWithArgmax, their gradient: dout added at the recorde
 """
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.ops import sharding as rules
+from minispore.ops import sharding_nn as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_dtype, check_tensor, contiguous,
                                             shapes_equal)
