@@ -54,6 +54,8 @@ VIEWS = {
         "array_func clip_func comm_func debug_func fft_func image_func linalg_func math_func "
         "nn_func other_func parameter_func random_func reshard_func sparse_func "
         "sparse_unary_func spectral_func vmap_func".split())),
+    # mindspore.ops.primitive also holds constexpr, prim_attr_register, PrimitiveWithInfer
+    "ops": ("minispore.ops", frozenset(["primitive"])),
 }
 
 

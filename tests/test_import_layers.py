@@ -9,7 +9,8 @@ Layers, lowest first (DESIGN.md "Layers"); a module imports only its own layer a
   compile hook, the parameter-server optimizer calls, the update redirect), each a plug point
   of the settings registry (PLUG_POINTS).
 - api is the top-level package: minispore/__init__.py, context.py, run.py, msrun.py,
-  __main__.py, _mindspore_alias.py and amp.py (mindspore.amp, over train/amp.py).
+  __main__.py, _mindspore_alias.py, amp.py (mindspore.amp, over train/amp.py) and _checkparam.py
+  (mindspore._checkparam, the validator front ends call).
 - dataset stands beside the stack: it imports only common and device, and only train and api
   import it.
 - numpy (mindspore.numpy) stands beside the stack too: NumPy-style functions composed of ops, so
@@ -43,7 +44,8 @@ KERNEL_DEPS = {"numpy", "numba", "llvmlite"}
 STACK = ("kernels", "device", "common", "communication", "ops", "graph", "parallel", "nn", "train",
          "ps", "api")
 API_MODULES = {"minispore", "minispore.context", "minispore.run", "minispore.msrun",
-               "minispore.__main__", "minispore._mindspore_alias", "minispore.amp"}
+               "minispore.__main__", "minispore._mindspore_alias", "minispore.amp",
+               "minispore._checkparam"}
 DATASET_DEPS = {"dataset", "common", "device"}
 DATASET_USERS = {"dataset", "train", "api"}
 NUMPY_DEPS = {"numpy", "ops", "communication", "common", "device", "kernels"}

@@ -56,9 +56,10 @@ def _all_subclasses(cls):
 
 def operator_classes():
     """{name: class} of the operators the registry holds to the contract (see module doc)."""
+    # PrimitiveWithInfer / PrimitiveWithCheck are front ends that run another operator.
     public = {name: obj for name, obj in vars(ops).items()
               if inspect.isclass(obj) and issubclass(obj, Primitive) and obj is not Primitive
-              and not name.startswith("_")}
+              and not issubclass(obj, ops.PrimitiveWithCheck) and not name.startswith("_")}
     seen = {cls for cls in public.values()}
     found = {cls.__name__: cls for cls in seen}
     for cls in _all_subclasses(Primitive):

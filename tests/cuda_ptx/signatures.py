@@ -996,4 +996,17 @@ SIGNATURES = {
         'int32[::1], int32, int32[::1], int32[::1]',
         'int64[::1], int64, int64[::1], int64[::1]',
     ),
+    'window:_rolling_kernel': (
+        'float32[:, :, ::1], int64, int64, boolean, boolean, boolean, int64, float32, float32[:, :, ::1]',
+        'float64[:, :, ::1], int64, int64, boolean, boolean, boolean, int64, float64, float64[:, :, ::1]',
+        'int32[:, :, ::1], int64, int64, boolean, boolean, boolean, int64, int32, int32[:, :, ::1]',
+        'int64[:, :, ::1], int64, int64, boolean, boolean, boolean, int64, int64, int64[:, :, ::1]',
+    ),
+    'window:_shift_kernel': (
+        'boolean[:, :, ::1], int64, boolean, boolean[:, :, ::1]',
+        'float32[:, :, ::1], int64, float32, float32[:, :, ::1]',
+        'float64[:, :, ::1], int64, float64, float64[:, :, ::1]',
+        'int32[:, :, ::1], int64, int32, int32[:, :, ::1]',
+        'int64[:, :, ::1], int64, int64, int64[:, :, ::1]',
+    ),
 }

@@ -46,6 +46,8 @@ ELSEWHERE = {
     "InsertGradientOf": "tests/ops/test_grad_hook_ops.py (ms.jit of the gradient equals eager)",
     "Reusing": "an Identity (tests/ops/test_grad_hook_ops.py); Identity's graph parity covers it",
     "UniqueWithPad": "tests/ops/test_unique_with_pad.py (ms.jit equals the reference and eager)",
+    "Shift": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
+    "Rolling": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
     "MaskedSelect": "PYNATIVE only (its length depends on the data): tests/ops/test_setitem.py "
                     "checks that compiling it raises",
 }

@@ -30,3 +30,4 @@ from minispore.ops.operations.norm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.sort_ops import *  # noqa: F401,F403
 from minispore.ops.operations.special_binary_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unary_math_ops import *  # noqa: F401,F403
+from minispore.ops.operations.window_ops import *  # noqa: F401,F403
