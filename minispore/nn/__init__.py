@@ -4,11 +4,14 @@ from minispore.nn.cell import Cell  # noqa: F401
 from minispore.nn.dynamic_lr import *  # noqa: F401,F403
 from minispore.nn.layer import *  # noqa: F401,F403
 from minispore.nn.loss import *  # noqa: F401,F403
-from minispore.nn.metrics import (F1, MAE, MSE, ROC, Accuracy,  # noqa: F401
-                                  ConfusionMatrix, ConfusionMatrixMetric, Dice, EvaluationBase,
-                                  Fbeta, Loss, Metric, Perplexity, Precision, Recall,
+from minispore.nn.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore,  # noqa: F401
+                                  ConfusionMatrix, ConfusionMatrixMetric, CosineSimilarity, Dice,
+                                  EvaluationBase, Fbeta, HausdorffDistance, Loss,
+                                  MeanSurfaceDistance, Metric, OcclusionSensitivity, Perplexity,
+                                  Precision, Recall, RootMeanSquareDistance,
                                   Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-                                  TopKCategoricalAccuracy, get_metric_fn, names, rearrange_inputs)
+                                  TopKCategoricalAccuracy, auc, get_metric_fn, get_metrics, names,
+                                  rearrange_inputs)
 from minispore.nn.optim import *  # noqa: F401,F403
 from minispore.nn.wrap import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation  # noqa: F401

@@ -3,10 +3,13 @@ from minispore.train import callback, metrics, serialization
 from minispore.train.callback import (Callback, CheckpointConfig, EarlyStopping, History,
                                       LambdaCallback, LossMonitor, ModelCheckpoint, ProgressBar,
                                       RunContext, TimeMonitor)
-from minispore.train.metrics import (F1, MAE, MSE, ROC, Accuracy, ConfusionMatrix,
-                                     ConfusionMatrixMetric, EvaluationBase, Fbeta, Loss,
-                                     Metric, Precision, Recall, Top1CategoricalAccuracy,
-                                     Top5CategoricalAccuracy, TopKCategoricalAccuracy,
+from minispore.train.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore, ConfusionMatrix,
+                                     ConfusionMatrixMetric, CosineSimilarity, Dice,
+                                     EvaluationBase, Fbeta, HausdorffDistance, Loss,
+                                     MeanSurfaceDistance, Metric, OcclusionSensitivity,
+                                     Perplexity, Precision, Recall, RootMeanSquareDistance,
+                                     Top1CategoricalAccuracy,
+                                     Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc,
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.amp import (DynamicLossScaleManager, FixedLossScaleManager,
                                  LossScaleManager)
@@ -24,7 +27,9 @@ __all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "Mod
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
            "TimeMonitor", "Metric", "EvaluationBase", "Accuracy", "MAE", "MSE", "F1", "Fbeta",
            "ROC", "ConfusionMatrix", "ConfusionMatrixMetric", "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names",
+           "Top5CategoricalAccuracy", "BleuScore", "CosineSimilarity", "HausdorffDistance",
+           "MeanSurfaceDistance", "RootMeanSquareDistance", "OcclusionSensitivity", "auc",
+           "Dice", "Perplexity", "get_metric_fn", "get_metrics", "names",
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
            "load_distributed_checkpoint", "transform_checkpoints", "Profiler",

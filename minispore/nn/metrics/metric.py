@@ -16,6 +16,26 @@ def _convert_data(data):
                     f"{type(data).__name__}.")
 
 
+def _check_type(arg_name, value, types):
+    """MindSpore's validator.check_value_type: `value` is an instance of one of `types` (a bool
+    is no int); the message lists the type names."""
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+        return value
+    names = [t.__name__ for t in types]
+    wanted = f"'{names[0]}'" if len(names) == 1 else f"one of '{names}'"
+    raise TypeError(f"The type of '{arg_name}' should be {wanted}, but got type "
+                    f"'{type(value).__name__}'.")
+
+
+def _check_string(arg_name, value, valid):
+    """MindSpore's validator.check_string: a str among `valid`."""
+    _check_type(arg_name, value, (str,))
+    if value not in valid:
+        raise ValueError(f"The '{arg_name}' must be str and must be in '{valid}', but got "
+                         f"'{value}'.")
+    return value
+
+
 def rearrange_inputs(func):
     """Decorator for `update`: when `set_indexes` was called, pass only those inputs, in order."""
     @functools.wraps(func)
