@@ -18,7 +18,7 @@ from minispore.graph.autograph import convert
 from minispore.graph.compile import GRAPH_PASSES, compile_program
 from minispore.graph.dump import dump_dir_for
 from minispore.graph.program import PassContext
-from minispore.graph.tracer import to_program, trace
+from minispore.graph.tracer import has_tensor, to_program, trace
 from minispore.ops.primitive import Aval
 
 _CTX = context()
@@ -53,6 +53,27 @@ def _static_key(x):
     return (type(x), x)
 
 
+def _leaves(args):
+    """The arguments with tuples/lists that hold Tensors opened, depth first: what the graph
+    takes as inputs (Tensors) and what set_inputs placeholders are matched against."""
+    out = []
+    for a in args:
+        if isinstance(a, (tuple, list)) and has_tensor(a):
+            out.extend(_leaves(a))
+        else:
+            out.append(a)
+    return out
+
+
+def _arg_key(a, tensor_key):
+    """The cache key of one argument: tensor_key(t) for each Tensor, through tuples/lists."""
+    if isinstance(a, Tensor):
+        return tensor_key(a)
+    if isinstance(a, (tuple, list)) and has_tensor(a):
+        return (type(a).__name__,) + tuple(_arg_key(y, tensor_key) for y in a)
+    return _static_key(a)
+
+
 class CompileCache:
     """Compiled graphs of one function (or one Cell's construct), keyed by input signature:
     concrete (shape, dtype) of each Tensor argument plus the value of every other argument,
@@ -80,24 +101,28 @@ class CompileCache:
         # PassContext (device, mesh, rank, parallel settings) keys the cache.
         ctx = current_pass_context()
         sharded = ctx.parallel is not None
+        # Tensors inside tuple/list arguments are graph inputs like the others, except under
+        # operator parallelism, whose input layouts are given per top-level argument.
+        nested = not sharded
         if dynamic:
-            key = (dynamic_shapes.signature_of(placeholders), extra_key, ctx,
-                   tuple(None if isinstance(a, Tensor) else _static_key(a) for a in args))
-            bound = logical_args(args, ctx) if sharded else args
-            bindings = dynamic_shapes.bind_and_check(placeholders, bound, self.name)
+            key = (dynamic_shapes.signature_of(_leaves(placeholders)), extra_key, ctx,
+                   tuple(_arg_key(a, lambda t: None) for a in args))
+            bound = logical_args(args, ctx) if sharded else _leaves(args)
+            bindings = dynamic_shapes.bind_and_check(_leaves(placeholders), bound, self.name)
         else:
-            key = (extra_key, ctx) + tuple((a.shape, a.dtype) if isinstance(a, Tensor)
+            key = (extra_key, ctx) + tuple(_arg_key(a, lambda t: (t.shape, t.dtype)) if nested
+                                             else (a.shape, a.dtype) if isinstance(a, Tensor)
                                              else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)
         if executable is None:
             if dynamic:
-                avals = dynamic_shapes.input_avals(placeholders)
+                avals = dynamic_shapes.input_avals(_leaves(placeholders))
             elif sharded:
                 avals = [Aval(a.shape, a.dtype) for a in logical_args(args, ctx)]
             else:
                 avals = None
-            executable = self._compile(fn, args, avals, prepare, ctx)
+            executable = self._compile(fn, args, avals, prepare, ctx, nested)
             self.entries[key] = executable
             self.compiles += 1
             if self._totals is not None:
@@ -112,15 +137,16 @@ class CompileCache:
             # needs every rank to run the same logical shapes.
             ctx.check_fed_blocks([tuple(a.shape) for a in args if isinstance(a, Tensor)
                                   and not isinstance(a, Parameter)], self.name)
-        arrays = [a._require_data() for a in args if isinstance(a, Tensor)]
+        inputs = _leaves(args) if nested else args
+        arrays = [a._require_data() for a in inputs if isinstance(a, Tensor)]
         return executable.run(arrays, bindings)
 
-    def _compile(self, fn, args, avals, prepare, ctx):
+    def _compile(self, fn, args, avals, prepare, ctx, nested):
         for hook in REGISTRY.plugged("graph.before_compile", ()):
             hook()
         REGISTRY.note_compile()
         start = time.perf_counter()
-        graph, tracer = trace(fn, args, self.name, avals)
+        graph, tracer = trace(fn, args, self.name, avals, nested_inputs=nested)
         program = to_program(graph, tracer)
         if prepare is not None:
             prepare(program)

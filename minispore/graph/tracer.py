@@ -227,19 +227,30 @@ class Tracer(Interpreter):
         self.phase = UPDATE
 
 
-def trace(fn, args, name, input_avals=None):
+def has_tensor(seq):
+    """Whether a tuple/list argument holds a Tensor at any depth."""
+    return any(isinstance(y, Tensor) or (isinstance(y, (tuple, list)) and has_tensor(y))
+               for y in seq)
+
+
+def trace(fn, args, name, input_avals=None, nested_inputs=False):
     """Trace ``fn(*args)`` into a new Graph. Tensor arguments become graph inputs (with the
-    given Avals when `input_avals` is set, e.g. symbolic ones); other arguments are constants
-    baked into the graph. Returns (graph, tracer)."""
+    given Avals when `input_avals` is set, e.g. symbolic ones), and with `nested_inputs` so do
+    the Tensors inside tuple/list arguments, depth first (MindSpore passes `net((x, y))` and
+    `net(mutable((x, y)))` as sequences of inputs); other arguments are constants baked into
+    the graph. Returns (graph, tracer)."""
     graph = Graph(name)
     tracer = Tracer.of(graph)
     avals = iter(input_avals) if input_avals is not None else None
-    traced = []
-    for a in args:
+
+    def bind(a):
         if isinstance(a, Tensor):
-            traced.append(tracer.add_input(next(avals) if avals is not None else a))
-        else:
-            traced.append(a)
+            return tracer.add_input(next(avals) if avals is not None else a)
+        if nested_inputs and isinstance(a, (tuple, list)) and has_tensor(a):
+            items = [bind(y) for y in a]
+            return tuple(items) if isinstance(a, tuple) else items
+        return a
+    traced = [bind(a) for a in args]
     with tracer:
         out = fn(*traced)
     graph.outputs = tracer.to_graph(out)

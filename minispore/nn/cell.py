@@ -376,10 +376,14 @@ class Cell(CellHooks):
         if inputs and kwargs:
             raise ValueError(f"For 'set_inputs' of {type(self).__name__}, give either inputs "
                              f"or kwargs, not both.")
+        def is_placeholder(x):   # a Tensor, or a tuple/list of them (mutable((x, y)))
+            return isinstance(x, Tensor) or (isinstance(x, (tuple, list)) and x and
+                                             all(is_placeholder(y) for y in x))
         for i, x in enumerate(list(inputs) + list(kwargs.values())):
-            if not isinstance(x, Tensor):
+            if not is_placeholder(x):
                 raise TypeError(f"For 'set_inputs' of {type(self).__name__}, input {i + 1} must "
-                                f"be a Tensor (placeholder), but got {type(x).__name__}.")
+                                f"be a Tensor (placeholder) or a tuple/list of them, but got "
+                                f"{type(x).__name__}.")
         self._inputs = inputs if inputs else None
         self._kw_inputs = kwargs if kwargs else None
 

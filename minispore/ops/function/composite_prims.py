@@ -41,7 +41,7 @@ __all__ = ["Acosh", "Asinh", "Atanh", "AddN", "AccumulateNV2", "ApproximateEqual
            "AdaptiveAvgPool2D", "LRN", "Dropout2D", "AdaptiveAvgPool3D",
            "MatrixPower", "Pdist", "GatherNd", "Unique", "RandomShuffle", "Mvlgamma",
            "Histogram", "Im2Col", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
-           "ScatterNd", "IndexFill"]
+           "ScatterNd", "IndexFill", "Meshgrid"]
 
 TensorAdd = Add
 Gelu = GeLU
@@ -342,3 +342,13 @@ Im2Col = _composite("Im2Col", _im2col, (("ksizes", None), ("strides", 1), ("dila
 Unique = _composite("Unique", UQ.unique)
 RandomShuffle = _composite("RandomShuffle", lambda x, seed, seed2: RF.shuffle(x, seed or seed2),
                            (("seed", 0), ("seed2", 0)))
+
+
+def _meshgrid(inputs, indexing):
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError(f"For 'Meshgrid', the input must be a tuple or list of 1-D Tensors, but "
+                        f"got {type(inputs).__name__}.")
+    return AC.meshgrid(*inputs, indexing=indexing)
+
+
+Meshgrid = _composite("Meshgrid", _meshgrid, (("indexing", "xy"),))
