@@ -445,3 +445,23 @@ def test_one_hot_bad_inputs():
         ops.one_hot(Tensor(rand(2)), 3)
     with pytest.raises(ValueError, match=r"For 'OneHot'.*\[-1, 1\].*3"):
         ops.one_hot(Tensor(np.array([1])), 3, axis=3)
+
+
+def test_strided_slice_takes_int_tensors_for_begin_end_strides():
+    """MindSpore's own test_stridedslice_op.py passes begin/end/strides as 1-D int Tensors;
+    a Tensor computed inside a graph being compiled cannot set the shape and is refused."""
+    x = np.arange(18, dtype=np.float32).reshape(3, 2, 3)
+    for itype in (np.int32, np.int64):
+        out = ops.strided_slice(Tensor(x), Tensor(np.array([2, 0, 0], itype)),
+                                Tensor(np.array([3, 2, 3], itype)),
+                                Tensor(np.array([1, 1, 2], itype)))
+        np.testing.assert_array_equal(out.asnumpy(), x[2:3, 0:2, 0:3:2])
+    with pytest.raises(TypeError, match="'begin' as a Tensor must be 1-D int32 or int64"):
+        ops.strided_slice(Tensor(x), Tensor(np.array([0.0, 0, 0], np.float32)), (1, 1, 1),
+                          (1, 1, 1))
+
+    @ms.jit
+    def computed_begin(a, b):
+        return ops.StridedSlice()(a, b, (1, 1, 1), (1, 1, 1))
+    with pytest.raises(TypeError, match="'begin' is a Tensor computed in the graph"):
+        computed_begin(Tensor(x), Tensor(np.zeros(3, np.int32)))

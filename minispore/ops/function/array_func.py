@@ -177,8 +177,9 @@ def ones(shape, dtype=None):
 def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0):
     masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
-    return cached_op(I.StridedSlice, *masks)(input_x, tuple(begin), tuple(end),
-                                                           tuple(strides))
+    def seq(v):    # a Tensor stays one: StridedSlice reads its values
+        return v if isinstance(v, Tensor) else tuple(v)
+    return cached_op(I.StridedSlice, *masks)(input_x, seq(begin), seq(end), seq(strides))
 
 
 def strided_slice_grad(dout, shapex, begin, end, strides, begin_mask=0, end_mask=0,

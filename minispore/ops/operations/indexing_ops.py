@@ -162,8 +162,26 @@ class StridedSlice(_SliceBase):
     """out = x[begin:end:strides] per dim, with TensorFlow-style masks:
     StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
     shrink_axis_mask=0)(x, begin, end, strides). Bit i of a mask applies to entry i of
-    begin/end/strides (see `plan`). The gradient scatters dout into zeros (StridedSliceGrad).
+    begin/end/strides (see `plan`); each a tuple of ints or a 1-D int Tensor whose values are
+    known (not computed in a graph being compiled: they set the output's shape). The gradient
+    scatters dout into zeros (StridedSliceGrad).
     """
+
+    def __call__(self, x, begin, end, strides):
+        return super().__call__(x, self._ints("begin", begin), self._ints("end", end),
+                                self._ints("strides", strides))
+
+    def _ints(self, name, value):
+        if not isinstance(value, Tensor):
+            return value
+        if value.traced:
+            raise self.error(f"'{name}' is a Tensor computed in the graph being compiled; its "
+                             f"values set the output's shape, so give a tuple of ints or a "
+                             f"constant Tensor.", TypeError)
+        if value.dtype not in (mstype.int32, mstype.int64) or len(value.shape) != 1:
+            raise self.error(f"'{name}' as a Tensor must be 1-D int32 or int64, but got "
+                             f"{value.dtype} of shape {tuple(value.shape)}.", TypeError)
+        return tuple(int(v) for v in value.asnumpy())
 
     def infer(self, x, begin, end, strides):
         check_tensor(self, "input_x", x)
