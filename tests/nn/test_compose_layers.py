@@ -4,6 +4,7 @@ references, finite-difference gradients and MindSpore's argument errors."""
 import numpy as np
 import pytest
 
+import minispore as ms
 from minispore import Tensor, nn, ops
 from tests.ops.harness import check_forward, check_grad
 
@@ -128,3 +129,18 @@ def test_nll_cross_entropy_focal():
     check_grad(lambda a, p: nn.FocalLoss(gamma=2.0)(a, p), [lg, prob], positions=[0])
     with pytest.raises(ValueError, match="label"):
         ops.nll_loss(Tensor(lg), Tensor(np.int32([3, 0])))
+
+
+def test_kl_div_negative_labels_contribute_zero():
+    """MindSpore 2.7.2's KLDivLoss (P.KLDivLoss, ops.kl_div): a label <= 0 contributes 0, not
+    NaN; recorded: none [[0, 0.35667494], [0.6931472, 0]], mean 0.26245552, sum 1.0498221,
+    batchmean 0.52491105. The gradient w.r.t. the logits is -label where label > 0."""
+    from minispore.ops.operations import KLDivLoss
+    pred = Tensor(np.log(np.array([[0.3, 0.7], [0.5, 0.5]])).astype(np.float32))
+    tgt = Tensor(np.array([[-1, 1], [1, -1]], np.float32))
+    np.testing.assert_allclose(KLDivLoss("none")(pred, tgt).asnumpy(),
+                               [[0, 0.35667494], [0.6931472, 0]], rtol=1e-6)
+    for reduction, want in (("mean", 0.26245552), ("sum", 1.0498221), ("batchmean", 0.52491105)):
+        np.testing.assert_allclose(KLDivLoss(reduction)(pred, tgt).asnumpy(), want, rtol=1e-6)
+    grad = ms.grad(lambda p: ops.kl_div(p, tgt, "sum"))(pred)
+    np.testing.assert_array_equal(grad.asnumpy(), [[0, -1], [-1, 0]])

@@ -103,3 +103,13 @@ def test_fmin_randperm_bitwise_not():
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call(Tensor(X3.astype(np.float32)))
+
+
+def test_fmax_tie_gradient_goes_to_the_first_input():
+    """MindSpore 2.7.2: grad of fmax with x1 = [[1, 2, 3, 4], [5, 6, 7, 8]], x2 = [4] is
+    [[0, 0, 0, 1], [1, 1, 1, 1]] for x1 and [3] for x2 (ops.maximum splits the tie: 0.5)."""
+    x1 = Tensor(np.array([[1, 2, 3, 4], [5, 6, 7, 8]], np.float32))
+    x2 = Tensor(np.array([4], np.float32))
+    g1, g2 = ms.grad(ops.fmax, (0, 1))(x1, x2)
+    np.testing.assert_array_equal(g1.asnumpy(), [[0, 0, 0, 1], [1, 1, 1, 1]])
+    np.testing.assert_array_equal(g2.asnumpy(), [3])

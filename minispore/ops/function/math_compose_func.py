@@ -303,11 +303,13 @@ def ldexp(x, other):
 
 
 def fmax(input, other):  # noqa: A002
-    """Elementwise max that ignores NaN (NaN only where both are)."""
+    """Elementwise max that ignores NaN (NaN only where both are). A tie's gradient goes
+    wholly to `input`, as MindSpore's Fmax grad gives it (Maximum splits it)."""
     # zeros of the broadcast shape (zeros_like, not x * 0: NaN * 0 is NaN)
     zero = A.zeros_like(M.add(input, other))
+    larger = _where(M.greater_equal(input, other), M.add(zero, input), M.add(zero, other))
     return _where(M.isnan(input), M.add(zero, other),
-                  _where(M.isnan(other), M.add(zero, input), M.maximum(input, other)))
+                  _where(M.isnan(other), M.add(zero, input), larger))
 
 
 def fmin(input, other):  # noqa: A002

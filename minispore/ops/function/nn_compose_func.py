@@ -11,7 +11,6 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_func as N
 from minispore.ops.function.array_compose_func import glu_split
 from minispore.ops.function.composite_func import where as _where
-from minispore.ops.function.math_compose_func import xlogy
 from minispore.ops.function.reduce_compose_func import vector_norm
 
 __all__ = ["elu", "celu", "selu", "leaky_relu", "rrelu", "relu6", "silu", "mish", "hardswish",
@@ -296,13 +295,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 
 def kl_div(logits, labels, reduction="mean", log_target=False):
-    """labels * (log(labels) - logits) (0 where labels is 0); 'batchmean' divides the sum by
-    the batch size."""
+    """labels * (log(labels) - logits) where labels > 0, else 0 (MindSpore's kernel: a
+    negative label contributes nothing, it is not a NaN); 'batchmean' divides the sum by the
+    batch size."""
     _check_float("kl_div", "logits", logits)
     if log_target:
         loss = M.mul(M.exp(labels), M.sub(labels, logits))
     else:
-        loss = M.sub(xlogy(labels, labels), M.mul(labels, logits))
+        positive = M.greater(labels, 0)
+        # log of 1 where the label is not positive, so no NaN reaches either branch's gradient
+        zero = A.zeros_like(labels)
+        safe = _where(positive, labels, A.ones_like(labels))
+        loss = _where(positive, M.mul(labels, M.sub(M.log(safe), logits)), zero)
     if reduction == "batchmean":
         return M.div(M.reduce_sum(loss), float(logits.shape[0]) if logits.ndim else 1.0)
     return reduce_loss("kl_div", loss, reduction)
