@@ -155,6 +155,10 @@ def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
         if isinstance(x, (tuple, list)) and any(isinstance(y, Value) for y in flatten(x)):
             body = ", ".join(operand(y) for y in x)
             return f"({body},)" if isinstance(x, tuple) else f"[{body}]"
+        return constant(x)
+
+    def constant(x):
+        nonlocal needs_bindings
         if symbolic.is_symbolic(x):   # constants holding SymDims take the run's bindings
             needs_bindings = True
             return f"_subst({nm.bind('c', x)}, _b)"
@@ -203,7 +207,8 @@ def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
         returned = [nm.value(v) for v in graph.output_values() if v.param is None]
         if returned:
             lines.append(f"_acct.returned({', '.join(returned)})")
-    lines.append(f"return {_output_expr(graph.outputs, nm)}")
+    # (a returned constant may hold SymDims too: ops.Size of a dynamic input is s0 * 3)
+    lines.append(f"return {_output_expr(graph.outputs, nm, constant)}")
     lead = ["_o"] + (["_acct"] if accounted else []) + (["_b"] if needs_bindings else [])
     header = f"def _run({', '.join(lead + args)}):"
     source = "\n".join(describe_memory(graph, plan) + [header]
@@ -225,17 +230,17 @@ def _renew(slots, slot):
     return fresh
 
 
-def _output_expr(obj, nm):
+def _output_expr(obj, nm, constant):
     if isinstance(obj, Value):
         if obj.param is not None:
             return nm.bind("P", obj.param)
         return f"_Tensor({nm.value(obj)}, {nm.bind('d', obj.aval.dtype)})"
     if isinstance(obj, tuple):
-        body = ", ".join(_output_expr(x, nm) for x in obj)
+        body = ", ".join(_output_expr(x, nm, constant) for x in obj)
         return f"({body},)" if obj else "()"
     if isinstance(obj, list):
-        return "[" + ", ".join(_output_expr(x, nm) for x in obj) + "]"
-    return nm.bind("c", obj)
+        return "[" + ", ".join(_output_expr(x, nm, constant) for x in obj) + "]"
+    return constant(obj)
 
 
 def _last_uses(graph):

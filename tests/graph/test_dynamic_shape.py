@@ -164,3 +164,23 @@ def test_tutorial_model_train_with_placeholders(graph_mode):
     assert train_net.get_inputs() == (input_dyn, label_dyn)
     info = train_net.compile_cache_info()
     assert info["compiles"] == 1 and info["hits"] == 5
+
+
+def test_a_returned_shape_expression_takes_the_run_s_sizes():
+    """ops.Size of an input with a dynamic dim is s0 * 3 while compiling; the value returned
+    by each run is the number (MindSpore's test_size_op.py::test_size_dynamic)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        class SizeAndShape(nn.Cell):
+            def construct(self, x):
+                return ops.Size()(x), x.shape, x * 2
+
+        net = SizeAndShape()
+        net.set_inputs(Tensor(shape=[3, None], dtype=ms.float32))
+        for n in (4, 7):
+            size, shape, y = net(Tensor(np.ones((3, n), np.float32)))
+            assert size == 3 * n and type(size) is int and tuple(shape) == (3, n)
+            assert y.shape == (3, n)
+        assert net.compile_cache_info()["compiles"] == 1
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
