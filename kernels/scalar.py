@@ -69,9 +69,10 @@ def minimum(x, y):
 
 
 def maximum_grad(x, y, dout):
-    """d maximum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties.
-    The y-gradient is maximum_grad(y, x, dout)."""
-    if x > y or x != x:
+    """d maximum(x, y) / dx * dout: dout where x wins, half of it on ties; where either is
+    NaN both inputs get dout (MindSpore's MaximumGrad). The y-gradient is
+    maximum_grad(y, x, dout)."""
+    if x > y or x != x or y != y:
         return dout
     if x == y:
         return dout * type(dout)(0.5)
@@ -79,8 +80,9 @@ def maximum_grad(x, y, dout):
 
 
 def minimum_grad(x, y, dout):
-    """d minimum(x, y) / dx * dout: dout where x wins (or is NaN), half of it on ties."""
-    if x < y or x != x:
+    """d minimum(x, y) / dx * dout: dout where x wins, half of it on ties; both inputs get
+    dout where either is NaN (MindSpore's MinimumGrad)."""
+    if x < y or x != x or y != y:
         return dout
     if x == y:
         return dout * type(dout)(0.5)

@@ -555,3 +555,16 @@ def test_mvlgamma_checks_its_domain_in_a_compiled_graph_every_run():
             net(Tensor(np.array([0.5, 4.0], np.float32)))     # same graph, other values
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_maximum_minimum_gradients_where_an_input_is_nan():
+    """MindSpore 2.7.2: where either input is NaN both inputs get dout (recorded values for
+    x = [1.7, 9.6, 5.8, nan], y = [nan, nan, 1, 2])."""
+    x = Tensor(np.array([1.7, 9.6, 5.8, np.nan], np.float32))
+    y = Tensor(np.array([np.nan, np.nan, 1.0, 2.0], np.float32))
+    dx, dy = ms.grad(ops.minimum, (0, 1))(x, y)
+    np.testing.assert_array_equal(dx.asnumpy(), [1, 1, 0, 1])
+    np.testing.assert_array_equal(dy.asnumpy(), [1, 1, 1, 1])
+    dx, dy = ms.grad(ops.maximum, (0, 1))(x, y)
+    np.testing.assert_array_equal(dx.asnumpy(), [1, 1, 1, 1])
+    np.testing.assert_array_equal(dy.asnumpy(), [1, 1, 0, 1])

@@ -143,7 +143,8 @@ class Maximum(BinaryElementwise):
     """out = max(x, y) elementwise, with broadcasting; a NaN in either input wins.
 
     Gradient: dout goes to the larger input; on ties (x == y) each input gets dout / 2, which
-    is what central differences measure (MindSpore gives ties to x; the halves are symmetric).
+    is what central differences measure, and where either input is NaN both get dout (both as
+    MindSpore 2.7.2 gives them).
     """
     kernel_name = "maximum"
 
@@ -156,7 +157,7 @@ class Maximum(BinaryElementwise):
 class Minimum(BinaryElementwise):
     """out = min(x, y) elementwise, with broadcasting; a NaN in either input wins.
 
-    Gradient: dout goes to the smaller input; ties split it in halves, as in Maximum.
+    Gradient: dout goes to the smaller input; ties and NaNs as in Maximum.
     """
     kernel_name = "minimum"
 
