@@ -568,3 +568,25 @@ def test_maximum_minimum_gradients_where_an_input_is_nan():
     dx, dy = ms.grad(ops.maximum, (0, 1))(x, y)
     np.testing.assert_array_equal(dx.asnumpy(), [1, 1, 1, 1])
     np.testing.assert_array_equal(dy.asnumpy(), [1, 1, 0, 1])
+
+
+def test_integer_and_unsigned_dtypes_mindspore_accepts():
+    """MindSpore 2.7.2 (recorded): Reciprocal of int32 is float32; Inv of int32 stays int32
+    (the float reciprocal truncated, 1/0 the dtype's minimum); Add and the comparisons take
+    uint16/32/64, unsigned sums wrapping."""
+    from minispore.ops import operations as P
+    xi = Tensor(np.array([2, 1, -1, 4, 0], np.int32))
+    r = P.Reciprocal()(xi[:4])
+    assert r.dtype == ms.float32
+    np.testing.assert_array_equal(r.asnumpy(), [0.5, 1, -1, 0.25])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = P.Inv()(xi)
+    assert inv.dtype == ms.int32
+    np.testing.assert_array_equal(inv.asnumpy(), [0, 1, -1, 0, np.iinfo(np.int32).min])
+    for dt in (np.uint16, np.uint32, np.uint64):
+        a, b = Tensor(np.array([2, 1], dt)), Tensor(np.array([1, 1], dt))
+        np.testing.assert_array_equal(P.Greater()(a, b).asnumpy(), [True, False])
+        np.testing.assert_array_equal(P.GreaterEqual()(a, b).asnumpy(), [True, True])
+    s = P.Add()(Tensor(np.array([2, 1], np.uint16)), Tensor(np.array([65535, 1], np.uint16)))
+    assert s.dtype == ms.uint16
+    np.testing.assert_array_equal(s.asnumpy(), [1, 2])

@@ -82,7 +82,10 @@ def true_divide(dividend, divisor):
 
 
 def inv(x):
-    """1 / x."""
+    """1 / x. An integer x gives 1 / x in float32 cast back to x's dtype (truncated; 1 / 0
+    is the dtype's minimum), as MindSpore's Inv computes it."""
+    if getattr(x, "dtype", None) in mstype.int_types:
+        return A.cast(M.reciprocal(A.cast(x, mstype.float32)), x.dtype)
     return M.reciprocal(x)
 
 

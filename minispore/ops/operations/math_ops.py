@@ -34,9 +34,14 @@ _FLOAT = mstype.float_types
 _SIGNED = _FLOAT + (mstype.int8, mstype.int16, mstype.int32, mstype.int64)
 
 
+# MindSpore's CPU kernels of Add and the comparisons also take the wide unsigned types.
+_WITH_UINTS = mstype.number_types + (mstype.uint16, mstype.uint32, mstype.uint64)
+
+
 class Add(BinaryElementwise):
-    """out = x + y, with broadcasting."""
+    """out = x + y, with broadcasting (unsigned sums wrap, as numpy's and MindSpore's do)."""
     kernel_name = "add"
+    valid_dtypes = _WITH_UINTS
 
     def bprop(self, inputs, out, dout):
         x, y = inputs
@@ -259,7 +264,7 @@ class Abs(UnaryElementwise):
 class _Compare(BinaryElementwise):
     """Elementwise comparison with broadcasting; a bool tensor, not differentiable."""
     out_dtype = mstype.bool_
-    valid_dtypes = mstype.number_types + (mstype.bool_,)
+    valid_dtypes = _WITH_UINTS + (mstype.bool_,)
     differentiable = False
 
 

@@ -7,7 +7,7 @@ import math
 
 from minispore.common import dtype as mstype
 from minispore.ops.operations._base import cached_op
-from minispore.ops.operations.array_ops import ZerosLike
+from minispore.ops.operations.array_ops import Cast, ZerosLike
 from minispore.ops.operations.elementwise import UnaryElementwise
 from minispore.ops.operations.math_ops import (Add, Exp, Mul, Neg, RealDiv, Sqrt, Square,
                                                Sub)
@@ -113,8 +113,13 @@ class Sign(_Piecewise):
 
 
 class Reciprocal(UnaryElementwise):
-    """out = 1 / x; dx = -dout * out^2."""
+    """out = 1 / x; dx = -dout * out^2. An integer x gives float32, as MindSpore's does."""
     kernel_name = "reciprocal"
+
+    def __call__(self, x):
+        if getattr(x, "dtype", None) in mstype.int_types:
+            x = cached_op(Cast)(x, mstype.float32)
+        return super().__call__(x)
 
     def bprop(self, inputs, out, dout):
         return (cached_op(Neg)(_mul(dout, cached_op(Square)(out))),)
