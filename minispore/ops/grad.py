@@ -82,6 +82,15 @@ def _weights_list(weights):
     return list(weights)
 
 
+def _leaves(out):
+    """A nested tuple/list output as its leaves, depth first (LSTM's (y, (h, c)) is three
+    heads, each differentiated with its own sens)."""
+    flat = []
+    for o in out:
+        flat.extend(_leaves(o) if isinstance(o, (tuple, list)) else (o,))
+    return tuple(flat)
+
+
 def _run_with_tape(fn, args, positions, weights, has_aux, sens=None):
     """Run fn(*args) on a tape; return (full output, input grads, weight grads)."""
     from minispore.ops import functional as F
@@ -103,14 +112,18 @@ def _run_with_tape(fn, args, positions, weights, has_aux, sens=None):
                              f"{type(out).__name__}.")
         heads = (out[0],)
     else:
-        heads = out if isinstance(out, tuple) else (out,)
+        heads = _leaves(out) if isinstance(out, (tuple, list)) else (out,)
     tracer = _CTX.tracer
     with tracer.in_phase(BACKWARD) if tracer is not None else nullcontext():
         if sens is None:
-            sens_list = [F.ones_like(h) for h in heads]
+            sens_list = [F.ones_like(h) if isinstance(h, Tensor) else None for h in heads]
         else:
-            sens_list = list(sens) if isinstance(sens, tuple) else [sens]
-        cot = tape.backward(heads, sens_list)
+            sens_list = list(_leaves(sens)) if isinstance(sens, (tuple, list)) else [sens]
+        # A non-Tensor output (a Python number such as ops.Size's) does not depend on the
+        # inputs' values: it contributes no gradient, as in MindSpore.
+        pairs = [(h, s) for h, s in zip(heads, sens_list) if isinstance(h, Tensor)]
+        heads = tuple(h for h, _ in pairs)
+        cot = tape.backward(heads, [s for _, s in pairs])
 
         def grad_of(t):
             g = cot.get(id(t))

@@ -34,3 +34,15 @@ def test_one_tuple_with_weights_and_ids_reads_as_the_int():
     assert isinstance(gx, Tensor) and gw.shape == (3,)
     pos, g = ms.grad(fn, (0,), return_ids=True)(Tensor(X))
     assert pos == 0 and isinstance(g, Tensor)
+
+
+def test_grad_of_non_tensor_and_nested_outputs():
+    """A Python-number output (ops.Size) contributes no gradient (MindSpore gives zeros), and a
+    nested output such as LSTM's (y, (h, c)) is differentiated at every Tensor leaf."""
+    from minispore.ops import operations as P
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(ms.grad(lambda a: P.Size()(a))(x).asnumpy(), np.zeros((2, 3)))
+    g = ms.grad(lambda a: (P.Size()(a), a * 2))(x)
+    np.testing.assert_array_equal(g.asnumpy(), np.full((2, 3), 2.0))
+    g = ms.grad(lambda a: (a * 2, (a * a, [a * 3])))(x)
+    np.testing.assert_allclose(g.asnumpy(), 2 + 2 * x.asnumpy() + 3)

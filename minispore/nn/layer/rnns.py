@@ -8,7 +8,7 @@ import numpy as np
 
 from minispore.common import dtype as mstype
 from minispore.common.initializer import Uniform, initializer
-from minispore.common.parameter import Parameter
+from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
@@ -118,6 +118,44 @@ class _RNNBase(Cell):
                     setattr(self, n, Parameter(initializer(bound, s, dtype), name=n))
                 per_direction.append(tuple(names) + (None, None)[:4 - len(names)])
             self._weights.append(per_direction)
+
+    # MindSpore keeps each kind of weight as a ParameterTuple over layers and directions
+    # (w_ih_list, ...), and code assigns new tuples to them to set the weights.
+    _LISTS = {"w_ih_list": "weight_ih", "w_hh_list": "weight_hh", "b_ih_list": "bias_ih",
+              "b_hh_list": "bias_hh"}
+
+    def _list_names(self, kind):
+        if kind.startswith("bias") and not self.has_bias:
+            return []
+        return [f"{kind}_l{layer}{suffix}" for layer in range(self.num_layers)
+                for suffix in ("", "_reverse")[:self.num_directions]]
+
+    def __setattr__(self, name, value):
+        kind = self._LISTS.get(name)
+        if kind is None:
+            return super().__setattr__(name, value)
+        names = self._list_names(kind)
+        params = list(value)
+        if len(params) != len(names) or not all(isinstance(p, Parameter) for p in params):
+            raise ValueError(f"For '{type(self).__name__}', '{name}' must hold {len(names)} "
+                             f"Parameters ({', '.join(names) or 'none: has_bias is False'}), but "
+                             f"got {len(params)} items.")
+        for n, p in zip(names, params):
+            if tuple(p.shape) != tuple(getattr(self, n).shape):
+                raise ValueError(f"For '{type(self).__name__}', '{name}' item {n} must have "
+                                 f"shape {tuple(getattr(self, n).shape)}, but got "
+                                 f"{tuple(p.shape)}.")
+        for n, p in zip(names, params):
+            super().__setattr__(n, p)
+
+    w_ih_list = property(lambda self: ParameterTuple(
+        getattr(self, n) for n in self._list_names("weight_ih")))
+    w_hh_list = property(lambda self: ParameterTuple(
+        getattr(self, n) for n in self._list_names("weight_hh")))
+    b_ih_list = property(lambda self: ParameterTuple(
+        getattr(self, n) for n in self._list_names("bias_ih")))
+    b_hh_list = property(lambda self: ParameterTuple(
+        getattr(self, n) for n in self._list_names("bias_hh")))
 
     def _params_of(self, names):
         return tuple(None if n is None else getattr(self, n) for n in names)
