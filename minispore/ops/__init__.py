@@ -3,6 +3,7 @@ from minispore.ops import functional  # noqa: F401
 from minispore.ops import operations  # noqa: F401
 from minispore.ops.functional import *  # noqa: F401,F403
 from minispore.ops.function.inplace_func import *  # noqa: F401,F403
+from minispore.ops.function.scatter_reduce_func import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation, grad, value_and_grad  # noqa: F401
 from minispore.ops.jacobian import jacfwd, jacrev  # noqa: F401
 from minispore.ops.vjp_jvp import jvp, vjp  # noqa: F401
