@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops.autodiff import replace_in_place
 from minispore.ops.function import array_func as A
@@ -25,6 +26,7 @@ __all__ = ["scatter_add", "scatter_mul", "scatter_div", "scatter_max",
            "inplace_sub", "inplace_update", "inplace_index_add"]
 
 _INDEX = (mstype.int32, mstype.int64)
+_CTX = context()
 
 
 def _check(name, x, indices, updates, x_name="input_x"):
@@ -48,7 +50,7 @@ def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols):
     return A.reshape(out, tuple(x.shape))
 
 
-def _write(x, value, name):
+def write_back(x, value, name):
     """x holds value from now on (a Parameter through Assign); x is returned."""
     replace_in_place(x, value, name)
     return x
@@ -71,7 +73,7 @@ def _scatter(name, reduction, input_x, indices, updates):
                                f"{shape[0]}), but got '{bad[0]}' in indices.")
     cols = math.prod(shape[1:])
     value = _scatter_3d(name, reduction, input_x, indices, updates, 1, shape[0], cols)
-    return _write(input_x, value, name)
+    return write_back(input_x, value, name)
 
 
 def scatter_add(input_x, indices, updates):
@@ -142,7 +144,7 @@ def _nd_in_place(name, reduction, input_x, indices, updates, use_locking):
         raise TypeError(f"For '{name}', 'use_locking' must be a bool, but got "
                         f"{type(use_locking).__name__}.")
     error = ValueError if reduction == "update" else RuntimeError
-    return _write(input_x, _nd(name, reduction, input_x, indices, updates, error), name)
+    return write_back(input_x, _nd(name, reduction, input_x, indices, updates, error), name)
 
 
 def scatter_nd_add(input_x, indices, updates, use_locking=False):
@@ -225,15 +227,16 @@ def _segment(name, reduction, x, segment_ids, num_segments):
     k, shape = segment_ids.ndim, tuple(x.shape)
     if k == 0 or shape[:k] != tuple(segment_ids.shape):
         raise ValueError(f"For {name}, the first shape of input_x should be equal to length "
-                         f"of segments_id, but got x shape {shape} and segment_ids shape "
-                         f"{tuple(segment_ids.shape)}.")
+                         f"of segments_id (x shape {shape}, segment_ids shape "
+                         f"{tuple(segment_ids.shape)}).")
     if not segment_ids.traced:
         flat = segment_ids.asnumpy().reshape(-1)
         if ((flat < 0) | (flat >= num_segments)).any():
             raise RuntimeError(f"For '{name}', segment_ids value should be [0, "
                                f"{num_segments}), but got {flat.tolist()}.")
     out_shape = (int(num_segments),) + shape[k:]
-    start = A.fill(x.dtype, out_shape, reduction_identity(reduction, x.dtype.np))
+    empty = reduction_identity(reduction, mstype.dtype_to_nptype(x.dtype))
+    start = A.fill(x.dtype, out_shape, empty)
     n, cols = math.prod(shape[:k]), math.prod(shape[k:])
     out = cached_op(ScatterRows, reduction, name)(
         A.reshape(start, (1, int(num_segments), cols)), A.reshape(segment_ids, (n,)),
@@ -299,19 +302,35 @@ def _along(name, x, indices, y, axis, x_name):
 
 def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     """``ops.index_add``: x[..., indices[i], ...] += y[..., i, ...] along axis, written into
-    x in place (a Parameter through Assign) and returned. Differentiable: x gets dout, y
-    dout's rows at indices."""
+    x in place (a Parameter through Assign) and returned. Differentiable (then out of place):
+    x gets dout, y dout's rows at indices."""
     for arg, v in (("use_lock", use_lock), ("check_index_bound", check_index_bound)):
         if not isinstance(v, bool):
             raise TypeError(f"For 'IndexAdd', '{arg}' must be a bool, but got "
                             f"{type(v).__name__}.")
-    return _write(x, _along("IndexAdd", x, indices, y, axis, "x"), "IndexAdd")
+    value = _along("IndexAdd", x, indices, y, axis, "x")
+    if _CTX.tapes:
+        # Being differentiated, x keeps its value and the sum is returned as a new tensor, as
+        # in MindSpore's graph (x's gradient is then dout's, not that of a written Parameter).
+        return value
+    return write_back(x, value, "IndexAdd")
+
+
+def index_add_value(x, dim, index, source, alpha=1):
+    """Tensor.index_add(dim, index, source, *, alpha=1): x with alpha * source's slices added
+    along dim at index (int32), as a new tensor (the method writes it into x)."""
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        raise TypeError(f"For 'Tensor.index_add', 'alpha' must be a number, but got "
+                        f"{type(alpha).__name__}.")
+    if alpha != 1:
+        source = M.mul(source, Tensor(np.array(alpha, mstype.dtype_to_nptype(x.dtype))))
+    return _along("IndexAdd", x, index, source, dim, "x")
 
 
 def inplace_index_add(var, indices, updates, axis):
     """``ops.inplace_index_add``: var[..., indices[i], ...] += updates[..., i, ...] along
     axis, in place; returns var."""
-    return _write(var, _along("InplaceIndexAdd", var, indices, updates, axis, "var"),
+    return write_back(var, _along("InplaceIndexAdd", var, indices, updates, axis, "var"),
                   "InplaceIndexAdd")
 
 
