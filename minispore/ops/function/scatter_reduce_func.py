@@ -46,7 +46,7 @@ def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols):
     n = int(np.prod(index.shape, dtype=np.int64))
     out = cached_op(ScatterRows, reduction, name)(
         A.reshape(x, (outer, rows, cols)), A.reshape(index, (n,)),
-        A.reshape(updates, (outer, n, cols)))
+        A.reshape(updates, (outer, -1, cols)))     # -1: updates' rows may be dynamic
     return A.reshape(out, tuple(x.shape))
 
 
@@ -336,7 +336,9 @@ def inplace_index_add(var, indices, updates, axis):
 
 # -- InplaceAdd / InplaceSub / InplaceUpdate: rows of axis 0, out of place ----------------
 def _inplace(name, reduction, x, v, indices, allow_tensor):
-    if isinstance(indices, Tensor) and allow_tensor and not indices.traced:
+    if isinstance(indices, Tensor) and allow_tensor and indices.traced:
+        return _inplace_traced(name, reduction, x, v, indices)
+    if isinstance(indices, Tensor) and allow_tensor:
         indices = indices.asnumpy().reshape(-1).tolist()
     if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
         indices = (int(indices),)
@@ -354,7 +356,9 @@ def _inplace(name, reduction, x, v, indices, allow_tensor):
         raise ValueError(f"For primitive[{name}], the rank of x must be equal to rank of v "
                          f"which is {v.ndim} , but got {x.ndim}.")
     shape = tuple(x.shape)
-    if v.shape[0] != len(indices) or tuple(v.shape[1:]) != shape[1:]:
+    # v's first dim may be dynamic (GRAPH mode's set_inputs): ScatterRows checks it on run.
+    static = isinstance(v.shape[0], int)
+    if (static and v.shape[0] != len(indices)) or tuple(v.shape[1:]) != shape[1:]:
         raise ValueError(f"For primitive[{name}], the size of indices must be equal to "
                          f"{v.shape[0]} , but got {len(indices)}.")
     rows = shape[0]
@@ -368,6 +372,25 @@ def _inplace(name, reduction, x, v, indices, allow_tensor):
                              f"[0,{rows}), but got {i}.")
     index = Tensor(np.array([int(i) % rows for i in indices], np.int64))
     return _scatter_3d(name, reduction, x, index, v, 1, rows, math.prod(shape[1:]))
+
+
+def _inplace_traced(name, reduction, x, v, indices):
+    """InplaceUpdate(V2) with indices only known when the graph runs (GRAPH mode): an index
+    in [-D, 0) wraps by a FloorMod; one outside [-D, D) still wraps (the graph cannot raise
+    on a value), which MindSpore reports as an error."""
+    _check(name, x, indices, v, "x")
+    if x.ndim != v.ndim or tuple(v.shape[1:]) != tuple(x.shape[1:]):
+        raise ValueError(f"For primitive[{name}], v must have x's shape but for its first "
+                         f"dim, but got x {tuple(x.shape)} and v {tuple(v.shape)}.")
+    if indices.ndim != 1:
+        raise ValueError(f"For '{name}', 'indices' must be 1-D, but got shape "
+                         f"{tuple(indices.shape)}.")
+    shape = tuple(x.shape)
+    rows, cols = shape[0], math.prod(shape[1:])
+    index = M.floor_mod(A.cast(indices, mstype.int64), Tensor(np.int64(rows)))
+    out = cached_op(ScatterRows, reduction, name)(
+        A.reshape(x, (1, rows, cols)), index, A.reshape(v, (1, int(v.shape[0]), cols)))
+    return A.reshape(out, shape)
 
 
 def inplace_add(x, v, indices):

@@ -8,7 +8,8 @@ from minispore import device
 from minispore.common import dtype as mstype
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
-from minispore.ops.operations._base import cached_op, check_dtype, check_tensor, contiguous
+from minispore.ops.operations._base import (cached_op, check_dtype, check_tensor, contiguous,
+                                            shapes_equal)
 from minispore.ops.operations.array_ops import Cast, OnesLike, ZerosLike
 from minispore.ops.operations.indexing_ops import Gather
 from minispore.ops.operations.math_ops import Add, Equal, Mul, Neg, RealDiv, Select
@@ -54,8 +55,12 @@ class ScatterRows(Primitive):
         if x.ndim != 3 or index.ndim != 1 or updates.ndim != 3:
             raise self.error(f"x and updates must be 3-D and index 1-D, but got shapes "
                              f"{tuple(x.shape)}, {tuple(index.shape)}, {tuple(updates.shape)}.")
-        want = (x.shape[0], index.shape[0], x.shape[2])
-        if tuple(updates.shape) != want:
+        # An index or updates of dynamic length (GRAPH mode's set_inputs) are held to each
+        # other when the kernel runs: a dynamic dim is never linked to a static one.
+        static = isinstance(index.shape[0], int) and isinstance(updates.shape[1], int)
+        n = index.shape[0] if static else updates.shape[1]
+        want = (x.shape[0], n, x.shape[2])
+        if not shapes_equal(self, updates.shape, want):
             raise self.error(f"updates must have shape {want}, but got "
                              f"{tuple(updates.shape)}.")
         if updates.dtype != x.dtype:
@@ -64,6 +69,10 @@ class ScatterRows(Primitive):
         return Aval(tuple(x.shape), x.dtype)
 
     def impl(self, x, index, updates):
+        if index.shape[0] != updates.shape[1]:
+            raise ValueError(f"For '{self.op_name}', the number of indices must equal the "
+                             f"rows of the updates ({updates.shape[1]}), but got "
+                             f"{index.shape[0]}.")
         out = _copy(x)
         index = contiguous(index)
         bad = kernel("scatter_reduce", "scatter_rows")(out, index, contiguous(updates),
