@@ -13,7 +13,7 @@ from minispore.ops.autodiff import replace_in_place
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.composite_prims import _composite
-from minispore.ops.operations._base import cached_op
+from minispore.ops.operations._base import cached_op, shapes_equal
 from minispore.ops.operations.scatter_reduce_ops import ScatterRows, reduction_identity
 
 # scatter_sub is Tensor.scatter_sub's (MindSpore 2.7.2 has no ops.scatter_sub).
@@ -27,6 +27,20 @@ __all__ = ["scatter_add", "scatter_mul", "scatter_div", "scatter_max",
 
 _INDEX = (mstype.int32, mstype.int64)
 _CTX = context()
+
+
+def _known(t):
+    """Whether t's values can be read now (not while a graph is being compiled)."""
+    return not t.traced and _CTX.tracer is None
+
+
+def _shapes_match(name, got, want):
+    """got == want dim by dim, a dynamic dim against a static one left to the run (the
+    reshapes into ScatterRows' view check it then)."""
+    got, want = tuple(got), tuple(want)
+    return len(got) == len(want) and all(
+        shapes_equal(name, (a,), (b,)) or not (isinstance(a, int) and isinstance(b, int))
+        for a, b in zip(got, want))
 
 
 def _check(name, x, indices, updates, x_name="input_x"):
@@ -43,9 +57,8 @@ def _check(name, x, indices, updates, x_name="input_x"):
 
 
 def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols):
-    n = int(np.prod(index.shape, dtype=np.int64))
     out = cached_op(ScatterRows, reduction, name)(
-        A.reshape(x, (outer, rows, cols)), A.reshape(index, (n,)),
+        A.reshape(x, (outer, rows, cols)), A.reshape(index, (-1,)),
         A.reshape(updates, (outer, -1, cols)))     # -1: updates' rows may be dynamic
     return A.reshape(out, tuple(x.shape))
 
@@ -61,11 +74,11 @@ def _scatter(name, reduction, input_x, indices, updates):
     _check(name, input_x, indices, updates)
     shape = tuple(input_x.shape)
     want = tuple(indices.shape) + shape[1:]
-    if input_x.ndim == 0 or tuple(updates.shape) != want:
+    if input_x.ndim == 0 or not _shapes_match(name, updates.shape, want):
         raise ValueError(f"For {name}, updates_shape = indices_shape + input_x_shape[1:], but "
                          f"got input_x_shape: {shape}, indices_shape: {tuple(indices.shape)}, "
                          f"updates_shape: {tuple(updates.shape)}.")
-    if not indices.traced:
+    if _known(indices):
         flat = indices.asnumpy().reshape(-1)
         bad = flat[(flat < 0) | (flat >= shape[0])]
         if bad.size:
@@ -118,15 +131,18 @@ def _nd(name, reduction, input_x, indices, updates, range_error=RuntimeError):
     _check(name, input_x, indices, updates)
     shape = tuple(input_x.shape)
     k = indices.shape[-1] if indices.ndim else 0
+    if not isinstance(k, int):
+        raise NotImplementedError(f"For '{name}', a dynamic indices.shape[-1] (the rank of "
+                                  f"the rows named) is not supported: it fixes the rows' shape.")
     if indices.ndim == 0 or not 1 <= k <= len(shape):
         raise ValueError(f"For '{name}', indices.shape[-1] must be in [1, {len(shape)}] (the "
                          f"rank of input_x), but got indices shape {tuple(indices.shape)}.")
     want = tuple(indices.shape[:-1]) + shape[k:]
-    if tuple(updates.shape) != want:
+    if not _shapes_match(name, updates.shape, want):
         raise ValueError(f"For {name}, updates_shape = indices_shape[:-1] + x_shape["
                          f"indices_shape[-1]:], but got x_shape: {shape}, indices_shape: "
                          f"{tuple(indices.shape)}, updates_shape: {tuple(updates.shape)}.")
-    if not indices.traced:
+    if _known(indices):
         rows = indices.asnumpy().reshape(-1, k)
         bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:k]))).any(axis=1))
         if bad.size:
@@ -216,7 +232,7 @@ def _segment(name, reduction, x, segment_ids, num_segments):
         raise TypeError(f"For primitive[{name}], the input argument[segment_ids] must be a "
                         f"type of {{Tensor[Int32], Tensor[Int64]}}, but got "
                         f"Tensor[{segment_ids.dtype}].")
-    if isinstance(num_segments, Tensor) and not num_segments.traced:
+    if isinstance(num_segments, Tensor) and _known(num_segments):
         num_segments = int(num_segments.asnumpy().reshape(-1)[0])
     if not isinstance(num_segments, (int, np.integer)) or isinstance(num_segments, bool):
         raise TypeError(f"For '{name}', 'num_segments' must be an int or a 0-d int Tensor "
@@ -229,7 +245,7 @@ def _segment(name, reduction, x, segment_ids, num_segments):
         raise ValueError(f"For {name}, the first shape of input_x should be equal to length "
                          f"of segments_id (x shape {shape}, segment_ids shape "
                          f"{tuple(segment_ids.shape)}).")
-    if not segment_ids.traced:
+    if _known(segment_ids):
         flat = segment_ids.asnumpy().reshape(-1)
         if ((flat < 0) | (flat >= num_segments)).any():
             raise RuntimeError(f"For '{name}', segment_ids value should be [0, "
@@ -290,7 +306,7 @@ def _along(name, x, indices, y, axis, x_name):
     if tuple(y.shape) != want:
         raise ValueError(f"For '{name}', the shape of the updates must be {want} (x's with "
                          f"len(indices) along axis {axis}), but got {tuple(y.shape)}.")
-    if not indices.traced:
+    if _known(indices):
         flat = indices.asnumpy()
         bad = flat[(flat < 0) | (flat >= shape[axis])]
         if bad.size:
