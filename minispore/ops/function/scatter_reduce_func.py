@@ -56,8 +56,9 @@ def _check(name, x, indices, updates, x_name="input_x"):
                         f"({x.dtype}), but got {updates.dtype}.")
 
 
-def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols):
-    out = cached_op(ScatterRows, reduction, name)(
+def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols,
+                range_error=RuntimeError):
+    out = cached_op(ScatterRows, reduction, name, range_error.__name__)(
         A.reshape(x, (outer, rows, cols)), A.reshape(index, (-1,)),
         A.reshape(updates, (outer, -1, cols)))     # -1: updates' rows may be dynamic
     return A.reshape(out, tuple(x.shape))
@@ -152,7 +153,7 @@ def _nd(name, reduction, input_x, indices, updates, range_error=RuntimeError):
     linear = M.reduce_sum(A.cast(indices, mstype.int64) * Tensor(np.array(strides, np.int64)),
                           -1)
     return _scatter_3d(name, reduction, input_x, linear, updates, 1, math.prod(shape[:k]),
-                       math.prod(shape[k:]))
+                       math.prod(shape[k:]), range_error)
 
 
 def _nd_in_place(name, reduction, input_x, indices, updates, use_locking):

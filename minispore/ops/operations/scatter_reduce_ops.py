@@ -27,7 +27,8 @@ class ScatterRows(Primitive):
     updates[o, j, c]): ScatterRows(reduction, op_name)(x, index, updates) on x (O, R, C),
     index (n,) int32/int64 in [0, R), updates (O, n, C) of x's dtype. Repeated rows fold every
     update in index order ("update": the last stays), MindSpore's CPU result, on both devices.
-    An index outside [0, R) raises RuntimeError naming `op_name` (the public operator).
+    An index outside [0, R) raises `range_error` (RuntimeError, or ValueError as
+    MindSpore's ScatterNdUpdate does) naming `op_name` (the public operator).
 
     Gradients (MindSpore's TensorScatter* bprops, written so repeated rows stay right where
     MindSpore's assume none): add/sub/update as TensorScatterAdd/Sub/Update; mul: x gets
@@ -39,12 +40,16 @@ class ScatterRows(Primitive):
     sharding_rule = rules.replicate_only("each update writes a data-dependent row of x")
     float16_in_float32 = True      # Numba has no float16 arithmetic; exact in float32
 
-    def __init__(self, reduction="update", op_name="ScatterRows"):
+    def __init__(self, reduction="update", op_name="ScatterRows", range_error="RuntimeError"):
         super().__init__()
         if reduction not in REDUCTIONS:
             raise ValueError(f"For 'ScatterRows', 'reduction' must be one of {REDUCTIONS}, "
                              f"but got {reduction!r}.")
+        if range_error not in ("RuntimeError", "ValueError"):
+            raise ValueError(f"For 'ScatterRows', 'range_error' must be 'RuntimeError' or "
+                             f"'ValueError', but got {range_error!r}.")
         self.reduction, self.op_name = reduction, op_name
+        self.range_error = ValueError if range_error == "ValueError" else RuntimeError
         self.add_prim_attr("reduction", reduction)
 
     def infer(self, x, index, updates):
@@ -79,8 +84,8 @@ class ScatterRows(Primitive):
                                                        REDUCTIONS.index(self.reduction))
         if bad >= 0:
             value = int(device.to_host(index[bad:bad + 1])[0])
-            raise RuntimeError(f"For '{self.op_name}', the value of indices should be in "
-                               f"[0, {x.shape[1]}), but got '{value}' in indices.")
+            raise self.range_error(f"For '{self.op_name}', the value of indices should be in "
+                                   f"[0, {x.shape[1]}), but got '{value}' in indices.")
         return out
 
     def bprop(self, inputs, out, dout):
