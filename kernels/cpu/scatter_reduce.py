@@ -7,9 +7,11 @@ from numba import njit
 UPDATE, ADD, SUB, MUL, DIV, MAX, MIN = range(7)
 
 
-@njit(cache=True)
+# error_model="numpy": an integer divided by 0 goes through the float quotient (+-inf, cast to
+# the int type's minimum), as MindSpore's CPU ScatterNdDiv gives, instead of raising.
+@njit(cache=True, error_model="numpy")
 def combine(a, b, mode):
-    """a combined with b by reduction `mode` (an integer dividend is truncated toward zero)."""
+    """a combined with b by reduction `mode` (an integer quotient is truncated toward zero)."""
     if mode == 1:
         return a + b
     if mode == 2:
@@ -25,7 +27,7 @@ def combine(a, b, mode):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scatter_rows(out, index, updates, mode):
     """out[o, index[j], c] = combine(out[o, index[j], c], updates[o, j, c]) for j in
     increasing order (so repeated rows fold every update in turn and UPDATE keeps the last).

@@ -58,6 +58,12 @@ def _check(name, x, indices, updates, x_name="input_x"):
 
 def _scatter_3d(name, reduction, x, index, updates, outer, rows, cols,
                 range_error=RuntimeError):
+    if not isinstance(rows, int):       # a dynamic row count (GRAPH mode's set_inputs)
+        if not isinstance(cols, int) or not isinstance(outer, int):
+            raise NotImplementedError(f"For '{name}', a dynamic dim of x besides the scattered "
+                                      f"one is not supported, but got x shape "
+                                      f"{tuple(x.shape)}.")
+        rows = -1
     out = cached_op(ScatterRows, reduction, name, range_error.__name__)(
         A.reshape(x, (outer, rows, cols)), A.reshape(index, (-1,)),
         A.reshape(updates, (outer, -1, cols)))     # -1: updates' rows may be dynamic
@@ -85,6 +91,9 @@ def _scatter(name, reduction, input_x, indices, updates):
         if bad.size:
             raise RuntimeError(f"For '{name}', the value of indices should be in [0, "
                                f"{shape[0]}), but got '{bad[0]}' in indices.")
+    if (reduction == "div" and not input_x.dtype.is_float and _known(updates)
+            and not updates.asnumpy().all()):
+        raise ValueError(f"For '{name}', updates must not contain 0")
     cols = math.prod(shape[1:])
     value = _scatter_3d(name, reduction, input_x, indices, updates, 1, shape[0], cols)
     return write_back(input_x, value, name)
@@ -379,6 +388,12 @@ def _inplace(name, reduction, x, v, indices, allow_tensor):
         raise ValueError(f"For primitive[{name}], the size of indices must be equal to "
                          f"{v.shape[0]} , but got {len(indices)}.")
     rows = shape[0]
+    if not isinstance(rows, int):       # a dynamic row count: ScatterRows checks on run
+        if any(i < 0 for i in indices):
+            raise NotImplementedError(f"For '{name}', a negative index into x of dynamic "
+                                      f"shape {shape} is not supported.")
+        index = Tensor(np.array(indices, np.int64))
+        return _scatter_3d(name, reduction, x, index, v, 1, rows, math.prod(shape[1:]))
     low = -rows if reduction == "update" else 0      # InplaceUpdate counts from the end too
     for i in indices:
         if not low <= i < rows:
