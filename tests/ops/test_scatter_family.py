@@ -130,6 +130,13 @@ def test_int_division_truncates_and_float16_rounds():
     p = Parameter(Tensor(np.array([[-7, 7]], np.int32)), name="q")
     ops.scatter_div(p, Tensor(np.array([0], np.int32)), Tensor(np.array([[2, 2]], np.int32)))
     assert p.asnumpy().tolist() == [[-3, 3]]
+    with pytest.raises(ValueError, match="ScatterDiv.*must not contain 0"):
+        ops.scatter_div(p, Tensor(np.array([0], np.int32)), Tensor(np.array([[0, 2]], np.int32)))
+    # MindSpore's ScatterNdDiv divides an int by 0 through the float quotient: -inf -> min.
+    q = Parameter(Tensor(np.array([-2, 5], np.int64)), name="q")
+    ops.scatter_nd_div(q, Tensor(np.array([[0], [1]], np.int32)),
+                       Tensor(np.array([0, 2], np.int64)))
+    assert q.asnumpy().tolist() == [np.iinfo(np.int64).min, 2]
     h = Tensor(np.array([[1., 2.]], np.float16))
     out = ops.tensor_scatter_max(h, Tensor(np.array([[0]], np.int32)),
                                  Tensor(np.array([[3., 1.]], np.float16)))
@@ -166,3 +173,25 @@ def test_errors_name_the_operator():
         ops.inplace_index_add(p, Tensor(np.array([0, 5], np.int32)), u, 0)
     with pytest.raises(TypeError, match="use_locking"):
         ops.ScatterAdd(use_locking=1)(p, Tensor(np.array([0, 1], np.int32)), u)
+
+
+def test_graph_mode_with_a_parameter_index_and_an_out_of_range_value():
+    class Net(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.x = Parameter(Tensor(np.ones((4, 2), np.float32)), name="x")
+            self.op = ops.ScatterNdUpdate()
+
+        def construct(self, indices, updates):
+            return self.op(self.x, indices, updates)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Net()
+        upd = Tensor(np.full((2, 2), 3, np.float32))
+        out = net(Parameter(Tensor(np.array([[3], [1]], np.int32)), name="i"), upd)
+        assert out.asnumpy().tolist() == [[1, 1], [3, 3], [1, 1], [3, 3]]
+        with pytest.raises(ValueError, match="ScatterNdUpdate"):
+            net(Tensor(np.array([[3], [4]], np.int32)), upd)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
