@@ -3,6 +3,7 @@ from minispore.ops import functional  # noqa: F401
 from minispore.ops import operations  # noqa: F401
 from minispore.ops.functional import *  # noqa: F401,F403
 from minispore.ops.function.inplace_func import *  # noqa: F401,F403
+from minispore.ops.function.scatter_reduce_func import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation, grad, value_and_grad  # noqa: F401
 from minispore.ops.jacobian import jacfwd, jacrev  # noqa: F401
 from minispore.ops.vjp_jvp import jvp, vjp  # noqa: F401
@@ -24,6 +25,24 @@ for _name, _obj in list(globals().items()):
                               "PrimitiveWithInfer")):
         setattr(operations, _name, _obj)
 del _name, _obj
+
+# MindSpore's tests import the scatter family from where MindSpore defines it: the primitives
+# from ops.operations.array_ops / math_ops, the functions from ops.functional and from
+# ops.function (which its math_func holds as F).
+from minispore.ops.function import math_func as _math_func  # noqa: E402
+from minispore.ops.function import scatter_reduce_func as _scatter_reduce  # noqa: E402
+from minispore.ops.operations import array_ops as _array_ops  # noqa: E402
+from minispore.ops.operations import math_ops as _math_ops  # noqa: E402
+from minispore.ops import function as _function  # noqa: E402
+for _name in _scatter_reduce.__all__ + ["TensorScatterElements"]:
+    if _name[:1].isupper():
+        _home = _math_ops if _name.startswith(("Index", "Inplace")) else _array_ops
+        setattr(_home, _name, globals()[_name])
+    else:
+        setattr(functional, _name, globals()[_name])
+        setattr(_function, _name, globals()[_name])
+_math_func.F = _function
+del _name, _home
 
 _tensor_methods.install()
 _sparse_func.install()

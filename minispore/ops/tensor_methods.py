@@ -9,6 +9,7 @@ from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
 from minispore.ops.function import random_func as RF
+from minispore.ops.function import scatter_reduce_func as SR
 from minispore.ops.function.index_func import scatter_reduce_method
 from minispore.ops.tensor_methods_more import _MoreMethods
 
@@ -178,6 +179,28 @@ class _TensorMethods:
             return F.tensor_scatter_add(self, *args)
         return _scatter_add_along(self, *args, **kwargs)
     def index_fill(self, axis, index, value): return F.index_fill(self, axis, index, value)
+    def scatter_add_(self, dim, index, src):
+        return SR.write_back(self, scatter_reduce_method(self, dim, index, src, "add"),
+                             "Tensor.scatter_add_")
+    # MindSpore 2.7.2's Tensor.scatter_{sub,mul,div,max,min} are its tensor_scatter_* (indices
+    # name rows by their last axis; out of place).
+    def scatter_sub(self, indices, updates): return F.tensor_scatter_sub(self, indices, updates)
+    def scatter_mul(self, indices, updates): return SR.tensor_scatter_mul(self, indices, updates)
+    def scatter_div(self, indices, updates): return SR.tensor_scatter_div(self, indices, updates)
+    def scatter_max(self, indices, updates): return SR.tensor_scatter_max(self, indices, updates)
+    def scatter_min(self, indices, updates): return SR.tensor_scatter_min(self, indices, updates)
+    # MindSpore 2.7.2's Tensor.index_add writes into self too, as ops.index_add does.
+    def index_add(self, dim, index, source, *, alpha=1):
+        return SR.write_back(self, SR.index_add_value(self, dim, index, source, alpha),
+                             "Tensor.index_add")
+    index_add_ = index_add
+    def inplace_update(self, v, indices): return SR.inplace_update(self, v, indices)
+    def unsorted_segment_max(self, segment_ids, num_segments):
+        return SR.unsorted_segment_max(self, segment_ids, num_segments)
+    def unsorted_segment_min(self, segment_ids, num_segments):
+        return SR.unsorted_segment_min(self, segment_ids, num_segments)
+    def unsorted_segment_prod(self, segment_ids, num_segments):
+        return SR.unsorted_segment_prod(self, segment_ids, num_segments)
     def multinomial(self, num_samples, replacement=True, seed=None):
         return F.multinomial(self, num_samples, replacement, seed)
     def random_categorical(self, num_sample, seed=0, dtype=mstype.int64):

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.context import context
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -20,6 +21,7 @@ __all__ = ["tensor_getitem", "tensor_setitem", "masked_select", "gather_nd", "ga
            "tensor_scatter_add", "tensor_scatter_sub", "scatter_nd", "index_fill"]
 
 _NAME = "Tensor.__setitem__"
+_CTX = context()
 
 
 def tensor_getitem(x, index):
@@ -409,7 +411,7 @@ def _tensor_scatter_nd(name, input_x, indices, updates, reduction, negate, range
         raise ValueError(f"For {name}, updates_shape = indices_shape[:-1] + x_shape["
                          f"indices_shape[-1]:], but got x_shape: {shape}, indices_shape: "
                          f"{tuple(indices.shape)}, updates_shape: {tuple(updates.shape)}.")
-    if not indices.traced:
+    if not indices.traced and _CTX.tracer is None:    # a Parameter reads while compiling
         rows = indices.asnumpy().reshape(-1, k)
         bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:k]))).any(axis=1))
         if bad.size:
