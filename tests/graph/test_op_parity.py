@@ -46,6 +46,8 @@ ELSEWHERE = {
     "InsertGradientOf": "tests/ops/test_grad_hook_ops.py (ms.jit of the gradient equals eager)",
     "Reusing": "an Identity (tests/ops/test_grad_hook_ops.py); Identity's graph parity covers it",
     "UniqueWithPad": "tests/ops/test_unique_with_pad.py (ms.jit equals the reference and eager)",
+    "ScatterRows": "tests/ops/test_scatter_family.py (a GRAPH-mode ScatterNdUpdate on a "
+                   "Parameter equals the reference; each reduction checked eagerly)",
     "Shift": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
     "Rolling": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
     "MaskedSelect": "PYNATIVE only (its length depends on the data): tests/ops/test_setitem.py "
