@@ -254,3 +254,21 @@ def test_layer_norm_functional():
 def test_layer_norm_bad_gamma():
     with pytest.raises(ValueError, match=r"For 'LayerNorm'.*'gamma' must have shape \(3, 4\)"):
         ops.LayerNorm()(Tensor(rand(2, 3, 4)), Tensor(rand(4)), Tensor(rand(3, 4)))
+
+
+def test_layer_norm_params_axis_before_the_norm_axis():
+    """MindSpore's LayerNorm takes begin_params_axis < begin_norm_axis (gamma/beta covering
+    more dims than are normalised): y = normalised(x) * gamma + beta; values recorded from
+    MindSpore 2.7.2 for this seed, gradients by finite differences."""
+    from minispore.ops.operations import LayerNorm
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    g, b = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2))
+    y, mean, var = LayerNorm(2, 1)(Tensor(x), Tensor(g), Tensor(b))
+    np.testing.assert_allclose(y.asnumpy()[0, 0], [-0.84293, -0.23527, -0.41783, 1.75446],
+                               atol=1e-5)
+    assert mean.shape == (2, 3, 1) and var.shape == (2, 3, 1)
+    x64 = x.astype(np.float64)
+    ref = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-7) * g + b
+    np.testing.assert_allclose(y.asnumpy(), ref, rtol=1e-4, atol=1e-5)
+    check_grad(lambda a, gg, bb: LayerNorm(2, 1)(a, gg, bb)[0], [x, g, b], rtol=1e-4)

@@ -12,6 +12,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.seed import rng
+from minispore.common.tensor import Tensor
 from minispore.ops import sharding as rules
 from minispore.ops import sharding_nn
 from minispore.ops.kernel_registry import kernel
@@ -19,7 +20,7 @@ from minispore.ops.operations._base import (cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal, normalize_axis,
                                             shapes_equal)
-from minispore.ops.operations.array_ops import Reshape
+from minispore.ops.operations.array_ops import OnesLike, Reshape, ZerosLike
 from minispore.ops.operations.math_ops import Add, Mul, ReduceSum
 from minispore.ops.primitive import Aval, Primitive
 
@@ -402,6 +403,23 @@ class LayerNorm(_LayerNormBase):
                              f"{epsilon!r}.")
         self.epsilon = epsilon
         self.add_prim_attr("epsilon", epsilon)
+
+    def __call__(self, x, gamma, beta):
+        # MindSpore also takes gamma/beta starting before the normalised dims
+        # (begin_params_axis < begin_norm_axis): normalise with unit scale, then apply them.
+        if isinstance(x, Tensor) and isinstance(self.begin_params_axis, int) and \
+                isinstance(self.begin_norm_axis, int):
+            ndim = len(x.shape)
+            norm = normalize_axis(self, self.begin_norm_axis, ndim, "begin_norm_axis")
+            params = normalize_axis(self, self.begin_params_axis, ndim, "begin_params_axis")
+            if params < norm:
+                self._check_param("gamma", gamma, x, params)
+                self._check_param("beta", beta, x, params)
+                unit = cached_op(LayerNorm, norm, norm, self.epsilon)
+                ones = cached_op(OnesLike)(x[(0,) * norm])
+                y, mean, var = unit(x, ones, cached_op(ZerosLike)(ones))
+                return cached_op(Add)(cached_op(Mul)(y, gamma), beta), mean, var
+        return super().__call__(x, gamma, beta)
 
     def infer(self, x, gamma, beta):
         check_float(self, "input_x", x)
