@@ -92,11 +92,23 @@ def check(update_expected):
                                                 for k, v in new.items()) + "\n}\n")
         expected = new
     here = presence.present(meta.get("uncovered", {}))
-    (ROOT / "CONFORMANCE.md").write_text(report.render(results, meta, expected, here))
+    (ROOT / "CONFORMANCE.md").write_text(report.render(results, meta, expected, here)
+                                         + _mindspore_st_section())
     counts = defaultdict(int)
     for status, _, _ in results.values():
         counts[status] += 1
     print(dict(counts))
+
+
+def _mindspore_st_section():
+    """MindSpore's own st/ops/cpu tests on minispore, from the results `make mindspore-st`
+    committed (tests/conformance/mindspore_st.json): totals and every failure by cause."""
+    from tools.mindspore_st import run as st
+    from tools.mindspore_st.summary import render_markdown
+    st_meta, records = st.load()
+    if not st_meta:
+        return ""
+    return "\n" + render_markdown(st_meta, list(records.values()), heading="##")
 
 
 def main(argv=None):

@@ -10,6 +10,11 @@ KNOWN = [
      r"|mindspore\.ops\.function\._vmap",
      "needs MindSpore internals",
      "the test drives MindSpore's C++ executor or private registries, which minispore does not have"),
+    (r"complex64|complex128|Unsupported dtype complex|mindspore\.ops\.Complex\b",
+     "missing", "complex dtypes (complex64/complex128) are not implemented in minispore"),
+    (r"serialization' has no attribute 'export'|cannot import name 'export' from "
+     r"'(mindspore|minispore)\.train\.serialization'|onnxruntime",
+     "missing", "export to ONNX (and onnxruntime to check it) is not implemented in minispore"),
     (r"set_context: (enable_graph_kernel|save_graphs|memory_optimize_level|runtime_num_threads)"
      r"|context .* is not supported",
      "needs MindSpore internals", "a context option of MindSpore's compiler"),
@@ -34,9 +39,9 @@ def classify(exc, message):
     exc = exc or "Error"
     message = (message or "").strip()
     text = f"{exc}: {message}"
-    for pattern, kind, _ in KNOWN:
+    for pattern, kind, reason in KNOWN:
         if re.search(pattern, text):
-            return kind, _known_cause(exc, message)
+            return kind, (reason if kind == "missing" else _known_cause(exc, message))
     if exc == "AttributeError":
         for rx, fmt in ((_MODULE_ATTR, "{0}.{1}"), (_TYPE_ATTR, "{0}.{1}"), (_OBJ_ATTR, "{0}.{1}")):
             m = rx.search(message)
@@ -85,7 +90,8 @@ def _norm(message, n):
 
 
 def why(kind):
+    """The reason shared by a whole kind (a "missing" cause names its own)."""
     for _, k, reason in KNOWN:
-        if k == kind:
+        if k == kind and k != "missing":
             return reason
     return ""
