@@ -54,6 +54,7 @@ from minispore.parallel.checkpoint import (apply_layout_record, block_for, layou
 from minispore.train import save_tmp
 from minispore.train.checkpoint_index import (CheckpointError, StrEntry, checked_index,
                                               entry_error, parse_index)
+from minispore.train.export import export  # noqa: F401 (mindspore.train.serialization.export)
 
 MAGIC = b"MSPCKPT\x00"
 FORMAT_VERSION = 1
