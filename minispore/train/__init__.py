@@ -13,7 +13,7 @@ from minispore.train.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore, Con
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.amp import (DynamicLossScaleManager, FixedLossScaleManager,
                                  LossScaleManager)
-from minispore.train.export import export
+from minispore.train.export import export, load
 from minispore.train.model import Model
 from minispore.train.profiler import Profiler
 from minispore.train.serialization import (CheckpointError, load_checkpoint,
@@ -23,7 +23,7 @@ from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
 from minispore.train.transform import transform_checkpoints
 from minispore.parallel.checkpoint import merge_sliced_parameter
 
-__all__ = ["export", "Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
+__all__ = ["export", "load", "Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
            "TimeMonitor", "Metric", "EvaluationBase", "Accuracy", "MAE", "MSE", "F1", "Fbeta",
            "ROC", "ConfusionMatrix", "ConfusionMatrixMetric", "Loss", "Precision", "Recall", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",

@@ -1,7 +1,8 @@
-"""``ms.export``: writing a network as a deployable model file (MindSpore's MINDIR, AIR, ONNX)
-is not built in minispore; the call says so and what keeps a trained network instead."""
+"""``ms.export`` / ``ms.load``: writing a network as a deployable model file (MindSpore's
+MINDIR, AIR, ONNX) and reading a MINDIR back are not built in minispore; each call says so and
+what keeps a trained network instead."""
 
-__all__ = ["export"]
+__all__ = ["export", "load"]
 
 _FORMATS = ("MINDIR", "AIR", "ONNX")
 
@@ -16,3 +17,11 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
         f"not implemented in minispore. Save the trained parameters with "
         f"ms.save_checkpoint(net, 'net.ckpt') and rebuild the network with "
         f"ms.load_checkpoint / ms.load_param_into_net.")
+
+
+def load(file_name, **kwargs):
+    """Raises NotImplementedError: minispore writes no MINDIR files, so it reads none."""
+    raise NotImplementedError(
+        f"For 'load', reading the MINDIR file {file_name!r} as a GraphCell is not implemented "
+        f"in minispore (it writes no MINDIR). Rebuild the network in Python and load its "
+        f"parameters with ms.load_checkpoint / ms.load_param_into_net.")
