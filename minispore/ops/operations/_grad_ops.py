@@ -7,3 +7,8 @@ from minispore.ops.operations.conv_ops import AvgPoolGrad, Conv2DBackpropFilter,
 from minispore.ops.operations.indexing_ops import StridedSliceGrad  # noqa: F401
 from minispore.ops.operations.nn_ops import LayerNormGrad, LogSoftmaxGrad, SoftmaxGrad  # noqa: F401
 from minispore.ops.operations.norm_ops import BatchNormGrad  # noqa: F401
+from minispore.ops.operations._grad_ops_more import (ACosGrad, AcoshGrad, AsinGrad,  # noqa: F401
+                                                     AsinhGrad, AtanGrad, DropoutGrad, EluGrad,
+                                                     HShrinkGrad, InvGrad, KLDivLossGrad,
+                                                     ReLU6Grad, SigmoidCrossEntropyWithLogitsGrad,
+                                                     SliceGrad, SoftplusGrad, SoftShrinkGrad)
