@@ -12,3 +12,8 @@ from minispore.ops.operations._grad_ops_more import (ACosGrad, AcoshGrad, AsinGr
                                                      HShrinkGrad, InvGrad, KLDivLossGrad,
                                                      ReLU6Grad, SigmoidCrossEntropyWithLogitsGrad,
                                                      SliceGrad, SoftplusGrad, SoftShrinkGrad)
+from minispore.ops.operations._grad_ops_nn import CdistGrad, L2NormalizeGrad, LRNGrad  # noqa: F401
+from minispore.ops.operations._grad_ops_pool import (MaxPoolGradGrad,  # noqa: F401
+                                                     MaxPoolGradGradWithArgmax,
+                                                     MaxPoolGradWithArgmax,
+                                                     MaxPoolGradWithArgmaxV2)
