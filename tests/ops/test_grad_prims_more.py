@@ -295,3 +295,39 @@ def test_bad_inputs():
         G.CdistGrad()(t, t, t, t)
     with pytest.raises(ValueError, match="'axis' \\(2,\\) must lie in"):
         G.L2NormalizeGrad(2)(t, t, t)
+
+
+def _bilinear_np(n_in, n_out, align, half):
+    scale = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) if align else n_in / n_out
+    w = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        src = (i + 0.5) * scale - 0.5 if half else i * scale
+        f = np.floor(src)
+        w[i, int(min(max(f, 0), n_in - 1))] += 1 - (src - f)
+        w[i, int(min(np.ceil(src), n_in - 1))] += src - f
+    return w
+
+
+@pytest.mark.parametrize("align,half", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("size", [(7, 3), (2, 2), (1, 4)])
+def test_resize_bilinear_grad(align, half, size):
+    # The weights are those MindSpore 2.7.2's ResizeBilinearV2 and ResizeBilinearGrad use
+    # (checked there to 5e-7 on these shapes); the gradient is the resize's transpose.
+    x, dy = _r(2, 3, 4, 5), _r(2, 3, *size)
+    got = G.ResizeBilinearGrad(align, half)(Tensor(dy), Tensor(x))
+    wh, ww = _bilinear_np(4, size[0], align, half), _bilinear_np(5, size[1], align, half)
+    _close(got, np.einsum("ih,ncij,jw->nchw", wh, dy, ww))
+    half_out = G.ResizeBilinearGrad(align, half)(Tensor(dy.astype(np.float32)),
+                                                 Tensor(x.astype(np.float16)))
+    assert half_out.dtype == ms.float16     # original_image's dtype, as in MindSpore
+
+
+def test_resize_bilinear_grad_mindspore_values():
+    # tests/st/ops/cpu/test_resize_bilinear_grad_op.py's align_corners=False case.
+    dy = np.array([[[[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]]], np.float32)
+    got = G.ResizeBilinearGrad()(Tensor(dy), Tensor(np.zeros((1, 1, 2, 2), np.float32)))
+    assert got.asnumpy().tolist() == [[[[2.25, 0.75], [0.75, 4.25]]]]
+    with pytest.raises(NotImplementedError, match="both True"):
+        G.ResizeBilinearGrad(True, True)
+    with pytest.raises(ValueError, match="same N and C"):
+        G.ResizeBilinearGrad()(Tensor(dy), Tensor(np.zeros((1, 2, 2, 2), np.float32)))

@@ -1,8 +1,14 @@
 """mindspore.ops.operations._grad_ops' backward primitives of minispore's composed nn operators
-(lrn, cdist, L2Normalize), with MindSpore's attributes and inputs: LRNGrad is the forward's
-own autodiff gradient; CdistGrad and L2NormalizeGrad follow MindSpore's formulas, which take
-the forward's output as given (so they are defined for any `dist` / `output` passed in)."""
+(lrn, cdist, L2Normalize) and of bilinear resizing, with MindSpore's attributes and inputs:
+LRNGrad is the forward's own autodiff gradient; CdistGrad and L2NormalizeGrad follow
+MindSpore's formulas, which take the forward's output as given (so they are defined for any
+`dist` / `output` passed in); ResizeBilinearGrad is the transpose of the resize's
+interpolation matrices."""
 import math
+
+import numpy as np
+
+from minispore.common import dtype as mstype
 
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
@@ -11,7 +17,7 @@ from minispore.ops.function.composite_func import where
 from minispore.ops.function.pool_compose_func import lrn
 from minispore.ops.vjp_jvp import vjp
 
-__all__ = ["LRNGrad", "CdistGrad", "L2NormalizeGrad"]
+__all__ = ["LRNGrad", "CdistGrad", "L2NormalizeGrad", "ResizeBilinearGrad"]
 
 
 def _float_tensors(name, **tensors):
@@ -142,3 +148,59 @@ class L2NormalizeGrad:
 
     def __repr__(self):
         return "Prim[L2NormalizeGrad]"
+
+
+def _bilinear_weights(n_in, n_out, align_corners, half_pixel_centers):
+    """(n_out, n_in) matrix of ResizeBilinear's weights along one axis (MindSpore's, measured
+    on 2.7.2): output i reads src = i * scale, or (i + 0.5) * scale - 0.5 with half-pixel
+    centres, between floor(src) (at least 0) and ceil(src) (at most n_in - 1)."""
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        scale = n_in / n_out
+    w = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        src = (i + 0.5) * scale - 0.5 if half_pixel_centers else i * scale
+        low = math.floor(src)
+        w[i, min(max(low, 0), n_in - 1)] += 1 - (src - low)
+        w[i, min(math.ceil(src), n_in - 1)] += src - low
+    return w
+
+
+class ResizeBilinearGrad:
+    """ResizeBilinearGrad(align_corners=False, half_pixel_centers=False)(grads, original_image)
+    -> the gradient to the (N, C, H, W) image of its bilinear resize to grads' (OH, OW):
+    Wh^T @ grads @ Ww with Wh (OH, H) and Ww (OW, W) the resize's interpolation weights
+    (the resize is linear, so this is exact). Output in original_image's dtype, as
+    MindSpore's."""
+
+    def __init__(self, align_corners=False, half_pixel_centers=False):
+        for arg, v in (("align_corners", align_corners),
+                       ("half_pixel_centers", half_pixel_centers)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'ResizeBilinearGrad', '{arg}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        if align_corners and half_pixel_centers:
+            raise NotImplementedError("For 'ResizeBilinearGrad', align_corners and "
+                                      "half_pixel_centers both True is not implemented in "
+                                      "minispore (ResizeBilinearV2 refuses the pair).")
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, grads, original_image):
+        _float_tensors("ResizeBilinearGrad", grads=grads, original_image=original_image)
+        if grads.ndim != 4 or original_image.ndim != 4 or \
+                tuple(grads.shape[:2]) != tuple(original_image.shape[:2]):
+            raise ValueError(f"For 'ResizeBilinearGrad', 'grads' {tuple(grads.shape)} and "
+                             f"'original_image' {tuple(original_image.shape)} must be 4-D "
+                             f"(N, C, H, W) with the same N and C.")
+        # float16 goes through float32 (MindSpore's kernel also accumulates in float32).
+        dt = grads.dtype if grads.dtype in (mstype.float32, mstype.float64) else mstype.float32
+        (oh, ow), (h, w) = grads.shape[2:], original_image.shape[2:]
+        wh, ww = (Tensor(_bilinear_weights(n, o, self.align_corners, self.half_pixel_centers)
+                         .astype(dt.np_dtype)) for n, o in ((h, oh), (w, ow)))
+        cols = M.matmul(A.cast(grads, dt), ww)                       # (N, C, OH, W)
+        rows = M.matmul(A.transpose(cols, (0, 1, 3, 2)), wh)          # (N, C, W, H)
+        return A.cast(A.transpose(rows, (0, 1, 3, 2)), original_image.dtype)
+
+    def __repr__(self):
+        return "Prim[ResizeBilinearGrad]"
