@@ -331,3 +331,52 @@ def test_resize_bilinear_grad_mindspore_values():
         G.ResizeBilinearGrad(True, True)
     with pytest.raises(ValueError, match="same N and C"):
         G.ResizeBilinearGrad()(Tensor(dy), Tensor(np.zeros((1, 2, 2, 2), np.float32)))
+
+
+def _pool3d_first_max(x, g, k, s, same):
+    n, c = x.shape[:2]
+    sizes = [(-(-d // s) if same else (d - k) // s + 1) for d in x.shape[2:]]
+    pads = [max((o - 1) * s + k - d, 0) if same else 0 for o, d in zip(sizes, x.shape[2:])]
+    xp = np.pad(x, [(0, 0)] * 2 + [(p // 2, p - p // 2) for p in pads],
+                constant_values=-np.inf)
+    gp = np.pad(g, [(0, 0)] * 2 + [(p // 2, p - p // 2) for p in pads])
+    out = np.zeros((n, c, *sizes))
+    for i, j, l in np.ndindex(*sizes):
+        box = (slice(None), slice(None), slice(i * s, i * s + k), slice(j * s, j * s + k),
+               slice(l * s, l * s + k))
+        win = xp[box].reshape(n, c, -1)
+        out[:, :, i, j, l] = np.take_along_axis(gp[box].reshape(n, c, -1),
+                                                win.argmax(-1)[..., None], -1)[..., 0]
+    return out
+
+
+@pytest.mark.parametrize("mode,k,s", [("VALID", 2, 2), ("SAME", 3, 1), ("SAME", 2, 2)])
+def test_max_pool3d_grad_grad(mode, k, s):
+    x, g = _r(2, 2, 3, 4, 5), _r(2, 2, 3, 4, 5)
+    want = _pool3d_first_max(x, g, k, s, mode == "SAME")
+    out = Tensor(np.zeros(want.shape))
+    got = G.MaxPool3DGradGrad(k, s, mode)(Tensor(x), out, Tensor(g))
+    _close(got, want)
+    if mode == "VALID":     # the transpose of max_pool3d's gradient (no ties in random x)
+        w = _r(*want.shape)
+        pool_grad = _autodiff(lambda t: ops.max_pool3d(t, k, s), x, w)
+        np.testing.assert_allclose((got.asnumpy() * w).sum(), (g * pool_grad).sum(),
+                                   rtol=1e-10)
+
+
+def test_max_pool_grad_grad_ties_take_the_first_maximum():
+    # MindSpore 2.7.2 on x = 0 and grad = arange: VALID 2x2 gives [0, 2, 8, 10]; SAME 3x3
+    # stride 1 (4x4) gives the row-major first cell of each clipped window.
+    g = np.arange(16.0).reshape(1, 1, 4, 4)
+    valid = G.MaxPoolGradGrad(2, 2, "VALID")(Tensor(np.zeros((1, 1, 4, 4))),
+                                            Tensor(np.zeros((1, 1, 2, 2))), Tensor(g))
+    assert valid.asnumpy().ravel().tolist() == [0, 2, 8, 10]
+    same = G.MaxPoolGradGrad(3, 1, "SAME")(Tensor(np.zeros((1, 1, 4, 4))),
+                                          Tensor(np.zeros((1, 1, 4, 4))), Tensor(g))
+    assert same.asnumpy().ravel().tolist() == [0, 0, 1, 2, 0, 0, 1, 2, 4, 4, 5, 6, 8, 8, 9, 10]
+    g3 = np.arange(32.0).reshape(1, 1, 2, 4, 4)
+    box = G.MaxPool3DGradGrad(2, 2, "VALID")(Tensor(np.zeros((1, 1, 2, 4, 4))),
+                                            Tensor(np.zeros((1, 1, 1, 2, 2))), Tensor(g3))
+    assert box.asnumpy().ravel().tolist() == [0, 2, 8, 10]
+    with pytest.raises(NotImplementedError, match="'PAD'"):
+        G.MaxPool3DGradGrad(2, 2, "PAD")

@@ -7,7 +7,8 @@ from minispore.ops.operations._grad_ops_more import (ACosGrad, AcoshGrad, AsinGr
                                                      SliceGrad, SoftplusGrad, SoftShrinkGrad)
 from minispore.ops.operations._grad_ops_nn import (CdistGrad, L2NormalizeGrad, LRNGrad,
                                                    ResizeBilinearGrad)
-from minispore.ops.operations._grad_ops_pool import (MaxPoolGradGrad, MaxPoolGradGradWithArgmax,
+from minispore.ops.operations._grad_ops_pool import (MaxPool3DGradGrad, MaxPoolGradGrad,
+                                                     MaxPoolGradGradWithArgmax,
                                                      MaxPoolGradWithArgmax,
                                                      MaxPoolGradWithArgmaxV2)
 from minispore.ops.operations._math_grad_ops import RsqrtGrad, SqrtGrad
@@ -21,7 +22,7 @@ from minispore.ops.operations.norm_ops import BatchNormGrad
 __all__ = ["ACosGrad", "AcoshGrad", "AsinGrad", "AsinhGrad", "AtanGrad", "AvgPoolGrad",
            "BatchNormGrad", "BiasAddGrad", "CdistGrad", "Conv2DBackpropFilter", "DropoutGrad",
            "EluGrad", "GeLUGrad", "HShrinkGrad", "InvGrad", "KLDivLossGrad", "L2NormalizeGrad",
-           "LRNGrad", "LayerNormGrad", "LogSoftmaxGrad", "MaxPoolGrad", "MaxPoolGradGrad",
+           "LRNGrad", "LayerNormGrad", "LogSoftmaxGrad", "MaxPool3DGradGrad", "MaxPoolGrad", "MaxPoolGradGrad",
            "MaxPoolGradGradWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2",
            "ReLU6Grad", "ReluGrad", "ResizeBilinearGrad", "RsqrtGrad", "SigmoidCrossEntropyWithLogitsGrad",
            "SigmoidGrad", "SliceGrad", "SoftShrinkGrad", "SoftmaxGrad", "SoftplusGrad",

@@ -1,10 +1,14 @@
 """mindspore.ops.operations._grad_ops' max-pool backward primitives, with MindSpore's
 constructors: MaxPoolGradWithArgmax(V2) (the scatter-add kernel MaxPoolWithArgmax's bprop
-runs) and the second-order MaxPoolGradGrad / MaxPoolGradGradWithArgmax, composed of
-MaxPoolWithArgmaxV2 and GatherD (the maximum's position, then the incoming values there)."""
+runs) and the second-order MaxPoolGradGrad / MaxPoolGradGradWithArgmax / MaxPool3DGradGrad,
+composed of an argmax (MaxPoolWithArgmaxV2's, or Argmax over the stacked windows in 3-D) and
+GatherD: the maximum's position, then the incoming values there."""
+import itertools
+
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
+from minispore.ops.function import math_func as M
 from minispore.ops.function.array_compose_func import constant_pad
 from minispore.ops.function.index_func import gather_elements
 from minispore.ops.operations._base import cached_op
@@ -13,7 +17,7 @@ from minispore.ops.operations.pool_argmax_ops import MaxPoolGradWithArgmax as _S
 from minispore.ops.operations.pool_argmax_ops import MaxPoolWithArgmaxV2
 
 __all__ = ["MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2", "MaxPoolGradGrad",
-           "MaxPoolGradGradWithArgmax"]
+           "MaxPoolGradGradWithArgmax", "MaxPool3DGradGrad"]
 
 
 def _check_tensors(name, **tensors):
@@ -144,3 +148,75 @@ class MaxPoolGradGrad(_Pool2DGrad):
         n, c = x.shape[:2]
         picked = gather_elements(A.reshape(grad, (n, c, -1)), 2, A.reshape(argmax, (n, c, -1)))
         return A.reshape(picked, (n, c, oh, ow))
+
+
+def _triple(name, arg, value):
+    """An int, a triple, or a 5-tuple (1, 1, d, h, w) -> (d, h, w) of positive ints."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,) * 3
+    elif isinstance(value, (tuple, list)) and len(value) == 5 and tuple(value[:2]) == (1, 1):
+        value = tuple(value[2:])
+    if (not isinstance(value, (tuple, list)) or len(value) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                       for v in value)):
+        raise ValueError(f"For '{name}', '{arg}' must be a positive int or a tuple of three, "
+                         f"but got {value!r}.")
+    return tuple(value)
+
+
+class MaxPool3DGradGrad:
+    """MaxPool3DGradGrad(kernel_size=(1, 1, 1), strides=(1, 1, 1), pad_mode='VALID')(x, out,
+    grad) -> the pooled shape: in each (kd, kh, kw) window of MaxPool3D over x (N, C, D, H, W),
+    grad at the window's first maximum (in d, h, w order): MaxPool3D's output for a
+    perturbation `grad` of x. The windows are strided slices stacked on a new axis; 'SAME'
+    pads x with -inf (never the maximum) and grad with 0, the odd cell at the far end."""
+
+    def __init__(self, kernel_size=(1, 1, 1), strides=(1, 1, 1), pad_mode="VALID",
+                 data_format="NCDHW"):
+        self.name = "MaxPool3DGradGrad"
+        self.kernel_size = _triple(self.name, "kernel_size", kernel_size)
+        self.strides = _triple(self.name, "strides", strides)
+        if isinstance(pad_mode, str) and pad_mode.upper() == "PAD":
+            raise NotImplementedError("For 'MaxPool3DGradGrad', pad_mode 'PAD' (explicit "
+                                      "pad_list) is not implemented in minispore.")
+        self.pad_mode = _pad_mode(self.name, pad_mode)
+        if data_format != "NCDHW":
+            raise NotImplementedError(f"For '{self.name}', data_format {data_format!r} is not "
+                                      f"implemented in minispore; only 'NCDHW' is.")
+
+    def __call__(self, x, out, grad):
+        for arg, t in (("x", x), ("out", out), ("grad", grad)):
+            if not isinstance(t, Tensor) or t.ndim != 5:
+                got = tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__
+                raise ValueError(f"For '{self.name}', '{arg}' must be a 5-D Tensor (NCDHW), "
+                                 f"but got {got}.")
+        if tuple(grad.shape) != tuple(x.shape):
+            raise ValueError(f"For '{self.name}', 'grad' {tuple(grad.shape)} must have the "
+                             f"shape of 'x' {tuple(x.shape)}.")
+        same = self.pad_mode == "SAME"
+        spatial = tuple(x.shape[2:])
+        sizes = tuple(_out_size(n, k, s, same)
+                      for n, k, s in zip(spatial, self.kernel_size, self.strides))
+        if min(sizes) <= 0:
+            raise ValueError(f"For '{self.name}', the input shape {tuple(x.shape)} is too "
+                             f"small for kernel_size {self.kernel_size} with 'VALID' padding.")
+        if tuple(out.shape) != tuple(x.shape[:2]) + sizes:
+            raise ValueError(f"For '{self.name}', 'out' {tuple(out.shape)} must be the pooled "
+                             f"shape {tuple(x.shape[:2]) + sizes}.")
+        if same:
+            totals = [max((o - 1) * s + k - n, 0) for n, k, s, o in
+                      zip(spatial, self.kernel_size, self.strides, sizes)]
+            padding = tuple(v for t in reversed(totals) for v in (t // 2, t - t // 2))
+            if any(padding):
+                x = constant_pad(x, padding, float("-inf"))
+                grad = constant_pad(grad, padding, 0.0)
+        windows_x, windows_g = [], []
+        for offset in itertools.product(*(range(k) for k in self.kernel_size)):
+            begin = (0, 0) + offset
+            end = tuple(x.shape[:2]) + tuple(o + (n - 1) * s + 1 for o, n, s in
+                                             zip(offset, sizes, self.strides))
+            strides = (1, 1) + self.strides
+            windows_x.append(A.expand_dims(A.strided_slice(x, begin, end, strides), 2))
+            windows_g.append(A.expand_dims(A.strided_slice(grad, begin, end, strides), 2))
+        where_max = M.argmax(A.concat(windows_x, 2), 2, True)
+        return A.squeeze(gather_elements(A.concat(windows_g, 2), 2, where_max), 2)
