@@ -380,3 +380,45 @@ def test_max_pool_grad_grad_ties_take_the_first_maximum():
     assert box.asnumpy().ravel().tolist() == [0, 2, 8, 10]
     with pytest.raises(NotImplementedError, match="'PAD'"):
         G.MaxPool3DGradGrad(2, 2, "PAD")
+
+
+def _pad_grad_np(dy, pairs, mode):
+    """Scatter-add of dy back through numpy's pad of an index grid (pairs: the last dim's
+    (before, after) first)."""
+    widths = [(0, 0)] * 2 + [tuple(p) for p in reversed(pairs)]
+    shape = dy.shape[:2] + tuple(n - a - b for n, (a, b) in zip(dy.shape[2:], widths[2:]))
+    index = np.arange(int(np.prod(shape))).reshape(shape)
+    np_mode = {"reflect": "reflect", "edge": "edge", "circular": "wrap"}[mode]
+    source = np.pad(index, widths, mode=np_mode)
+    dx = np.zeros(index.size)
+    np.add.at(dx, source.ravel(), dy.ravel())
+    return dx.reshape(shape)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
+def test_pad_v3_grad(mode):
+    dy = _r(2, 3, 6, 7)
+    got = G.PadV3Grad(mode)(Tensor(dy), Tensor(np.array([1, 2, 2, 0], np.int64)))
+    _close(got, _pad_grad_np(dy, [(1, 2), (2, 0)], mode))
+    # paddings_contiguous=False lists the befores, then the afters.
+    split = G.PadV3Grad(mode, False)(Tensor(dy), (1, 0, 2, 2))
+    _close(split, _pad_grad_np(dy, [(1, 2), (0, 2)], mode))
+    dy3 = _r(1, 2, 9)
+    _close(G.PadV3Grad(mode)(Tensor(dy3), (2, 3)), _pad_grad_np(dy3, [(2, 3)], mode))
+
+
+def test_pad_v3_grad_mindspore_values_and_errors():
+    # tests/st/ops/cpu/test_pad_v3_grad_op.py (circular, paddings [1, 2, 1, 0]).
+    got = G.PadV3Grad("circular")(Tensor(np.arange(18.0).reshape(1, 1, 3, 6)), (1, 2, 1, 0))
+    assert got.asnumpy().tolist() == [[[[17, 19, 15], [34, 38, 30]]]]
+    with pytest.raises(ValueError, match="must be in '\\['reflect', 'edge', 'circular'\\]'"):
+        G.PadV3Grad("constant")
+    with pytest.raises(ValueError, match="must hold 2 \\* \\(dy.ndim - 2\\) = 4"):
+        G.PadV3Grad()(Tensor(_r(1, 2, 6, 7)), (1, 1))
+
+    @ms.jit
+    def traced(dy, paddings):
+        return G.PadV3Grad("edge")(dy, paddings)
+
+    with pytest.raises(NotImplementedError, match="must be known when the graph is built"):
+        traced(Tensor(_r(1, 1, 4, 4)), Tensor(np.array([1, 1, 1, 1], np.int64)))

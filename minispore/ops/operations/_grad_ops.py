@@ -3,7 +3,8 @@ minispore has whose inputs and outputs are MindSpore's, under that module's name
 from minispore.ops.operations._grad_ops_more import (ACosGrad, AcoshGrad, AsinGrad, AsinhGrad,
                                                      AtanGrad, DropoutGrad, EluGrad,
                                                      HShrinkGrad, InvGrad, KLDivLossGrad,
-                                                     ReLU6Grad, SigmoidCrossEntropyWithLogitsGrad,
+                                                     PadV3Grad, ReLU6Grad,
+                                                     SigmoidCrossEntropyWithLogitsGrad,
                                                      SliceGrad, SoftplusGrad, SoftShrinkGrad)
 from minispore.ops.operations._grad_ops_nn import (CdistGrad, L2NormalizeGrad, LRNGrad,
                                                    ResizeBilinearGrad)
@@ -22,8 +23,9 @@ from minispore.ops.operations.norm_ops import BatchNormGrad
 __all__ = ["ACosGrad", "AcoshGrad", "AsinGrad", "AsinhGrad", "AtanGrad", "AvgPoolGrad",
            "BatchNormGrad", "BiasAddGrad", "CdistGrad", "Conv2DBackpropFilter", "DropoutGrad",
            "EluGrad", "GeLUGrad", "HShrinkGrad", "InvGrad", "KLDivLossGrad", "L2NormalizeGrad",
-           "LRNGrad", "LayerNormGrad", "LogSoftmaxGrad", "MaxPool3DGradGrad", "MaxPoolGrad", "MaxPoolGradGrad",
-           "MaxPoolGradGradWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2",
-           "ReLU6Grad", "ReluGrad", "ResizeBilinearGrad", "RsqrtGrad", "SigmoidCrossEntropyWithLogitsGrad",
-           "SigmoidGrad", "SliceGrad", "SoftShrinkGrad", "SoftmaxGrad", "SoftplusGrad",
-           "SqrtGrad", "StridedSliceGrad", "TanhGrad"]
+           "LayerNormGrad", "LogSoftmaxGrad", "LRNGrad", "MaxPool3DGradGrad", "MaxPoolGrad",
+           "MaxPoolGradGrad", "MaxPoolGradGradWithArgmax", "MaxPoolGradWithArgmax",
+           "MaxPoolGradWithArgmaxV2", "PadV3Grad", "ReLU6Grad", "ReluGrad", "ResizeBilinearGrad",
+           "RsqrtGrad", "SigmoidCrossEntropyWithLogitsGrad", "SigmoidGrad", "SliceGrad",
+           "SoftmaxGrad", "SoftplusGrad", "SoftShrinkGrad", "SqrtGrad", "StridedSliceGrad",
+           "TanhGrad"]

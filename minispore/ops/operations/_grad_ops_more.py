@@ -1,18 +1,25 @@
 """More of mindspore.ops.operations._grad_ops: the elementwise backward primitives (activation,
 inverse trigonometric and loss gradients), DropoutGrad and SliceGrad, each composed of existing
-operators (so they run on either device, in both modes, and are themselves differentiable).
+operators (so they run on either device, in both modes, and are themselves differentiable);
+PadV3Grad, the gradient of the reflect / edge / circular pads.
 Each is the gradient of a forward operator, with MindSpore's argument order; the tests check
 them against that operator's autodiff gradient."""
+import numpy as np
+
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
+from minispore.ops.function.array_compose_func import constant_pad
+from minispore.ops.function.pool_compose_func import reflection_pad, replication_pad
 from minispore.ops.function import math_func as M
 from minispore.ops.function import nn_func as N
 from minispore.ops.function.composite_func import where
 from minispore.ops.operations.indexing_ops import StridedSliceGrad
+from minispore.ops.vjp_jvp import vjp
 
 __all__ = ["ACosGrad", "AsinGrad", "AtanGrad", "AcoshGrad", "AsinhGrad", "InvGrad",
            "SoftplusGrad", "EluGrad", "ReLU6Grad", "HShrinkGrad", "SoftShrinkGrad",
-           "SigmoidCrossEntropyWithLogitsGrad", "KLDivLossGrad", "DropoutGrad", "SliceGrad"]
+           "SigmoidCrossEntropyWithLogitsGrad", "KLDivLossGrad", "DropoutGrad", "SliceGrad",
+           "PadV3Grad"]
 
 
 def _same_shape(a, b):
@@ -275,3 +282,87 @@ class SliceGrad:
 
     def __repr__(self):
         return "Prim[SliceGrad]"
+
+
+_PAD_MODES = ("reflect", "edge", "circular")
+
+
+def _circular_pad_grad(dy, lo, hi, dim):
+    """Along `dim`: dy's middle n cells, plus its left lo cells folded onto the last lo of
+    them and its right hi cells onto the first hi (where a circular pad copied them from)."""
+    n = dy.shape[dim] - lo - hi
+
+    def part(begin, end, before, after):
+        first, last = [0] * dy.ndim, list(dy.shape)
+        first[dim], last[dim] = begin, end
+        block = A.strided_slice(dy, first, last, [1] * dy.ndim)
+        # constant_pad takes (before, after) pairs from the last dim backwards.
+        pairs = [0, 0] * (dy.ndim - 1 - dim) + [before, after]
+        return constant_pad(block, pairs, 0.0) if before or after else block
+
+    dx = part(lo, lo + n, 0, 0)
+    if lo:
+        dx = M.add(dx, part(0, lo, n - lo, 0))
+    if hi:
+        dx = M.add(dx, part(lo + n, lo + n + hi, 0, n - hi))
+    return dx
+
+
+class PadV3Grad:
+    """PadV3Grad(mode='reflect', paddings_contiguous=True)(dy, paddings) -> the gradient of
+    PadV3's reflect / edge / circular pad of x (all dims but N and C) given the padded
+    gradient dy. paddings (a tuple or a constant Tensor) holds 2 (ndim - 2) amounts, the
+    last dim's (before, after) first; with paddings_contiguous False all befores come first.
+    reflect and edge are the vjp of minispore's reflection / replication pads; circular
+    folds the padded cells back onto the ones they copy."""
+
+    def __init__(self, mode="reflect", paddings_contiguous=True):
+        if mode not in _PAD_MODES:
+            raise ValueError(f"For 'PadV3Grad', the 'mode' must be str and must be in "
+                             f"'{list(_PAD_MODES)}', but got '{mode}'.")
+        if not isinstance(paddings_contiguous, bool):
+            raise TypeError(f"For 'PadV3Grad', 'paddings_contiguous' must be a bool, but got "
+                            f"{type(paddings_contiguous).__name__}.")
+        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+
+    def _pairs(self, dy, paddings):
+        if isinstance(paddings, Tensor):
+            if getattr(paddings, "traced", False):
+                raise NotImplementedError("For 'PadV3Grad', 'paddings' must be known when the "
+                                          "graph is built (a tuple or a constant Tensor).")
+            paddings = paddings.asnumpy().reshape(-1).tolist()
+        paddings = [int(p) for p in np.asarray(paddings).reshape(-1)]
+        if len(paddings) != 2 * (dy.ndim - 2) or dy.ndim < 3:
+            raise ValueError(f"For 'PadV3Grad', 'paddings' must hold 2 * (dy.ndim - 2) = "
+                             f"{2 * (dy.ndim - 2)} amounts for dy of shape "
+                             f"{tuple(dy.shape)}, but got {paddings}.")
+        if not self.paddings_contiguous:
+            half = len(paddings) // 2
+            paddings = [v for pair in zip(paddings[:half], paddings[half:]) for v in pair]
+        return paddings
+
+    def __call__(self, dy, paddings):
+        if not isinstance(dy, Tensor) or not dy.dtype.is_float:
+            got = dy.dtype if isinstance(dy, Tensor) else type(dy).__name__
+            raise TypeError(f"For 'PadV3Grad', 'dy' must be a float Tensor, but got {got}.")
+        pads = self._pairs(dy, paddings)
+        sizes = []
+        for i in range(len(pads) // 2):
+            dim, (lo, hi) = dy.ndim - 1 - i, pads[2 * i: 2 * i + 2]
+            n = dy.shape[dim] - lo - hi
+            limit = n - 1 if self.mode == "reflect" else n
+            if min(lo, hi) < 0 or n < 1 or (self.mode != "edge" and max(lo, hi) > limit):
+                raise ValueError(f"For 'PadV3Grad', paddings ({lo}, {hi}) of dim {dim} do not "
+                                 f"fit a {self.mode} pad of dy's size {dy.shape[dim]}.")
+            sizes.append(n)
+        if self.mode == "circular":
+            for i in range(len(pads) // 2):
+                dy = _circular_pad_grad(dy, pads[2 * i], pads[2 * i + 1], dy.ndim - 1 - i)
+            return dy
+        shape = tuple(dy.shape[:2]) + tuple(reversed(sizes))
+        pad = reflection_pad if self.mode == "reflect" else replication_pad
+        _, pullback = vjp(lambda t: pad(t, tuple(pads)), A.zeros(shape, dy.dtype))
+        return pullback(dy)[0]
+
+    def __repr__(self):
+        return "Prim[PadV3Grad]"
