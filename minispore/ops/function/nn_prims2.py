@@ -143,20 +143,24 @@ class MaxPool3D(_Pool3D):
 
     def __call__(self, x):
         self._check(x)
+        dtype = x.dtype
+        if dtype == mstype.float16:
+            # ReduceMax's gradient kernel has no Float16 form; the max of Float16 values is
+            # exact in Float32.
+            x = A.cast(x, mstype.float32)
         padding = self._padding(x.shape[2:])
         if any(v for lo_hi in padding for v in lo_hi):
             np_dt = x.dtype.np_dtype
             low = -np.inf if np_dt.kind == "f" else np.iinfo(np_dt).min
             x = constant_pad(x, _flat_pads(padding), low)
-        return self._windows(x, M.reduce_max)
+        return A.cast(self._windows(x, M.reduce_max), dtype)
 
 
 class AvgPool3D(_Pool3D):
     """``P.AvgPool3D(kernel_size=1, strides=1, pad_mode='valid', pad=0, ceil_mode=False,
     count_include_pad=True, divisor_override=0, data_format='NCDHW')(x)``: the mean over each
-    window. The divisor is divisor_override when set, else the number of x's elements in the
-    window for PAD padding without count_include_pad, else the window volume (SAME padding
-    always counts, whatever count_include_pad says, as MindSpore 2.7.2's CPU kernel does)."""
+    window. The divisor is divisor_override when set, else the window volume with
+    count_include_pad, else the number of x's elements in the window."""
 
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=0, data_format="NCDHW"):
@@ -175,7 +179,7 @@ class AvgPool3D(_Pool3D):
         sums = self._windows(constant_pad(x, _flat_pads(padding), 0), M.reduce_sum)
         if self.divisor_override:
             return M.div(sums, float(self.divisor_override))
-        if self.pad_mode != "PAD" or self.count_include_pad:
+        if self.count_include_pad:
             return M.div(sums, float(np.prod(self.kernel_size)))
         # The count of real elements per window: a box sum of ones over the padded extent.
         count = np.pad(np.ones(x.shape[2:]), padding)

@@ -93,18 +93,22 @@ _MODES = ("constant", "reflect", "edge", "circular")
 
 
 def _source_index(mode, n, lo, hi):
-    """For out positions j = -lo .. n + hi - 1 of a dim of size n, the position of x each
-    copies: reflect mirrors about the end elements, edge repeats them, circular wraps."""
+    """The positions of a dim of size n that its padded version copies: a negative amount
+    crops first (as MindSpore does), then a positive one pads what is left: reflect mirrors
+    about the end elements, edge repeats them, circular wraps."""
+    start = max(-lo, 0)
+    n -= start + max(-hi, 0)
+    lo, hi = max(lo, 0), max(hi, 0)
     j = np.arange(-lo, n + hi)
     if mode == "reflect":
         if lo >= n or hi >= n:
             raise ValueError(f"For 'PadV3', reflect padding must be less than the dim size "
                              f"{n}, but got ({lo}, {hi}).")
         j = np.abs(j)
-        return np.where(j >= n, 2 * (n - 1) - j, j)
+        return start + np.where(j >= n, 2 * (n - 1) - j, j)
     if mode == "edge":
-        return np.clip(j, 0, n - 1)
-    return np.mod(j, n)
+        return start + np.clip(j, 0, n - 1)
+    return start + np.mod(j, n)
 
 
 class PadV3:
