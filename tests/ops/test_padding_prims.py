@@ -64,8 +64,8 @@ def _np_pad(a, paddings, mode, value=0.0):
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "circular"])
 def test_padv3_modes(mode):
-    x = rand(2, 3, 4, seed=3)
-    for paddings in ((1, 2), (2, 1, 1, 0), (1, -1, 1, 2), (0, 1, -1, 1)):
+    x = rand(1, 2, 3, 4, seed=3)
+    for paddings in ((1, 2, 0, 0), (2, 1, 1, 0), (1, -1, 1, 2), (0, 1, -1, 1)):
         value = Tensor(np.float32(1.5)) if mode == "constant" else None
         args = (value,) if mode == "constant" else ()
         op = ops.PadV3(mode)
@@ -91,8 +91,15 @@ def test_padv3_errors():
     with pytest.raises(TypeError, match="'paddings_contiguous' should be 'bool'"):
         ops.PadV3("constant", 1)
     with pytest.raises(ValueError, match="even number of values"):
-        ops.PadV3("edge")(Tensor(rand(2, 2)), (1, 1, 1))
+        ops.PadV3("edge")(Tensor(rand(1, 2, 2)), (1, 1, 1))
     with pytest.raises(ValueError, match="reflect padding must be less than the dim size 3"):
-        ops.PadV3("reflect")(Tensor(rand(2, 3)), (3, 0))
+        ops.PadV3("reflect")(Tensor(rand(1, 2, 3)), (3, 0))
     with pytest.raises(ValueError, match="takes no 'value'"):
-        ops.PadV3("edge")(Tensor(rand(2, 3)), (1, 0), 2.0)
+        ops.PadV3("edge")(Tensor(rand(1, 2, 3)), (1, 0), 2.0)
+    # MindSpore 2.7.2's rules for the non-constant modes
+    with pytest.raises(ValueError, match="must be greater than or equal to 3, but got 2"):
+        ops.PadV3("circular")(Tensor(rand(2, 3)), (1, 0))
+    with pytest.raises(ValueError, match="padding's size equal 4 must be equal to 4, but got 3"):
+        ops.PadV3("edge")(Tensor(rand(1, 2, 3)), (1, 0, 1, 1))
+    with pytest.raises(ValueError, match="reflect mode must be less than or equal to 4"):
+        ops.PadV3("reflect")(Tensor(rand(1, 1, 2, 2, 2)), (1, 0, 1, 1, 0, 0))

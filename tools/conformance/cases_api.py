@@ -6,10 +6,11 @@ the same id the mechanical generator would give, so a name listed here replaces 
 case. A snippet sets `out` and may use the shared inputs the driver defines (x, y, z, xi, yi,
 xb, sq, v, x3, img, lbl, …: see driver.py's prelude)."""
 from tools.conformance import (cases_api_data, cases_api_index, cases_api_metrics,
-                               cases_api_misc, cases_api_nn, cases_api_ops, cases_api_unchecked)
+                               cases_api_misc, cases_api_nn, cases_api_ops, cases_api_prims2,
+                               cases_api_unchecked)
 
 _TOPICS = (cases_api_data, cases_api_index, cases_api_metrics, cases_api_misc, cases_api_nn,
-           cases_api_ops, cases_api_unchecked)
+           cases_api_ops, cases_api_prims2, cases_api_unchecked)
 
 
 def _merged():

@@ -116,12 +116,14 @@ class PadV3:
     padded by `paddings` (a 1-D int Tensor or tuple of 2k ints: (left, right) of the last dim,
     then of the one before, ...; a negative amount crops). paddings_contiguous=False reads them
     as (left of each dim ..., right of each dim ...). Modes: 'constant' (with `value`),
-    'reflect', 'edge' and 'circular' (which take no value).
+    'reflect', 'edge' and 'circular' (which take no value and pad every dim after the first
+    two of a 3-D to 5-D x, 4-D at most for reflect).
 
     Raises:
         TypeError: mode is not a str; x is not a Tensor.
         ValueError: mode is not one of the four; paddings has an odd length or pads more dims
-            than x has; reflect padding reaches past the dim.
+            than x has (in the non-constant modes: other than x's dims after the first two);
+            reflect padding reaches past the dim.
     """
 
     def __init__(self, mode="constant", paddings_contiguous=True):
@@ -151,6 +153,19 @@ class PadV3:
         if value is not None:
             raise ValueError(f"For 'PadV3', mode {self.mode!r} takes no 'value', but got "
                              f"{value!r}.")
+        # MindSpore pads the spatial dims of (N, C, ...) here: all of them, at most three
+        # (two with reflect).
+        if x.ndim < 3:
+            raise ValueError(f"For primitive[PadV3], the input dims for edge, reflect or "
+                             f"circular mode must be greater than or equal to 3, but got "
+                             f"{x.ndim}.")
+        if self.mode == "reflect" and x.ndim > 4:
+            raise ValueError(f"For primitive[PadV3], the input dims for reflect mode must be "
+                             f"less than or equal to 4, but got {x.ndim}.")
+        if len(paddings) != 2 * (x.ndim - 2):
+            raise ValueError(f"For primitive[PadV3], the input dims when padding's size equal "
+                             f"{len(paddings)} must be equal to {len(paddings) // 2 + 2}, but "
+                             f"got {x.ndim}.")
         for i in range(len(paddings) // 2):
             dim = x.ndim - 1 - i
             index = _source_index(self.mode, x.shape[dim], paddings[2 * i], paddings[2 * i + 1])
