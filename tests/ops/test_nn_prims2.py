@@ -160,3 +160,37 @@ def test_apply_proximal_gradient_descent():
             p, *args, Tensor(np.full((2, 2), 0.3, np.float32))))(), p
     _, p = step(Tensor(v0))
     np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["align_corners", "half_pixel"])
+def test_resize_linear_1d(mode):
+    x = rand(2, 3, 5, seed=9)
+    for out in (1, 3, 5, 8):
+        j = np.arange(out)
+        if out == 1:
+            src = np.zeros(1)
+        elif mode == "align_corners":
+            src = j * 4 / (out - 1)
+        else:
+            src = np.maximum((j + 0.5) * 5 / out - 0.5, 0)
+        op = ops.ResizeLinear1D(mode)
+        check_forward(lambda t, out=out: op(t, Tensor(np.array([out], np.int64))),
+                      lambda a, src=src: np.apply_along_axis(
+                          lambda r: np.interp(src, np.arange(5), r), -1, a), [x])
+        check_grad(lambda t, out=out: op(t, (out,)), [x])
+    # MindSpore's st values: [1, 2, 3] to 6 points
+    x0 = Tensor(np.array([[[1, 2, 3]]], np.float16))
+    got = ops.ResizeLinear1D("half_pixel")(x0, Tensor(np.array([6], np.int64)))
+    np.testing.assert_allclose(got.asnumpy()[0, 0], [1, 1.25, 1.75, 2.25, 2.75, 3], rtol=1e-3)
+
+
+def test_resize_linear_1d_errors():
+    x = Tensor(rand(1, 2, 4))
+    with pytest.raises(RuntimeError, match="coordinate_transformation_mode not support now"):
+        ops.ResizeLinear1D("asymmetric")(x, (3,))
+    with pytest.raises(ValueError, match="image rank must be equal to 3, but got 2"):
+        ops.ResizeLinear1D()(Tensor(rand(2, 4)), (3,))
+    with pytest.raises(ValueError, match="size value must be greater than 0, but got 0"):
+        ops.ResizeLinear1D()(x, (0,))
+    with pytest.raises(TypeError, match="must be a Float16, Float32 or Float64 Tensor"):
+        ops.ResizeLinear1D()(Tensor(np.ones((1, 2, 3), np.int32)), (3,))

@@ -36,6 +36,9 @@ CASES = {
                       "out = (ops.AvgPool3D(kernel_size=(2, 2, 3), strides=1, pad_mode='SAME', "
                       "count_include_pad=False)(xa), ops.AvgPool3D(kernel_size=2, strides=2, "
                       "pad_mode='PAD', pad=1)(xa))"),
+        ("ResizeLinear1D", "from mindspore.ops.operations import ResizeLinear1D\n"
+                           "out = (ResizeLinear1D()(x3, Tensor(np.array([7], np.int64))), "
+                           "ResizeLinear1D('half_pixel')(x3, Tensor(np.array([3], np.int64))))"),
         ("Dropout3D", "out = ops.Dropout3D(0.5)(x3.reshape(1, 2, 3, 2, 2))"),
         ("RandomCategorical", "out = ops.RandomCategorical(ms.int32)(x, 4, 2)"),
         ("Uniform", "from mindspore.ops.operations.random_ops import Uniform\n"

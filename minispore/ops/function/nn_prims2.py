@@ -1,6 +1,6 @@
 """MindSpore nn, random and optimizer primitives composed of existing operators: Dropout3D,
 MaxPool3D, AvgPool3D, RandomCategorical, Uniform, TruncatedNormal, ApplyGradientDescent and
-ApplyProximalGradientDescent. The pools pad, then reduce one dim at a time over its windows
+ApplyProximalGradientDescent, and ResizeLinear1D. The pools pad, then reduce one dim at a time over its windows
 (pool_compose_func's separable scheme); the updates write the Parameter with Assign."""
 import math
 import numbers
@@ -17,8 +17,8 @@ from minispore.ops.function.array_compose_func import constant_pad
 from minispore.ops.function.pool_compose_func import _window_reduce
 from minispore.ops.function.random_func import rand, random_categorical
 
-__all__ = ["Dropout3D", "MaxPool3D", "AvgPool3D", "RandomCategorical", "Uniform",
-           "TruncatedNormal", "ApplyGradientDescent", "ApplyProximalGradientDescent"]
+__all__ = ["Dropout3D", "MaxPool3D", "AvgPool3D", "ResizeLinear1D", "RandomCategorical",
+           "Uniform", "TruncatedNormal", "ApplyGradientDescent", "ApplyProximalGradientDescent"]
 
 
 def _is_int(v):
@@ -188,6 +188,55 @@ class AvgPool3D(_Pool3D):
             starts = np.arange(0, count.shape[axis] - k + 1, s)
             count = np.take(c, starts + k, axis=axis) - np.take(c, starts, axis=axis)
         return M.div(sums, Tensor(count.astype(x.dtype.np_dtype)))
+
+
+class ResizeLinear1D(_Prim):
+    """``ResizeLinear1D(coordinate_transformation_mode='align_corners')(x, size)``: (N, C, W)
+    float x linearly resampled along W to size[0] points (size: a 1-element int Tensor or
+    tuple). Output point j reads source position j (W - 1) / (size - 1) ('align_corners') or
+    max((j + 1/2) W / size - 1/2, 0) ('half_pixel'); a single output point reads position 0.
+    Two Gathers of constant indices blended with constant weights.
+
+    Raises:
+        TypeError: x is not a float Tensor.
+        ValueError: x is not 3-D; size is not positive.
+        RuntimeError: another coordinate_transformation_mode (MindSpore's CPU kernel's error).
+    """
+
+    def __init__(self, coordinate_transformation_mode="align_corners"):
+        self.coordinate_transformation_mode = coordinate_transformation_mode
+
+    def __call__(self, x, size):
+        name = "ResizeLinear1D"
+        _check_tensor(name, "x", x)
+        if x.dtype not in mstype.float_types:
+            raise TypeError(f"For '{name}', 'x' must be a Float16, Float32 or Float64 Tensor, "
+                            f"but got {x.dtype}.")
+        if x.ndim != 3:
+            raise ValueError(f"For primitive[{name}], the image rank must be equal to 3, but "
+                             f"got {x.ndim}.")
+        mode = self.coordinate_transformation_mode
+        if mode not in ("align_corners", "half_pixel"):
+            raise RuntimeError(f"For '{name}', coordinate_transformation_mode not support now.")
+        (out,) = [int(v) for v in (size.asnumpy().reshape(-1) if isinstance(size, Tensor)
+                                   else size)]
+        if out <= 0:
+            raise ValueError(f"For primitive[{name}], the size value must be greater than 0, "
+                             f"but got {out}.")
+        w = x.shape[-1]
+        j = np.arange(out, dtype=np.float64)
+        if out == 1:
+            src = np.zeros(1)
+        elif mode == "align_corners":
+            src = j * (w - 1) / (out - 1)
+        else:
+            src = np.maximum((j + 0.5) * w / out - 0.5, 0.0)
+        lo = np.minimum(np.floor(src).astype(np.int64), w - 1)
+        hi = np.minimum(lo + 1, w - 1)
+        frac = Tensor((src - lo).astype(x.dtype.np_dtype))
+        left = A.gather(x, Tensor(lo), 2)
+        right = A.gather(x, Tensor(hi), 2)
+        return M.add(left, M.mul(M.sub(right, left), frac))
 
 
 class RandomCategorical(_Prim):
