@@ -30,6 +30,14 @@ class _AliasLoader(importlib.abc.Loader):
             # `from mindspore.ops.operations import _inner_ops` looks the name up on the
             # package before importing it, and imports by the package's own (minispore) name.
             module.__getattr__ = _package_getattr(spec.name, set(VIEWS[package][1]))
+        if package in VIEWS:
+            # `from mindspore.ops.operations import nn_ops` finds minispore's own nn_ops as an
+            # attribute of the package and never imports it by the mindspore name, so it
+            # gets the view's fallback to the whole namespace here.
+            for leaf in VIEWS[package][1]:
+                sub = sys.modules.get(f"{self.target_name}.{leaf}")
+                if sub is not None and "__getattr__" not in vars(sub):
+                    sub.__getattr__ = _view_getattr(f"{spec.name}.{leaf}", VIEWS[package][0])
         return module
 
     def exec_module(self, module):

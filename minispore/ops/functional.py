@@ -1,6 +1,7 @@
 """Every functional operator, gathered from the per-family modules in ops/function/."""
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.array_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.array_prims2 import *  # noqa: F401,F403
 from minispore.ops.function.band_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.bessel_func import *  # noqa: F401,F403
 from minispore.ops.function.bbox_func import *  # noqa: F401,F403
@@ -16,6 +17,7 @@ from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.linalg_func import *  # noqa: F401,F403
 from minispore.ops.function.decomp_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
+from minispore.ops.function.padding_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.matmul_compose_func import *  # noqa: F401,F403
@@ -26,6 +28,7 @@ from minispore.ops.function.random_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.nn_prims2 import *  # noqa: F401,F403
 from minispore.ops.function.pool_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.sort_func import *  # noqa: F401,F403
 from minispore.ops.function.special_func import *  # noqa: F401,F403

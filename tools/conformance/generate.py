@@ -23,7 +23,7 @@ SKIP = re.compile(
 RANDOM = re.compile(r"^(Random|random|rand|Rand|Multinomial|multinomial|Uniform|uniform|"
                     r"StandardNormal|standard_normal|normal$|Gamma$|gamma$|Poisson$|poisson$|"
                     r"Bernoulli|bernoulli|CutOut|MixUp|CutMix|AutoAugment|RandAugment|"
-                    r"TrivialAugmentWide|.*[Dd]ropout|shuffle$)")
+                    r"TrivialAugmentWide|.*[Dd]ropout|shuffle$|TruncatedNormal$)")
 
 OPS_ARGS = ["x", "x, y", "x, 1", "(x, y)", "x, y, z", "sq", "xi", "xi, yi", "xb", "xb, x, y",
             "x, 0.5", "x, 0", "x, 2", "x3", "img", "x, lbl", "(2, 3)", "x, (3, 2)", "v", "v, v",

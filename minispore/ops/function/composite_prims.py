@@ -292,8 +292,11 @@ def _dropout2d(x, keep_prob=0.5):
     if x.ndim != 4:
         raise ValueError(f"For 'Dropout2D', the input must be 4-D, but got rank {x.ndim}.")
     from minispore.ops.function import nn_func
-    scale = nn_func.dropout(A.ones(tuple(x.shape[:2]) + (1, 1), x.dtype), 1.0 - keep_prob)
-    return M.mul(x, scale), A.broadcast_to(M.not_equal(scale, 0), tuple(x.shape))
+    # Integer x is scaled in Float32 and cast back, as MindSpore does.
+    work = x.dtype if x.dtype in mstype.float_types else mstype.float32
+    scale = nn_func.dropout(A.ones(tuple(x.shape[:2]) + (1, 1), work), 1.0 - keep_prob)
+    out = A.cast(M.mul(A.cast(x, work), scale), x.dtype)
+    return out, A.broadcast_to(M.not_equal(scale, 0), tuple(x.shape))
 
 
 AdaptiveAvgPool2D = _composite("AdaptiveAvgPool2D", PC.adaptive_avg_pool2d, (("output_size", 1),))

@@ -219,8 +219,9 @@ def prelu(x, weight):
     if weight.ndim > 1:
         raise ValueError(f"For 'prelu', 'weight' must be 0-D or 1-D, but got rank "
                          f"{weight.ndim}.")
-    w = weight
     n = 1 if weight.ndim == 0 else weight.shape[0]
+    # One weight is a 0-d factor, so a 0-d x keeps its shape (its gradient is reshaped back).
+    w = A.reshape(weight, ()) if n == 1 else weight
     if n != 1:
         channel = 1 if x.ndim >= 2 else 0
         if x.ndim < 1 or x.shape[channel] != n:
