@@ -44,5 +44,15 @@ for _name in _scatter_reduce.__all__ + ["TensorScatterElements"]:
 _math_func.F = _function
 del _name, _home
 
+# The backward primitives composed of functional ops join mindspore.ops.operations._grad_ops.
+from minispore.ops.function import grad_prims_more, grad_prims_nn, grad_prims_pool  # noqa: E402
+from minispore.ops.operations import _grad_ops  # noqa: E402
+
+for _module in (grad_prims_more, grad_prims_nn, grad_prims_pool):
+    for _name in _module.__all__:
+        setattr(_grad_ops, _name, getattr(_module, _name))
+    _grad_ops.__all__ = _grad_ops.__all__ + list(_module.__all__)
+del _module, _name
+
 _tensor_methods.install()
 _sparse_func.install()
