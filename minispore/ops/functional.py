@@ -37,6 +37,7 @@ from minispore.ops.function.scan_func import *  # noqa: F401,F403
 from minispore.ops.function.scalar_func import *  # noqa: F401,F403
 from minispore.ops.function.selection_func import *  # noqa: F401,F403
 from minispore.ops.function.shift_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.space_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.unpool_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

@@ -1,0 +1,78 @@
+"""Layers composed from functional ops: Conv3d (ops' conv3d, a sum of Conv2Ds over depth taps),
+BiDense (x1^T W x2 + b) and ReflectionPad3d."""
+import math
+
+from minispore.common import dtype as mstype
+from minispore.common.initializer import HeUniform, Uniform, initializer
+from minispore.common.parameter import Parameter
+from minispore.nn.cell import Cell
+from minispore.nn.layer.basic import _check_bool, _check_positive_int
+from minispore.ops.function.conv_compose_func import _ints, conv3d_padded
+
+__all__ = ["Conv3d"]
+
+_PAD_MODES = ("same", "valid", "pad")
+
+
+def _padding6(name, padding, pad_mode):
+    """An int or (head, tail, top, bottom, left, right); nonzero only with pad_mode 'pad'."""
+    pads = _ints(name, "padding", padding, 6, 0)
+    if pad_mode != "pad" and any(pads):
+        raise ValueError(f"For '{name}', 'padding' must be 0 when 'pad_mode' is {pad_mode!r}, "
+                         f"but got {padding!r}.")
+    return pads
+
+
+class Conv3d(Cell):
+    """3-D convolution over NCDHW input; weight (out_channels, in_channels // group, kd, kh, kw).
+
+    ``pad_mode``: 'same' (each output dim = ceil(size / stride)), 'valid' or 'pad' (explicit
+    ``padding``: an int or (head, tail, top, bottom, left, right)). Defaults as nn.Conv2d:
+    W ~ HeUniform(sqrt(5)), b ~ U(+-1/sqrt(fan_in)) when ``has_bias``.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCDHW", dtype=mstype.float32):
+        super().__init__()
+        name = "Conv3d"
+        self.in_channels = _check_positive_int(name, "in_channels", in_channels)
+        self.out_channels = _check_positive_int(name, "out_channels", out_channels)
+        self.kernel_size = _ints(name, "kernel_size", kernel_size, 3, 1)
+        self.stride = _ints(name, "stride", stride, 3, 1)
+        self.dilation = _ints(name, "dilation", dilation, 3, 1)
+        if pad_mode not in _PAD_MODES:
+            raise ValueError(f"For '{name}', 'pad_mode' must be one of {list(_PAD_MODES)}, but "
+                             f"got {pad_mode!r}.")
+        self.pad_mode = pad_mode
+        self.padding = _padding6(name, padding, pad_mode)
+        if data_format != "NCDHW":
+            raise ValueError(f"For '{name}', only data_format 'NCDHW' is supported, but got "
+                             f"{data_format!r}.")
+        self.group = _check_positive_int(name, "group", group)
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"For '{name}', 'in_channels' ({in_channels}) and 'out_channels' "
+                             f"({out_channels}) must be divisible by 'group' ({group}).")
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        shape = [out_channels, in_channels // group, *self.kernel_size]
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
+        self.bias = None
+        if has_bias:
+            if bias_init is None:
+                bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
+            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+
+    def construct(self, x):
+        if len(x.shape) != 5:
+            raise ValueError(f"For 'Conv3d', the input must be 5-D (N, C, D, H, W), but got "
+                             f"shape {tuple(x.shape)}.")
+        return conv3d_padded(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
+                             self.dilation, self.group)
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
+                f"group={self.group}, has_bias={self.has_bias}")
