@@ -17,6 +17,7 @@ from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.linalg_func import *  # noqa: F401,F403
 from minispore.ops.function.decomp_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
+from minispore.ops.function.margin_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.matmul_compose_func import *  # noqa: F401,F403
