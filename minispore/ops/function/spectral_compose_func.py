@@ -11,6 +11,7 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.array_compose_func import _split_at
+from minispore.ops.function.linalg_func import inverse
 from minispore.ops.function.nn_compose_func import cdist
 
 __all__ = ["hann_window", "hamming_window", "kaiser_window", "bartlett_window", "blackman_window",
@@ -163,12 +164,12 @@ def pdist(input, p=2.0):  # noqa: A002
 
 
 def matrix_power(input, n):  # noqa: A002
-    """input (..., M, M) to the integer power n >= 0 by repeated squaring (MatMuls)."""
+    """input (..., M, M) to the integer power n by repeated squaring (MatMuls); a negative n
+    raises the inverse (MatrixInverse) to -n."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"For 'matrix_power', 'n' must be an int, but got {type(n).__name__}.")
     if n < 0:
-        raise NotImplementedError("For 'matrix_power', a negative n needs a matrix inverse, "
-                                  "which minispore does not implement.")
+        input, n = inverse(input), -n  # noqa: A001
     m = input.shape[-1]
     result = None
     base = input
