@@ -1,15 +1,17 @@
 """Layers composed from functional ops: Conv3d (ops' conv3d, a sum of Conv2Ds over depth taps),
-BiDense (x1^T W x2 + b) and ReflectionPad3d."""
+and BiDense (x1^T W x2 + b)."""
 import math
 
 from minispore.common import dtype as mstype
 from minispore.common.initializer import HeUniform, Uniform, initializer
 from minispore.common.parameter import Parameter
+from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
+from minispore.ops import functional as F
 from minispore.ops.function.conv_compose_func import _ints, conv3d_padded
 
-__all__ = ["Conv3d"]
+__all__ = ["Conv3d", "BiDense"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -76,3 +78,53 @@ class Conv3d(Cell):
                 f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
                 f"group={self.group}, has_bias={self.has_bias}")
+
+
+class BiDense(Cell):
+    """Bilinear layer: y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o], for inputs
+    (..., in1_channels) and (..., in2_channels) of the same leading shape. W (out, in1, in2)
+    and b default to U(+-1/sqrt(in1_channels)), as MindSpore's."""
+
+    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None,
+                 bias_init=None, has_bias=True, dtype=mstype.float32):
+        super().__init__()
+        name = "BiDense"
+        self.in1_channels = _check_positive_int(name, "in1_channels", in1_channels)
+        self.in2_channels = _check_positive_int(name, "in2_channels", in2_channels)
+        self.out_channels = _check_positive_int(name, "out_channels", out_channels)
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        bound = 1 / math.sqrt(in1_channels)
+        shape = (out_channels, in1_channels, in2_channels)
+        if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
+            raise ValueError(f"For '{name}', a Tensor 'weight_init' must have shape {shape}, but "
+                             f"got {tuple(weight_init.shape)}.")
+        self.weight = Parameter(initializer(Uniform(bound) if weight_init is None else weight_init, shape,
+                                            dtype),
+                                name="weight")
+        self.bias = None
+        if has_bias:
+            if isinstance(bias_init, Tensor) and tuple(bias_init.shape) != (out_channels,):
+                raise ValueError(f"For '{name}', a Tensor 'bias_init' must have shape "
+                                 f"({out_channels},), but got {tuple(bias_init.shape)}.")
+            self.bias = Parameter(initializer(
+                Uniform(bound) if bias_init is None else bias_init, [out_channels], dtype),
+                                  name="bias")
+
+    def construct(self, input1, input2):
+        lead = tuple(input1.shape[:-1])
+        if input1.shape[-1] != self.in1_channels or input2.shape[-1] != self.in2_channels:
+            raise ValueError(f"For 'BiDense', the last dims of input1 and input2 must be "
+                             f"{self.in1_channels} and {self.in2_channels}, but got shapes "
+                             f"{tuple(input1.shape)} and {tuple(input2.shape)}.")
+        if tuple(input2.shape[:-1]) != lead:
+            raise ValueError(f"For 'BiDense', input1 and input2 must share their leading dims, "
+                             f"but got shapes {tuple(input1.shape)} and {tuple(input2.shape)}.")
+        x1 = F.reshape(input1, (-1, self.in1_channels))
+        x2 = F.reshape(input2, (-1, self.in2_channels))
+        # x1 W: (B, in1) @ (in1, out * in2), then each out's row dotted with x2
+        w = F.reshape(F.transpose(self.weight, (1, 0, 2)), (self.in1_channels, -1))
+        xw = F.reshape(F.matmul(x1, w), (-1, self.out_channels, self.in2_channels))
+        out = F.reduce_sum(F.mul(xw, F.expand_dims(x2, 1)), 2)
+        if self.has_bias:
+            out = F.add(out, self.bias)
+        return F.reshape(out, lead + (self.out_channels,))
