@@ -26,6 +26,7 @@ from minispore.ops.function.random_func import *  # noqa: F401,F403
 from minispore.ops.function.random_prims import *  # noqa: F401,F403
 from minispore.ops.function.random_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.sample_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.pool_compose_func import *  # noqa: F401,F403
