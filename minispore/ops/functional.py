@@ -1,4 +1,5 @@
 """Every functional operator, gathered from the per-family modules in ops/function/."""
+from minispore.ops.function.accumulate_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.array_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.band_compose_func import *  # noqa: F401,F403
