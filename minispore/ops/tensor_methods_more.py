@@ -182,4 +182,5 @@ class _MoreMethods:
     def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
         return F.unfold(self, kernel_size, dilation, padding, stride)
     def matrix_power(self, n): return F.matrix_power(self, n)
-    def lu_solve(self, LU_data, LU_pivots): return F.lu_solve(self, LU_data, LU_pivots)  # noqa: N803
+    def lu_solve(self, LU_data, LU_pivots):  # noqa: N803 - MindSpore's argument names
+        return F.lu_solve(self, LU_data, LU_pivots)

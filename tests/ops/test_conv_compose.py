@@ -44,8 +44,9 @@ def test_conv1d_forward_grad():
 
 def test_conv3d_forward_grad():
     x, w, b = rand(1, 4, 4, 5, 4, seed=4), rand(2, 2, 2, 3, 2, seed=5), rand(2, seed=6)
-    ref = lambda x, w, b: (_conv_ref(x, w, (2, 1, 2), [(1, 1), (0, 0), (2, 2)], (1, 2, 1), 2)  # noqa: E731
-                           + b[None, :, None, None, None])
+    def ref(x, w, b):
+        return (_conv_ref(x, w, (2, 1, 2), [(1, 1), (0, 0), (2, 2)], (1, 2, 1), 2)
+                + b[None, :, None, None, None])
     check_forward(lambda x, w, b: ops.conv3d(x, w, b, (2, 1, 2), "pad", (1, 0, 2), (1, 2, 1), 2),
                   ref, [x, w, b], rtol=1e-5, atol=1e-5)
     check_grad(lambda x, w: ops.conv3d(x, w, None, 2, "same", 0, 1, 2), [x[:, :, :3, :3, :3], w])

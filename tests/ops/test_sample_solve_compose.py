@@ -81,8 +81,10 @@ def _crop_ref(image, boxes, idx, size, method, extrapolation):
     out = np.zeros((len(boxes), ch, cw, c))
     for k, (y1, x1, y2, x2) in enumerate(boxes):
         for i, j in itertools.product(range(ch), range(cw)):
-            y = y1 * (h - 1) + i * (y2 - y1) * (h - 1) / (ch - 1) if ch > 1 else 0.5 * (y1 + y2) * (h - 1)
-            x = x1 * (w - 1) + j * (x2 - x1) * (w - 1) / (cw - 1) if cw > 1 else 0.5 * (x1 + x2) * (w - 1)
+            y = (y1 * (h - 1) + i * (y2 - y1) * (h - 1) / (ch - 1) if ch > 1
+                 else 0.5 * (y1 + y2) * (h - 1))
+            x = (x1 * (w - 1) + j * (x2 - x1) * (w - 1) / (cw - 1) if cw > 1
+                 else 0.5 * (x1 + x2) * (w - 1))
             if not (0 <= y <= h - 1 and 0 <= x <= w - 1):
                 out[k, i, j] = extrapolation
                 continue

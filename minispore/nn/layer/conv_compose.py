@@ -98,17 +98,15 @@ class BiDense(Cell):
         if isinstance(weight_init, Tensor) and tuple(weight_init.shape) != shape:
             raise ValueError(f"For '{name}', a Tensor 'weight_init' must have shape {shape}, but "
                              f"got {tuple(weight_init.shape)}.")
-        self.weight = Parameter(initializer(Uniform(bound) if weight_init is None else weight_init, shape,
-                                            dtype),
-                                name="weight")
+        weight_init = Uniform(bound) if weight_init is None else weight_init
+        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
         self.bias = None
         if has_bias:
             if isinstance(bias_init, Tensor) and tuple(bias_init.shape) != (out_channels,):
                 raise ValueError(f"For '{name}', a Tensor 'bias_init' must have shape "
                                  f"({out_channels},), but got {tuple(bias_init.shape)}.")
-            self.bias = Parameter(initializer(
-                Uniform(bound) if bias_init is None else bias_init, [out_channels], dtype),
-                                  name="bias")
+            bias_init = Uniform(bound) if bias_init is None else bias_init
+            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
 
     def construct(self, input1, input2):
         lead = tuple(input1.shape[:-1])

@@ -53,8 +53,8 @@ def _pad_pairs(name, padding, pad_mode, n):
     return pads
 
 
-def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002
-           groups=1):
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid",  # noqa: A002
+           padding=0, dilation=1, groups=1):
     """1-D convolution of (N, C_in, L) by weight (C_out, C_in / groups, K); padding an int (both
     ends) with pad_mode 'pad'; bias (C_out,) added per channel. Returns (N, C_out, L_out)."""
     _check("conv1d", input, weight, 3, pad_mode, groups)
@@ -75,8 +75,8 @@ def _depth_pads(size, k, s, d, pad_mode, lo, hi):
     return total // 2, total - total // 2
 
 
-def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002
-           groups=1):
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid",  # noqa: A002
+           padding=0, dilation=1, groups=1):
     """3-D convolution of (N, C_in, D, H, W) by weight (C_out, C_in / groups, kD, kH, kW);
     padding an int or 3 ints (both sides of D, H, W) with pad_mode 'pad'.
 

@@ -87,7 +87,9 @@ def _source_coord(g, size, padding_mode, align_corners):
     else:
         c = M.div(M.sub(M.mul(M.add(g, 1.0), float(size)), 1.0), 2.0)
     if padding_mode == "reflection":
-        c = _reflect(c, 0.0, 2.0 * (size - 1)) if align_corners else _reflect(c, -1.0, 2.0 * size - 1)
+        # about the end pixels' centres (align_corners) or their outer edges
+        low2, high2 = (0.0, 2.0 * (size - 1)) if align_corners else (-1.0, 2.0 * size - 1)
+        c = _reflect(c, low2, high2)
     if padding_mode in ("border", "reflection"):
         c = clamp(c, 0.0, float(size - 1))
     return c
@@ -109,7 +111,8 @@ def _gather_points(flat, coords, sizes):
     return M.select(valid, values, A.zeros_like(values))
 
 
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
+                align_corners=None):
     """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2) of normalised (x, y) -> (N, C, Ho, Wo);
     or (N, C, D, H, W) at (N, Do, Ho, Wo, 3) of (x, y, z). mode 'bilinear' (trilinear in 3-D)
     or 'nearest' (ties away from zero); padding_mode 'zeros', 'border' or 'reflection'."""

@@ -77,7 +77,8 @@ def _tensor_length(name, window_length, dtype):
     dtype = mstype.to_type(dtype)
     if dtype not in (mstype.float16, mstype.float32, mstype.float64):
         raise TypeError(f"For '{prim}', the 'dtype' should be one of [mindspore.float16, "
-                        f"mindspore.float32, mindspore.float64], but got 'mindspore.{str(dtype).lower()}'.")
+                        f"mindspore.float32, mindspore.float64], but got "
+                        f"'mindspore.{str(dtype).lower()}'.")
     n = int(window_length.asnumpy())
     if n < 0:
         raise ValueError(f"For '{prim}', the value of 'window_length' must be non-negative, but "
