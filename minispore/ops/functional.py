@@ -10,6 +10,7 @@ from minispore.ops.function.color_func import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims import *  # noqa: F401,F403
+from minispore.ops.function.composite_prims_more import *  # noqa: F401,F403
 from minispore.ops.function.conv_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.creation_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.einsum_func import *  # noqa: F401,F403

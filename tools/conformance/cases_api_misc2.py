@@ -63,6 +63,39 @@ CASES = {
         ("MatrixTriangularSolve", _LU + "out = [ops.MatrixTriangularSolve(lo, adj)(lu, x.T) "
                                   "for lo in (True, False) for adj in (False, True)]"),
         ("LuSolve", _LU + "out = ops.LuSolve()(x.T, lu, Tensor(np.array([2, 3, 3], np.int32)))"),
+        ("MirrorPad", "out = ops.MirrorPad('SYMMETRIC')(x, Tensor(np.array([[1, 1], [2, 2]], "
+                      "np.int64)))"),
+        ("Padding", "out = ops.Padding(3)(x[:, :1])"),
+        ("BatchToSpaceND", "out = ops.BatchToSpaceND((2, 2), [[0, 1], [1, 0]])(Tensor(np.arange("
+                           "24, dtype=np.float32).reshape(4, 3, 1, 2)))"),
+        ("SpaceToBatchND", "out = ops.SpaceToBatchND(2, [[1, 1], [0, 2]])(img)"),
+        ("CheckValid", "out = ops.CheckValid()(Tensor(np.array([[1, 1, 3, 3], [0, 0, 9, 9]], "
+                       "np.float32)), Tensor([10.0, 5.0, 1.0]))"),
+        ("InTopK", "out = ops.InTopK(2)(Tensor(np.array([[1, 3, 3, 2], [5, 5, 1, 0]], "
+                   "np.float32)), Tensor(np.array([2, 3], np.int32)))"),
+        ("MultiMarginLoss", "out = ops.MultiMarginLoss(2, 0.5, 'none')(x, lbl.astype(ms.int64), "
+                            "Tensor([1.0, 2.0, 3.0]))"),
+        ("BartlettWindow", "out = ops.BartlettWindow(False, ms.float64)(Tensor(6, ms.int32))"),
+        ("BlackmanWindow", "out = ops.BlackmanWindow()(Tensor(5, ms.int64))"),
+        ("Conv3D", "v5 = Tensor(np.linspace(-1, 1, 240).reshape(1, 4, 3, 4, 5)"
+                   ".astype(np.float32))\n"
+                   "w = Tensor(np.linspace(-0.5, 0.5, 48).reshape(2, 2, 2, 3, 2)"
+                   ".astype(np.float32))\n"
+                   "out = ops.Conv3D(2, (2, 3, 2), pad_mode='pad', pad=(1, 0, 1, 1, 0, 1), "
+                   "stride=2, group=2)(v5, w)"),
+        ("AffineGrid", "out = ops.AffineGrid(True)(Tensor(np.array([[[0.8, -0.3, 0.1], "
+                       "[0.2, 0.9, -0.2]]], np.float32)), (1, 1, 2, 3))"),
+        ("GridSampler2D", f"out = ops.GridSampler2D('nearest', 'border', True)(img, {_GRID})"),
+        ("GridSampler3D", "v5 = Tensor(np.linspace(-1, 1, 240).reshape(1, 4, 3, 4, 5)"
+                          ".astype(np.float32))\n"
+                          "out = ops.GridSampler3D('bilinear', 'reflection', False)(v5, Tensor("
+                          "np.linspace(-1.1, 1.1, 12).reshape(1, 1, 2, 2, 3).astype(np.float32)))"),
+        ("CropAndResize", "out = ops.CropAndResize('nearest', 2.0)(Tensor(np.arange(64, "
+                          "dtype=np.float32).reshape(2, 4, 4, 2)), Tensor(np.array([[0.1, 0.2, "
+                          "0.8, 0.9], [0.5, 0.0, 1.2, 0.7]], np.float32)), Tensor(np.array([1, 0],"
+                          " np.int32)), (3, 2))"),
+        ("Col2Im", "out = ops.Col2Im((2, 2), 2, 1, 2)(Tensor(np.arange(72, dtype=np.float32)"
+                   ".reshape(2, 1, 4, 9)), Tensor(np.array([5, 5], np.int32)))"),
     ],
     "tensor": [
         ("lu_solve", _LU + "out = x.T.lu_solve(lu, Tensor(np.array([1, 2, 3], np.int32)))"),
