@@ -94,3 +94,47 @@ def test_nn_bidense():
     check_grad(lambda a, c: net64(a, c), [x1[0], x2[0]])
     with pytest.raises(ValueError, match="BiDense"):
         net(Tensor(x1), Tensor(x1))
+
+
+def _conv_transpose_ref(x, w, stride, dilation, groups):
+    """Direct scatter of every input voxel through the kernel (the 'valid' full output)."""
+    n, c_in = x.shape[:2]
+    k = w.shape[2:]
+    c_out_g = w.shape[1]
+    size = [(x.shape[2 + d] - 1) * stride[d] + dilation[d] * (k[d] - 1) + 1 for d in range(3)]
+    out = np.zeros((n, c_out_g * groups, *size))
+    cin_g = c_in // groups
+    for pos in itertools.product(*[range(s) for s in x.shape[2:]]):
+        for t in itertools.product(*[range(s) for s in k]):
+            at = tuple(pos[d] * stride[d] + t[d] * dilation[d] for d in range(3))
+            for g in range(groups):
+                xs = x[(slice(None), slice(g * cin_g, (g + 1) * cin_g)) + pos]   # (n, cin_g)
+                ws = w[(slice(g * cin_g, (g + 1) * cin_g), slice(None)) + t]      # (cin_g, cout_g)
+                out[(slice(None), slice(g * c_out_g, (g + 1) * c_out_g)) + at] += xs @ ws
+    return out
+
+
+def test_conv3d_transpose():
+    x, w = rand(1, 4, 2, 3, 2, seed=10), rand(4, 3, 2, 2, 3, seed=11)
+    prim = ops.Conv3DTranspose(4, 6, (2, 2, 3), stride=(1, 2, 2), dilation=(1, 2, 1), group=2)
+    check_forward(prim, lambda a, b: _conv_transpose_ref(a, b, (1, 2, 2), (1, 2, 1), 2),
+                  [x, w], rtol=1e-5, atol=1e-5)
+    check_grad(prim, [x, w])
+    full = _conv_transpose_ref(x.astype(np.float64), w.astype(np.float64), (2, 2, 2), (1, 1, 1),
+                               2)
+    cropped = ops.Conv3DTranspose(4, 6, (2, 2, 3), pad_mode="pad", pad=(1, 0, 0, 1, 2, 1),
+                                  stride=2, group=2, output_padding=(0, 1, 1))(Tensor(x),
+                                                                               Tensor(w))
+    # per dim: drop `before`, keep size - before - after + output_padding (zeros past the end)
+    want = np.pad(full, [(0, 0)] * 2 + [(0, 1)] * 3)
+    spans = [(b, full.shape[2 + d] - b - a + o)
+             for d, (b, a, o) in enumerate([(1, 0, 0), (0, 1, 1), (2, 1, 1)])]
+    want = want[(slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in spans)]
+    np.testing.assert_allclose(cropped.asnumpy(), want, rtol=1e-5, atol=1e-5)
+    net = nn.Conv3dTranspose(4, 6, 3, 2, "same", group=2, has_bias=True)
+    assert net.weight.shape == (4, 3, 3, 3, 3)
+    assert net(Tensor(x)).shape == (1, 6, 4, 6, 4)
+    with pytest.raises(ValueError, match="output_padding"):
+        ops.Conv3DTranspose(4, 6, 2, stride=2, output_padding=1, group=2)(Tensor(x), Tensor(w))
+    with pytest.raises(ValueError, match="depth of parameter 'dilation'"):
+        nn.Conv3dTranspose(4, 6, 2, dilation=2)

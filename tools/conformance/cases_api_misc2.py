@@ -83,6 +83,13 @@ CASES = {
                    ".astype(np.float32))\n"
                    "out = ops.Conv3D(2, (2, 3, 2), pad_mode='pad', pad=(1, 0, 1, 1, 0, 1), "
                    "stride=2, group=2)(v5, w)"),
+        ("Conv3DTranspose", "x5 = Tensor(np.linspace(-1, 1, 144).reshape(2, 4, 2, 3, 3)"
+                            ".astype(np.float32))\n"
+                            "w = Tensor(np.linspace(-1, 1, 144).reshape(4, 3, 2, 2, 3)"
+                            ".astype(np.float32))\n"
+                            "out = ops.Conv3DTranspose(4, 6, (2, 2, 3), pad_mode='pad', "
+                            "pad=(1, 0, 1, 1, 0, 2), stride=(2, 3, 2), dilation=(1, 2, 1), "
+                            "group=2, output_padding=(1, 0, 1))(x5, w)"),
         ("AffineGrid", "out = ops.AffineGrid(True)(Tensor(np.array([[[0.8, -0.3, 0.1], "
                        "[0.2, 0.9, -0.2]]], np.float32)), (1, 1, 2, 3))"),
         ("GridSampler2D", f"out = ops.GridSampler2D('nearest', 'border', True)(img, {_GRID})"),
@@ -113,6 +120,10 @@ CASES = {
                    ".astype(np.float32))\n"
                    "out = _fix(nn.Conv3d(4, 2, (2, 3, 2), 2, 'pad', (1, 0, 1, 1, 0, 1), group=2, "
                    "has_bias=True))(v5)"),
+        ("Conv3dTranspose", "x5 = Tensor(np.linspace(-1, 1, 144).reshape(2, 4, 2, 3, 3)"
+                            ".astype(np.float32))\n"
+                            "out = [_fix(nn.Conv3dTranspose(4, 6, (2, 2, 3), 2, m, group=2, "
+                            "has_bias=True))(x5) for m in ('same', 'valid')]"),
         ("BiDense", "out = _fix(nn.BiDense(3, 2, 4))(x, y[:, :2])"),
         ("ReflectionPad3d", "out = nn.ReflectionPad3d((1, 0, 1, 1, 0, 1))(Tensor(np.arange(16, "
                             "dtype=np.float32).reshape(1, 1, 2, 2, 4)))"),

@@ -1,5 +1,5 @@
 """Layers composed from functional ops: Conv3d (ops' conv3d, a sum of Conv2Ds over depth taps),
-and BiDense (x1^T W x2 + b)."""
+Conv3dTranspose (a conv3d of the zero-dilated input) and BiDense (x1^T W x2 + b)."""
 import math
 
 from minispore.common import dtype as mstype
@@ -9,9 +9,11 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops import functional as F
-from minispore.ops.function.conv_compose_func import _ints, conv3d_padded
+from minispore.ops.function.composite_prims_more import check_conv3d_transpose
+from minispore.ops.function.conv_compose_func import (_ints, conv3d_padded,
+                                                     conv3d_transpose_padded)
 
-__all__ = ["Conv3d", "BiDense"]
+__all__ = ["Conv3d", "Conv3dTranspose", "BiDense"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -78,6 +80,50 @@ class Conv3d(Cell):
                 f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
                 f"group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv3dTranspose(Cell):
+    """3-D transposed convolution (the input gradient of Conv3d) over NCDHW input; weight
+    (in_channels, out_channels // group, kd, kh, kw). Output per dim: 'valid' (size - 1) * stride
+    + dilation * (k - 1) + 1; 'same' size * stride; 'pad' the valid size minus ``padding``
+    (head, tail, top, bottom, left, right) plus ``output_padding``. Defaults as nn.Conv3d."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
+                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=mstype.float32):
+        super().__init__()
+        name = "Conv3dTranspose"
+        self.in_channels = _check_positive_int(name, "in_channels", in_channels)
+        self.out_channels = _check_positive_int(name, "out_channels", out_channels)
+        self.group = _check_positive_int(name, "group", group)
+        if data_format != "NCDHW":
+            raise ValueError(f"For '{name}', only data_format 'NCDHW' is supported, but got "
+                             f"{data_format!r}.")
+        (self.kernel_size, self.padding, self.stride, self.dilation,
+         self.output_padding) = check_conv3d_transpose(
+             name, in_channels, out_channels, kernel_size, pad_mode, padding, stride, dilation,
+             group, output_padding)
+        self.pad_mode = pad_mode
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        shape = [in_channels, out_channels // group, *self.kernel_size]
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
+        self.bias = None
+        if has_bias:
+            if bias_init is None:
+                bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
+            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+
+    def construct(self, x):
+        if len(x.shape) != 5:
+            raise ValueError(f"For 'Conv3dTranspose', the input must be 5-D (N, C, D, H, W), but "
+                             f"got shape {tuple(x.shape)}.")
+        out = conv3d_transpose_padded(x, self.weight, self.stride, self.pad_mode, self.padding,
+                                      self.dilation, self.group, self.output_padding)
+        if self.has_bias:
+            out = F.add(out, F.reshape(self.bias, (1, -1, 1, 1, 1)))
+        return out
 
 
 class BiDense(Cell):

@@ -1,6 +1,7 @@
 """More MindSpore Primitive classes that apply a functional composition (see composite_prims.py):
 windows, MirrorPad, Padding, the ND space/batch shuffles, CheckValid, InTopK, MultiMarginLoss,
-Conv3D, the resampling family (AffineGrid, GridSampler2D/3D, CropAndResize) and Col2Im."""
+Conv3D, Conv3DTranspose, the resampling family (AffineGrid, GridSampler2D/3D, CropAndResize)
+and Col2Im."""
 from minispore.common import dtype as mstype
 from minispore.ops.function import accumulate_compose_func as AC
 from minispore.ops.function import margin_compose_func as MG
@@ -8,10 +9,12 @@ from minispore.ops.function import sample_compose_func as SA
 from minispore.ops.function import space_compose_func as SP
 from minispore.ops.function import spectral_compose_func as SC
 from minispore.ops.function.composite_prims import _composite
-from minispore.ops.function.conv_compose_func import _ints, conv3d_padded
+from minispore.ops.function.conv_compose_func import (_ints, conv3d_padded,
+                                                     conv3d_transpose_padded)
 
 __all__ = ["BartlettWindow", "BlackmanWindow", "MirrorPad", "Padding", "BatchToSpaceND",
-           "SpaceToBatchND", "CheckValid", "InTopK", "MultiMarginLoss", "Conv3D", "AffineGrid",
+           "SpaceToBatchND", "CheckValid", "InTopK", "MultiMarginLoss", "Conv3D", "Conv3DTranspose",
+           "AffineGrid",
            "GridSampler2D", "GridSampler3D", "CropAndResize", "Col2Im"]
 
 
@@ -57,6 +60,47 @@ def _conv3d(x, w, out_channel, kernel_size, mode, pad_mode, pad, stride, dilatio
                          _ints(name, "dilation", dilation, 3, 1), group)
 
 
+def check_conv3d_transpose(name, in_channel, out_channel, kernel_size, pad_mode, pad, stride,
+                           dilation, group, output_padding):
+    """Conv3DTranspose's attributes as (kernel, pads, strides, dilations, output_padding),
+    with MindSpore's rules: output_padding only with pad_mode 'pad', depth dilation 1."""
+    kernel = _ints(name, "kernel_size", kernel_size, 3, 1)
+    if pad_mode not in ("valid", "same", "pad"):
+        raise ValueError(f"For '{name}', 'pad_mode' must be 'valid', 'same' or 'pad', but got "
+                         f"{pad_mode!r}.")
+    pads = _ints(name, "pad", pad, 6, 0)
+    out_pad = _ints(name, "output_padding", output_padding, 3, 0)
+    if pad_mode != "pad" and (any(pads) or any(out_pad)):
+        raise ValueError(f"For '{name}', 'pad' and 'output_padding' must be zero when 'pad_mode'"
+                         f" is not \"pad\", but got pad {pad!r}, output_padding "
+                         f"{output_padding!r} and 'pad_mode' {pad_mode}.")
+    dilations = _ints(name, "dilation", dilation, 3, 1)
+    if dilations[0] != 1:
+        raise ValueError(f"For '{name}', the depth of parameter 'dilation' must be 1, but got "
+                         f"{dilations[0]}.")
+    if in_channel % group or out_channel % group:
+        raise ValueError(f"For '{name}', in_channel ({in_channel}) and out_channel "
+                         f"({out_channel}) must be divisible by group ({group}).")
+    return kernel, pads, _ints(name, "stride", stride, 3, 1), dilations, out_pad
+
+
+def _conv3d_transpose(x, w, in_channel, out_channel, kernel_size, mode, pad_mode, pad, stride,
+                      dilation, group, output_padding, data_format):
+    name = "Conv3DTranspose"
+    if mode != 1 or data_format != "NCDHW":
+        raise NotImplementedError(f"For '{name}', only mode 1 and data_format 'NCDHW' are "
+                                  f"supported, but got mode {mode} and {data_format!r}.")
+    kernel, pads, strides, dilations, out_pad = check_conv3d_transpose(
+        name, in_channel, out_channel, kernel_size, pad_mode, pad, stride, dilation, group,
+        output_padding)
+    if tuple(w.shape) != (in_channel, out_channel // group) + kernel or x.shape[1] != in_channel:
+        raise ValueError(f"For '{name}', x must have in_channel={in_channel} channels and the "
+                         f"weight shape (in_channel, out_channel / group) + kernel_size = "
+                         f"{(in_channel, out_channel // group) + kernel}, but got shapes "
+                         f"{tuple(x.shape)} and {tuple(w.shape)}.")
+    return conv3d_transpose_padded(x, w, strides, pad_mode, pads, dilations, group, out_pad)
+
+
 BartlettWindow = _composite("BartlettWindow", _window(SC.bartlett_window),
                             (("periodic", True), ("dtype", mstype.float32)))
 BlackmanWindow = _composite("BlackmanWindow", _window(SC.blackman_window),
@@ -77,6 +121,11 @@ Conv3D = _composite("Conv3D", _conv3d,
                     (("out_channel", None), ("kernel_size", None), ("mode", 1),
                      ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1),
                      ("group", 1), ("data_format", "NCDHW")))
+Conv3DTranspose = _composite(
+    "Conv3DTranspose", _conv3d_transpose,
+    (("in_channel", None), ("out_channel", None), ("kernel_size", None), ("mode", 1),
+     ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1),
+     ("output_padding", 0), ("data_format", "NCDHW")))
 AffineGrid = _composite("AffineGrid", SA.affine_grid, (("align_corners", False),))
 _SAMPLER = (("interpolation_mode", "bilinear"), ("padding_mode", "zeros"),
             ("align_corners", False))

@@ -1,9 +1,10 @@
 """ops.conv1d and ops.conv3d, composed from Conv2D (conv1d: a Conv2D over (N, C, 1, L); conv3d:
-a sum over the kernel's depth taps of Conv2Ds over depth slices), so gradients come free."""
+a sum over the kernel's depth taps of Conv2Ds over depth slices), and the 3-D transposed
+convolution as a conv3d of the zero-dilated input, so gradients come free."""
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
-from minispore.ops.function.array_compose_func import constant_pad
+from minispore.ops.function.array_compose_func import constant_pad, flip
 from minispore.ops.function.nn_func import conv2d
 
 __all__ = ["conv1d", "conv3d"]
@@ -115,3 +116,62 @@ def conv3d_padded(input, weight, bias, strides, pad_mode, pads, dilations, group
     if bias is not None:
         out = M.add(out, A.reshape(bias, (1, co, 1, 1, 1)))
     return out
+
+
+def _spread(x, axis, stride):
+    """x with stride - 1 zeros put between neighbours along axis: length (n - 1) * stride + 1."""
+    n = x.shape[axis]
+    y = A.expand_dims(x, axis + 1)
+    y = constant_pad(y, (0, 0) * (x.ndim - axis - 1) + (0, stride - 1))
+    shape = tuple(x.shape[:axis]) + (n * stride,) + tuple(x.shape[axis + 1:])
+    y = A.reshape(y, shape)
+    end = list(shape)
+    end[axis] = (n - 1) * stride + 1
+    return A.strided_slice(y, (0,) * x.ndim, tuple(end), (1,) * x.ndim)
+
+
+def _window(y, axis, lo, length):
+    """y[lo:lo + length] along axis, zeros appended where that runs past y's end."""
+    extra = lo + length - y.shape[axis]
+    if extra > 0:
+        y = constant_pad(y, (0, 0) * (y.ndim - axis - 1) + (0, extra))
+    begin, end = [0] * y.ndim, list(y.shape)
+    begin[axis], end[axis] = lo, lo + length
+    return A.strided_slice(y, tuple(begin), tuple(end), (1,) * y.ndim)
+
+
+def conv3d_transpose_padded(x, weight, strides, pad_mode, pads, dilations, groups,
+                            output_padding):
+    """The transpose (input gradient) of conv3d: x (N, C_in, D, H, W), weight (C_in,
+    C_out / groups, kD, kH, kW). The full result, (size - 1) * stride + dilation * (k - 1) + 1
+    per dim, is a stride-1 conv3d of x spread by stride with zeros, by the flipped kernel with
+    its channel roles swapped, padded dilation * (k - 1) on both sides. Then per dim: 'valid'
+    keeps it, 'pad' crops (before, after) pads and appends output_padding, 'same' keeps
+    size * stride centred (MindSpore's split: the smaller half before)."""
+    k = tuple(weight.shape[2:])
+    sizes = tuple(x.shape[2:])
+    for d, s in enumerate(strides):
+        if s > 1:
+            x = _spread(x, 2 + d, s)
+    c_in, c_out_g = weight.shape[0], weight.shape[1]
+    w = A.reshape(weight, (groups, c_in // groups, c_out_g) + k)
+    w = A.reshape(A.transpose(w, (0, 2, 1, 3, 4, 5)), (groups * c_out_g, c_in // groups) + k)
+    w = flip(w, (2, 3, 4))
+    full_pads = tuple(p for d in range(3) for p in (dilations[d] * (k[d] - 1),) * 2)
+    y = conv3d_padded(x, w, None, (1, 1, 1), "pad", full_pads, dilations, groups)
+    for d in range(3):
+        full = y.shape[2 + d]
+        if pad_mode == "valid":
+            lo, length = 0, full
+        elif pad_mode == "pad":
+            lo = pads[2 * d]
+            length = full - pads[2 * d] - pads[2 * d + 1] + output_padding[d]
+        else:
+            length = sizes[d] * strides[d]
+            lo = max(full - length, 0) // 2
+        if length < 1:
+            raise ValueError(f"For 'Conv3DTranspose', the output would be empty along spatial "
+                             f"dim {d} (padding {pads[2 * d:2 * d + 2]} for a full size {full}).")
+        if (lo, length) != (0, full):
+            y = _window(y, 2 + d, lo, length)
+    return y
