@@ -1,7 +1,9 @@
 """More of Tensor's methods (installed with tensor_methods.py's): shifting and creation
 (roll, repeat, flip, rot90, narrow, expand, fills, fill_, zero_, clone, new_full, ...),
-matrix products (mm, dot, addmm, baddbmm, ...) and the in-place random draws (uniform_,
-normal_, random_, bernoulli_, exponential_). Each dispatches to a functional op."""
+matrix products (mm, dot, addmm, baddbmm, ...), the in-place random draws (uniform_,
+normal_, random_, bernoulli_, exponential_) and selection / scatter / solves (gather, dsplit,
+select_scatter, masked_scatter, index_put, unfold, matrix_power, lu_solve). Each dispatches to a
+functional op."""
 import numbers
 
 import numpy as np
