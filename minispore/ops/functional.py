@@ -1,4 +1,5 @@
 """Every functional operator, gathered from the per-family modules in ops/function/."""
+from minispore.ops.function.accumulate_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.array_func import *  # noqa: F401,F403
 from minispore.ops.function.array_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.array_prims2 import *  # noqa: F401,F403
@@ -10,6 +11,8 @@ from minispore.ops.function.color_func import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims import *  # noqa: F401,F403
+from minispore.ops.function.composite_prims_more import *  # noqa: F401,F403
+from minispore.ops.function.conv_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.creation_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.histogram_func import *  # noqa: F401,F403
@@ -17,6 +20,7 @@ from minispore.ops.function.index_func import *  # noqa: F401,F403
 from minispore.ops.function.linalg_func import *  # noqa: F401,F403
 from minispore.ops.function.decomp_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
+from minispore.ops.function.margin_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.padding_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403
@@ -26,6 +30,7 @@ from minispore.ops.function.random_func import *  # noqa: F401,F403
 from minispore.ops.function.random_prims import *  # noqa: F401,F403
 from minispore.ops.function.random_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.reduce_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.sample_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_prims2 import *  # noqa: F401,F403
@@ -34,11 +39,13 @@ from minispore.ops.function.sort_func import *  # noqa: F401,F403
 from minispore.ops.function.special_func import *  # noqa: F401,F403
 from minispore.ops.function.sparse_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.triangular_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_func import *  # noqa: F401,F403
 from minispore.ops.function.scalar_func import *  # noqa: F401,F403
 from minispore.ops.function.selection_func import *  # noqa: F401,F403
 from minispore.ops.function.shift_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.space_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.unpool_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

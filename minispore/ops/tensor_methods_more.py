@@ -1,7 +1,9 @@
 """More of Tensor's methods (installed with tensor_methods.py's): shifting and creation
 (roll, repeat, flip, rot90, narrow, expand, fills, fill_, zero_, clone, new_full, ...),
-matrix products (mm, dot, addmm, baddbmm, ...) and the in-place random draws (uniform_,
-normal_, random_, bernoulli_, exponential_). Each dispatches to a functional op."""
+matrix products (mm, dot, addmm, baddbmm, ...), the in-place random draws (uniform_,
+normal_, random_, bernoulli_, exponential_) and selection / scatter / solves (gather, dsplit,
+select_scatter, masked_scatter, index_put, unfold, matrix_power, lu_solve). Each dispatches to a
+functional op."""
 import numbers
 
 import numpy as np
@@ -9,6 +11,7 @@ import numpy as np
 from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops import functional as F
+from minispore.ops.function import put_compose_func as PUT
 
 
 def _shape_args(name, size):
@@ -169,3 +172,17 @@ class _MoreMethods:
     def nanquantile(self, q, axis=None, keepdims=False):
         return F.nanquantile(self, q, axis, keepdims)
     def kthvalue(self, k, dim=-1, keepdim=False): return F.kthvalue(self, k, dim, keepdim)
+
+    # -- selection, scatter and linear algebra --------------------------------------------
+    def dsplit(self, indices_or_sections): return F.dsplit(self, indices_or_sections)
+    def gather(self, input_indices, axis, batch_dims=0):
+        return F.gather(self, input_indices, axis, batch_dims)
+    def select_scatter(self, src, axis, index): return F.select_scatter(self, src, axis, index)
+    def masked_scatter(self, mask, source): return PUT.masked_scatter(self, mask, source)
+    def index_put(self, indices, values, accumulate=False):
+        return PUT.index_put(self, indices, values, accumulate)
+    def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
+        return F.unfold(self, kernel_size, dilation, padding, stride)
+    def matrix_power(self, n): return F.matrix_power(self, n)
+    def lu_solve(self, LU_data, LU_pivots):  # noqa: N803 - MindSpore's argument names
+        return F.lu_solve(self, LU_data, LU_pivots)

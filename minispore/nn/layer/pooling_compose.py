@@ -4,7 +4,7 @@ from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 
 __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d",
+           "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d"]
@@ -123,6 +123,10 @@ class ReflectionPad1d(_EdgePad):
 
 class ReflectionPad2d(_EdgePad):
     dims, mirror = 2, True
+
+
+class ReflectionPad3d(_EdgePad):
+    dims, mirror = 3, True
 
 
 class ReplicationPad1d(_EdgePad):

@@ -8,11 +8,12 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.nn.loss.loss import LossBase
 from minispore.ops import functional as F
+from minispore.ops.function.margin_compose_func import multi_margin_loss_impl
 
 __all__ = ["MAELoss", "RMSELoss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "PoissonNLLLoss", "CosineEmbeddingLoss", "DiceLoss", "TripletMarginWithDistanceLoss",
-           "MultiClassDiceLoss", "FocalLoss"]
+           "MultiClassDiceLoss", "FocalLoss", "MultiMarginLoss"]
 
 
 def _float(name, arg, v):
@@ -124,6 +125,21 @@ class MultiLabelSoftMarginLoss(LossBase):
 
     def construct(self, x, target):
         return F.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+
+
+class MultiMarginLoss(LossBase):
+    """Multi-class hinge loss: sum over j != y of w[y] max(0, margin - x[y] + x[j])^p / C per
+    sample (ops.multi_margin_loss; here margin may be a float), then the reduction."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(reduction)
+        self.p = p
+        self.margin = _float("MultiMarginLoss", "margin", margin)
+        self.weight = weight
+
+    def construct(self, x, target, weight=None):
+        weight = self.weight if weight is None else weight
+        return multi_margin_loss_impl(x, target, self.p, self.margin, weight, self.reduction)
 
 
 class PoissonNLLLoss(LossBase):

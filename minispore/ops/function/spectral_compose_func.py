@@ -11,10 +11,11 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.array_compose_func import _split_at
+from minispore.ops.function.linalg_func import inverse
 from minispore.ops.function.nn_compose_func import cdist
 
-__all__ = ["hann_window", "hamming_window", "kaiser_window", "fftfreq", "rfftfreq", "fftshift",
-           "ifftshift", "combinations", "pdist", "matrix_power"]
+__all__ = ["hann_window", "hamming_window", "kaiser_window", "bartlett_window", "blackman_window",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift", "combinations", "pdist", "matrix_power"]
 
 
 def _window_length(name, n):
@@ -57,6 +58,53 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
         return _const([1.0], dtype or mstype.float64)
     m = n + 1 if periodic else n
     return _const(np.kaiser(m, beta)[:n], dtype or mstype.float64)
+
+
+def _tensor_length(name, window_length, dtype):
+    """MindSpore's BartlettWindow/BlackmanWindow take the length as a 0-D int32/int64 Tensor and
+    return float16/32/64 only."""
+    prim = name.title().replace("_", "")
+    if not isinstance(window_length, Tensor):
+        raise TypeError(f"For Primitive[{prim}], the type of input argument[window_length] must "
+                        f"be Tensor but got {type(window_length).__name__}.")
+    if window_length.dtype not in (mstype.int32, mstype.int64):
+        raise TypeError(f"For primitive[{prim}], the input argument[window_length] must be a "
+                        f"type of {{Tensor[Int32], Tensor[Int64]}}, but got "
+                        f"Tensor[{window_length.dtype}].")
+    if window_length.ndim != 0:
+        raise ValueError(f"For '{prim}', the dim of window_length must be 0, but got: "
+                         f"{window_length.ndim}.")
+    dtype = mstype.to_type(dtype)
+    if dtype not in (mstype.float16, mstype.float32, mstype.float64):
+        raise TypeError(f"For '{prim}', the 'dtype' should be one of [mindspore.float16, "
+                        f"mindspore.float32, mindspore.float64], but got "
+                        f"'mindspore.{str(dtype).lower()}'.")
+    n = int(window_length.asnumpy())
+    if n < 0:
+        raise ValueError(f"For '{prim}', the value of 'window_length' must be non-negative, but "
+                         f"got {n}.")
+    return n, dtype
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=mstype.float32):
+    """1 - |2k / N - 1|, N = length (periodic) or length - 1; window_length a 0-D int Tensor."""
+    n, dtype = _tensor_length("bartlett_window", window_length, dtype)
+    if n <= 1:
+        return _const(np.ones(n), dtype)
+    denom = n if periodic else n - 1
+    return _const(1.0 - np.abs(2.0 * np.arange(n) / denom - 1.0), dtype)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=mstype.float32):
+    """0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N), N = length (periodic) or length - 1."""
+    n, dtype = _tensor_length("blackman_window", window_length, dtype)
+    if n <= 1:
+        return _const(np.ones(n), dtype)
+    denom = n if periodic else n - 1
+    k = np.arange(n)
+    # summed in this order (as MindSpore's kernel does) so the ends come out exactly 0
+    return _const(0.08 * np.cos(4 * math.pi * k / denom) - 0.5 * np.cos(2 * math.pi * k / denom)
+                  + 0.42, dtype)
 
 
 def fftfreq(n, d=1.0, *, dtype=None):
@@ -117,12 +165,12 @@ def pdist(input, p=2.0):  # noqa: A002
 
 
 def matrix_power(input, n):  # noqa: A002
-    """input (..., M, M) to the integer power n >= 0 by repeated squaring (MatMuls)."""
+    """input (..., M, M) to the integer power n by repeated squaring (MatMuls); a negative n
+    raises the inverse (MatrixInverse) to -n."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"For 'matrix_power', 'n' must be an int, but got {type(n).__name__}.")
     if n < 0:
-        raise NotImplementedError("For 'matrix_power', a negative n needs a matrix inverse, "
-                                  "which minispore does not implement.")
+        input, n = inverse(input), -n  # noqa: A001
     m = input.shape[-1]
     result = None
     base = input
