@@ -9,17 +9,10 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function.index_func import gather_d
 from minispore.ops.function.nn_compose_func import reduce_loss
 from minispore.ops.function.nn_func import relu
+from minispore.ops.function.input_checks import check_tensor_dtype as _tensor
 
 __all__ = ["multi_margin_loss", "check_valid", "intopk"]
 
-
-def _tensor(name, arg, x, dtypes):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got {type(x).__name__}.")
-    if x.dtype not in dtypes:
-        raise TypeError(f"For primitive[{name}], the input argument[{arg}] must be a type of "
-                        f"{{{', '.join(f'Tensor[{d}]' for d in dtypes)}}}, but got "
-                        f"Tensor[{x.dtype}].")
 
 
 def _all_true(*conds):

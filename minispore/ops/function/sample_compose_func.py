@@ -12,17 +12,10 @@ from minispore.ops.function import math_func as M
 from minispore.ops.function.composite_func import clamp
 from minispore.ops.function.index_func import gather_d
 from minispore.ops.operations.math_ops import broadcast_to
+from minispore.ops.function.input_checks import check_tensor_dtype as _check
 
 __all__ = ["affine_grid", "grid_sample", "crop_and_resize"]
 
-
-def _check(name, arg, x, dtypes):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got {type(x).__name__}.")
-    if x.dtype not in dtypes:
-        raise TypeError(f"For primitive[{name}], the input argument[{arg}] must be a type of "
-                        f"{{{', '.join(f'Tensor[{d}]' for d in dtypes)}}}, but got "
-                        f"Tensor[{x.dtype}].")
 
 
 def _base_coords(size, align_corners):

@@ -1,24 +1,16 @@
 """Triangular solves composed from MatrixSolve, Tril/Triu and LuUnpack (so they differentiate
 through those): ops.lu_solve, the LuSolve and MatrixTriangularSolve primitives."""
 from minispore.common import dtype as mstype
-from minispore.common.tensor import Tensor
 from minispore.ops.function import math_func as M
 from minispore.ops.function.composite_prims import _composite
 from minispore.ops.function.decomp_func import lu_unpack, matrix_solve
 from minispore.ops.function.matrix_compose_func import tril, triu
+from minispore.ops.function.input_checks import check_tensor_dtype as _check
 
 __all__ = ["lu_solve", "matrix_triangular_solve", "MatrixTriangularSolve", "LuSolve"]
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
 
-
-def _check(name, arg, x, dtypes):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', '{arg}' must be a Tensor, but got {type(x).__name__}.")
-    if x.dtype not in dtypes:
-        raise TypeError(f"For primitive[{name}], the input argument[{arg}] must be a type of "
-                        f"{{{', '.join(f'Tensor[{d}]' for d in dtypes)}}}, but got "
-                        f"Tensor[{x.dtype}].")
 
 
 def _check_system(name, matrix, rhs, matrix_arg, rhs_arg):
