@@ -27,6 +27,18 @@ def _padding6(name, padding, pad_mode):
     return pads
 
 
+
+def _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype):
+    """MindSpore's conv defaults: weight HeUniform(sqrt(5)), bias U(1/sqrt(fan_in))."""
+    if weight_init is None:
+        weight_init = HeUniform(math.sqrt(5))
+    weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
+    if not has_bias:
+        return weight, None
+    if bias_init is None:
+        bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
+    return weight, Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+
 class Conv3d(Cell):
     """3-D convolution over NCDHW input; weight (out_channels, in_channels // group, kd, kh, kw).
 
@@ -58,15 +70,9 @@ class Conv3d(Cell):
             raise ValueError(f"For '{name}', 'in_channels' ({in_channels}) and 'out_channels' "
                              f"({out_channels}) must be divisible by 'group' ({group}).")
         self.has_bias = _check_bool(name, "has_bias", has_bias)
-        shape = [out_channels, in_channels // group, *self.kernel_size]
-        if weight_init is None:
-            weight_init = HeUniform(math.sqrt(5))
-        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
-        self.bias = None
-        if has_bias:
-            if bias_init is None:
-                bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
-            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+        self.weight, self.bias = _weight_and_bias(
+            [out_channels, in_channels // group, *self.kernel_size], out_channels, has_bias,
+            weight_init, bias_init, dtype)
 
     def construct(self, x):
         if len(x.shape) != 5:
@@ -105,15 +111,9 @@ class Conv3dTranspose(Cell):
              group, output_padding)
         self.pad_mode = pad_mode
         self.has_bias = _check_bool(name, "has_bias", has_bias)
-        shape = [in_channels, out_channels // group, *self.kernel_size]
-        if weight_init is None:
-            weight_init = HeUniform(math.sqrt(5))
-        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
-        self.bias = None
-        if has_bias:
-            if bias_init is None:
-                bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
-            self.bias = Parameter(initializer(bias_init, [out_channels], dtype), name="bias")
+        self.weight, self.bias = _weight_and_bias(
+            [in_channels, out_channels // group, *self.kernel_size], out_channels, has_bias,
+            weight_init, bias_init, dtype)
 
     def construct(self, x):
         if len(x.shape) != 5:
