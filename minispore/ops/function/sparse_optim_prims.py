@@ -17,7 +17,6 @@ import numbers
 import numpy as np
 
 from minispore.common import dtype as mstype
-from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -27,7 +26,6 @@ __all__ = ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseA
            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
            "SparseApplyRMSProp", "ApplyAdagradV2"]
 
-_FLOATS = (mstype.float16, mstype.float32)
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 
 
@@ -52,6 +50,7 @@ class _Update:
 
     state = ()
     scalars = ()
+    floats = (mstype.float16, mstype.float32)
 
     def __init__(self):
         self.name = type(self).__name__
@@ -68,12 +67,10 @@ class _Update:
             if not isinstance(x, Tensor):
                 raise self._error(f"the '{arg}' must be a Tensor, but got {type(x).__name__}.",
                                   TypeError)
-        if not isinstance(var, Parameter):
-            raise self._error(f"the '{self.state[0]}' must be a Parameter (it is updated in "
-                              f"place), but got {type(var).__name__}.", TypeError)
-        if var.dtype not in _FLOATS:
-            raise self._error(f"the '{self.state[0]}' dtype must be float16 or float32, but "
-                              f"got {var.dtype}.", TypeError)
+        if var.dtype not in self.floats:
+            raise self._error(f"the '{self.state[0]}' dtype must be one of "
+                              f"{[str(t) for t in self.floats]}, but got {var.dtype}.",
+                              TypeError)
         for arg, x in zip(self.state[1:], states[1:]):
             if tuple(x.shape) != tuple(var.shape):
                 raise self._error(f"the shape of '{arg}' {tuple(x.shape)} must equal the "
@@ -351,7 +348,7 @@ class SparseApplyAdagradV2(SparseApplyAdagrad):
 
 class SparseApplyRMSProp(_SparseUpdate):
     """RMSProp on the rows named, repeated rows one after another in index order:
-    ms = rho * ms + (1 - rho) * g^2; mom = momentum * mom + lr * g / sqrt(ms + epsilon);
+    ms = rho * ms + (1 - rho) * g^2 (where g != 0: MindSpore's kernel keeps ms where g is 0); mom = momentum * mom + lr * g / sqrt(ms + epsilon);
     var -= mom.
 
     SparseApplyRMSProp(rho, momentum, epsilon, use_locking=False)(var, ms, mom,
@@ -377,7 +374,8 @@ class SparseApplyRMSProp(_SparseUpdate):
     def update(self, states, g, scalars):
         var, ms, mom = states
         (lr,) = scalars
-        ms = ms * self.rho + g * g * (1 - self.rho)
+        # MindSpore's kernel leaves ms where the gradient is exactly 0 (mom still decays).
+        ms = M.select(M.equal(g, 0), ms, ms * self.rho + g * g * (1 - self.rho))
         mom = mom * self.momentum + lr * g / M.sqrt(ms + self.epsilon)
         return var - mom, ms, mom
 
@@ -391,6 +389,7 @@ class ApplyAdagradV2(_Update):
 
     state = ("var", "accum")
     scalars = ("lr",)
+    floats = (mstype.float16, mstype.float32, mstype.float64)
 
     def __init__(self, epsilon, update_slots=True):
         super().__init__()
