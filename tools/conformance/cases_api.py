@@ -12,6 +12,7 @@ from tools.conformance import (  # one topic a line: helpers add theirs
     cases_api_misc,
     cases_api_nn,
     cases_api_ops,
+    cases_api_optim2,
     cases_api_scatter,
     cases_api_unchecked,
 )
@@ -23,6 +24,7 @@ _TOPICS = (
     cases_api_misc,
     cases_api_nn,
     cases_api_ops,
+    cases_api_optim2,
     cases_api_scatter,
     cases_api_unchecked,
 )
