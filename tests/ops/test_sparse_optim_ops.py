@@ -189,3 +189,20 @@ def test_sparse_update_attribute_errors():
         P.SparseApplyAdagrad(lr=0.1, update_slots=1)
     with pytest.raises(ValueError, match="rho"):
         P.SparseApplyRMSProp(1.5, 0.0, 1e-6)
+
+
+def test_apply_adam_with_amsgrad_matches_reference():
+    g = RNG.randn(4, 2)
+    var, m, v, vhat = _params(VAR, LIN, ACC, ACC * 0.9)
+    f32 = ms.float32
+    P.ApplyAdamWithAmsgrad(0.8, 0.7, 1e-3)(var, m, v, vhat, Tensor(0.5, f32), Tensor(0.4, f32),
+                                           Tensor(0.1, f32), Tensor(g.astype(np.float32)))
+    m_ = 0.8 * LIN + 0.2 * g
+    v_ = 0.7 * ACC + 0.3 * g * g
+    vh = np.maximum(ACC * 0.9, v_)
+    want = VAR - 0.1 * np.sqrt(0.6) / 0.5 * m_ / (np.sqrt(vh) + 1e-3)
+    for p, w in zip((var, m, v, vhat), (want, m_, v_, vh)):
+        np.testing.assert_allclose(p.asnumpy(), w, rtol=2e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="'beta1_power' must be a Tensor"):
+        P.ApplyAdamWithAmsgrad()(var, m, v, vhat, 0.5, Tensor(0.4, f32), Tensor(0.1, f32),
+                                 Tensor(g.astype(np.float32)))

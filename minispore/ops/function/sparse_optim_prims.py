@@ -1,6 +1,7 @@
 """MindSpore's row-sparse optimizer primitives (FusedSparseAdam, FusedSparseLazyAdam,
 FusedSparseFtrl, SparseApplyFtrl, FusedSparseProximalAdagrad, SparseApplyAdagrad,
-SparseApplyAdagradV2, SparseApplyRMSProp) and ApplyAdagradV2, composed of existing operators.
+SparseApplyAdagradV2, SparseApplyRMSProp) and the dense ApplyAdagradV2 and ApplyAdamWithAmsgrad,
+composed of existing operators.
 
 A sparse update takes `grad` rows (n, *var.shape[1:]) for the rows `indices` (n,) of `var`.
 Each call scatters the gradient rows into a dense (N, ...) gradient (UnsortedSegmentSum),
@@ -24,7 +25,7 @@ from minispore.ops.operations.optim_ops import Adam
 
 __all__ = ["FusedSparseAdam", "FusedSparseLazyAdam", "FusedSparseFtrl", "SparseApplyFtrl",
            "FusedSparseProximalAdagrad", "SparseApplyAdagrad", "SparseApplyAdagradV2",
-           "SparseApplyRMSProp", "ApplyAdagradV2"]
+           "SparseApplyRMSProp", "ApplyAdagradV2", "ApplyAdamWithAmsgrad"]
 
 _INDEX_TYPES = (mstype.int32, mstype.int64)
 
@@ -403,3 +404,42 @@ class ApplyAdagradV2(_Update):
         new_accum = accum + grad * grad if self.update_slots else accum
         return self._write((var, accum),
                            (var - lr * grad / (M.sqrt(new_accum) + self.epsilon), new_accum))
+
+
+class ApplyAdamWithAmsgrad(_Update):
+    """Adam with AMSGrad: m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g^2;
+    vhat = max(vhat, v); var -= lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m /
+    (sqrt(vhat) + epsilon).
+
+    ApplyAdamWithAmsgrad(beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False)(var, m, v,
+    vhat, beta1_power, beta2_power, lr, grad) -> (var, m, v, vhat); beta1_power, beta2_power
+    and lr are Tensors (MindSpore refuses numbers there).
+    """
+
+    state = ("var", "m", "v", "vhat")
+    scalars = ("beta1_power", "beta2_power", "lr")
+    floats = (mstype.float16, mstype.float32, mstype.float64)
+
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False):
+        super().__init__()
+        self.beta1 = _float_attr(self.name, "beta1", beta1)
+        self.beta2 = _float_attr(self.name, "beta2", beta2)
+        self.epsilon = _float_attr(self.name, "epsilon", epsilon)
+        self.use_locking = _bool_attr(self.name, "use_locking", use_locking)
+
+    def __call__(self, var, m, v, vhat, beta1_power, beta2_power, lr, grad):
+        scalars = (beta1_power, beta2_power, lr)
+        self._check_state((var, m, v, vhat))
+        for arg, x in zip(self.scalars, scalars):
+            if not isinstance(x, Tensor):
+                raise self._error(f"the '{arg}' must be a Tensor, but got {type(x).__name__}.",
+                                  TypeError)
+        self._check_scalars(scalars)
+        self._check_grad(var, grad, None)
+        b1, b2 = self.beta1, self.beta2
+        m_new = m * b1 + grad * (1 - b1)
+        v_new = v * b2 + grad * grad * (1 - b2)
+        vhat_new = M.maximum(vhat, v_new)
+        lr_t = lr * M.sqrt(1 - beta2_power) / (1 - beta1_power)
+        var_new = var - lr_t * m_new / (M.sqrt(vhat_new) + self.epsilon)
+        return self._write((var, m, v, vhat), (var_new, m_new, v_new, vhat_new))
