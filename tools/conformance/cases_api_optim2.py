@@ -1,8 +1,10 @@
-"""Hand-written conformance cases: the row-sparse optimizer primitives and ApplyAdagradV2
-(ops/function/sparse_optim_prims.py). Each updates Parameters built from fixed arrays (accum
-positive) at rows [2, 0, 2] and records the Parameters. SparseApplyAdagradV2's case names no
-row twice: MindSpore 2.7.2's CPU kernel gives repeated rows a result matching neither order
-of applying them (its accum is the in-order sum, its var is not)."""
+"""Hand-written conformance cases: the row-sparse optimizer primitives and the dense
+ApplyAdagradV2 and ApplyAdamWithAmsgrad (ops/function/sparse_optim_prims.py). Each updates
+Parameters built from fixed arrays (accum positive), the sparse ones at rows [2, 0, 2], and
+records the Parameters (equal to MindSpore 2.7.2's or within 1 ulp of float32).
+SparseApplyAdagradV2's case names no row twice: MindSpore 2.7.2's CPU kernel gives repeated
+rows a result matching neither order of applying them (its accum is the in-order sum, its var
+is not)."""
 
 _S = ("a = np.array([[0.55, 0.72], [0.60, 0.54], [0.42, 0.65], [0.44, 0.89]], np.float32)\n"
       "b = np.array([[0.96, 0.88], [1.46, 0.88], [1.29, 1.03], [0.57, 0.59]], np.float32)\n"
@@ -37,5 +39,9 @@ CASES = {
                                     "out = (var, s1, s2)"),
         ("ApplyAdagradV2", _S + "ops.ApplyAdagradV2(1e-3)(var, s1, 0.1, Tensor(a * 2 - 1))\n"
                                 "out = (var, s1)"),
+        ("ApplyAdamWithAmsgrad", _S + "vh = Parameter(Tensor(b * 0.9), name='vh')\n"
+                                      "ops.ApplyAdamWithAmsgrad(0.8, 0.7, 1e-3)(var, s2, s1, vh, "
+                                      "Tensor(0.5), Tensor(0.4), Tensor(0.1), Tensor(a * 2 - 1))\n"
+                                      "out = (var, s2, s1, vh)"),
     ],
 }
