@@ -349,7 +349,8 @@ class SparseApplyAdagradV2(SparseApplyAdagrad):
 
 class SparseApplyRMSProp(_SparseUpdate):
     """RMSProp on the rows named, repeated rows one after another in index order:
-    ms = rho * ms + (1 - rho) * g^2 (where g != 0: MindSpore's kernel keeps ms where g is 0); mom = momentum * mom + lr * g / sqrt(ms + epsilon);
+    ms = rho * ms + (1 - rho) * g^2 (where g != 0: MindSpore's kernel keeps ms where g is 0);
+    mom = momentum * mom + lr * g / sqrt(ms + epsilon);
     var -= mom.
 
     SparseApplyRMSProp(rho, momentum, epsilon, use_locking=False)(var, ms, mom,
