@@ -36,6 +36,7 @@ from minispore.ops.function.nn_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.nn_prims2 import *  # noqa: F401,F403
 from minispore.ops.function.pool_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.sort_func import *  # noqa: F401,F403
+from minispore.ops.function.sparse_optim_prims import *  # noqa: F401,F403
 from minispore.ops.function.special_func import *  # noqa: F401,F403
 from minispore.ops.function.sparse_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
