@@ -10,7 +10,9 @@ assigns the Parameters in place (Assign): static shapes throughout, so one compo
 PYNATIVE and GRAPH mode on either device. Repeated indices follow MindSpore 2.7.2's CPU
 kernels: the Fused* ops and SparseApplyAdagrad sum a row's gradients into one update;
 SparseApplyFtrl, SparseApplyAdagradV2 and SparseApplyRMSProp apply them one after another in
-index order (one "round" per occurrence). Not differentiable (MindSpore has no bprop).
+index order (one "round" per occurrence). An index outside [0, N) updates nothing, as
+MindSpore 2.7.2's CPU kernels ignore it (checked: SparseApplyAdagrad with index 5 of 3 rows
+leaves var as it was). Not differentiable (MindSpore has no bprop).
 """
 import math
 import numbers
