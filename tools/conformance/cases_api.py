@@ -6,9 +6,10 @@ the same id the mechanical generator would give, so a name listed here replaces 
 case. A snippet sets `out` and may use the shared inputs the driver defines (x, y, z, xi, yi,
 xb, sq, v, x3, img, lbl, …: see driver.py's prelude)."""
 from tools.conformance import (cases_api_data, cases_api_index, cases_api_misc,
-                               cases_api_nn, cases_api_ops)
+                               cases_api_nn, cases_api_ops, cases_api_sparse)
 
-_TOPICS = (cases_api_data, cases_api_index, cases_api_misc, cases_api_nn, cases_api_ops)
+_TOPICS = (cases_api_data, cases_api_index, cases_api_misc, cases_api_nn, cases_api_ops,
+           cases_api_sparse)
 
 
 def _merged():
