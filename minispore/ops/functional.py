@@ -39,6 +39,8 @@ from minispore.ops.function.sort_func import *  # noqa: F401,F403
 from minispore.ops.function.sparse_optim_prims import *  # noqa: F401,F403
 from minispore.ops.function.special_func import *  # noqa: F401,F403
 from minispore.ops.function.sparse_func import *  # noqa: F401,F403
+from minispore.ops.function.sparse_binary_func import *  # noqa: F401,F403
+from minispore.ops.function.sparse_unary_func import *  # noqa: F401,F403
 from minispore.ops.function.spectral_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.triangular_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.scan_compose_func import *  # noqa: F401,F403

@@ -16,6 +16,7 @@ from tools.conformance import (  # one topic a line: helpers add theirs
     cases_api_optim2,
     cases_api_prims2,
     cases_api_scatter,
+    cases_api_sparse,
     cases_api_unchecked,
 )
 
@@ -30,6 +31,7 @@ _TOPICS = (
     cases_api_optim2,
     cases_api_prims2,
     cases_api_scatter,
+    cases_api_sparse,
     cases_api_unchecked,
 )
 
