@@ -590,3 +590,12 @@ def test_integer_and_unsigned_dtypes_mindspore_accepts():
     s = P.Add()(Tensor(np.array([2, 1], np.uint16)), Tensor(np.array([65535, 1], np.uint16)))
     assert s.dtype == ms.uint16
     np.testing.assert_array_equal(s.asnumpy(), [1, 2])
+
+
+def test_sqrt_of_integers_and_bools_is_float32():
+    """MindSpore 2.7.2: ops.sqrt of int32/int64/int8/uint8/bool input returns Float32."""
+    for dt in (np.int32, np.int64, np.int8, np.uint8):
+        r = ops.sqrt(Tensor(np.array([4, 2], dt)))
+        assert r.dtype == ms.float32
+        np.testing.assert_allclose(r.asnumpy(), [2.0, np.sqrt(2.0)], rtol=1e-7)
+    assert ops.sqrt(Tensor(np.array([True, False]))).asnumpy().tolist() == [1.0, 0.0]

@@ -228,8 +228,14 @@ class Log(UnaryElementwise):
 
 
 class Sqrt(UnaryElementwise):
-    """out = sqrt(x) (NaN below 0)."""
+    """out = sqrt(x) (NaN below 0). Integer and bool x give float32, as MindSpore's does."""
     kernel_name = "sqrt"
+
+    def __call__(self, x):
+        if getattr(x, "dtype", None) in mstype.int_types + (mstype.uint16, mstype.uint32,
+                                                            mstype.uint64, mstype.bool_):
+            x = cached_op(Cast)(x, mstype.float32)
+        return super().__call__(x)
 
     def bprop(self, inputs, out, dout):
         return (G.sqrt_grad(out, dout),)
