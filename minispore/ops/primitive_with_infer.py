@@ -22,11 +22,9 @@ __all__ = ["PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "co
 def prim_attr_register(fn):
     """Decorates a Primitive subclass's ``__init__``: every argument (defaults filled in)
     becomes a primitive attribute before the body runs, as MindSpore's decorator does."""
-    signature = inspect.signature(fn)
-
     @functools.wraps(fn)
     def init(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
+        bound = inspect.signature(fn).bind(self, *args, **kwargs)
         bound.apply_defaults()
         if not hasattr(self, "attrs"):
             Primitive.__init__(self, type(self).__name__)
