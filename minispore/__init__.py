@@ -27,6 +27,7 @@ from minispore.common.context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE
                                       get_context, set_context)
 from minispore.common.dtype import (bool_, double, float16, float32, float64, half, int8, int16,
                                     int32, int64, single, uint8, uint16, uint32, uint64)
+from minispore.common.jit_config import JitConfig
 from minispore.common.mutable import mutable
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import get_ps_context, reset_ps_context, set_ps_context

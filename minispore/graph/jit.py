@@ -10,6 +10,7 @@ import functools
 import time
 
 from minispore.common.context import context
+from minispore.common.jit_config import note_jit_config
 from minispore.common.parameter import Parameter
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
@@ -186,8 +187,9 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     when they are in `function` itself. Works as ``@ms.jit``, ``@ms.jit(...)`` and
     ``ms.jit(fn)``, also on Cell methods. ``input_signature``: placeholder Tensors (dims may
     be None or Symbol) for one compilation that serves every matching input. The environment
-    variable ``MS_JIT=0`` runs every jit function eagerly. Other MindSpore options are
-    accepted and ignored.
+    variable ``MS_JIT=0`` runs every jit function eagerly. ``jit_config`` (a JitConfig) is
+    checked and warned about when it sets anything (one compile pipeline); ``mode``,
+    ``hash_args`` and ``compile_once`` are accepted and ignored.
 
     The wrapper's ``compile_cache_info()`` returns dict(compiles=, hits=, entries=);
     ``minispore.graph.cache_info()`` sums over all jit functions.
@@ -206,6 +208,7 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     if not callable(function):
         raise TypeError(f"For 'jit', 'function' must be a function or a Cell method, but got "
                         f"{type(function).__name__}.")
+    note_jit_config(jit_config, "jit")
     if input_signature is not None and not isinstance(input_signature, (tuple, list)):
         input_signature = (input_signature,)
     cache = CompileCache(getattr(function, "__name__", type(function).__name__), _JIT_TOTALS)

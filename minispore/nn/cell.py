@@ -5,6 +5,7 @@ from collections import OrderedDict
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.common import dtype as mstype
 from minispore.common.context import GRAPH_MODE, context
+from minispore.common.jit_config import note_jit_config
 from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import is_role_sched
 from minispore.common.tensor import Tensor
@@ -369,6 +370,15 @@ class Cell(CellHooks):
             from minispore.ops import functional as F
             return F.cast(x, self._cast_dtype)
         return x
+
+    def set_jit_config(self, jit_config):
+        """Keep a JitConfig for this cell's GRAPH compilation (its options have no effect:
+        there is one compile pipeline, and a warning says so)."""
+        self._jit_config = note_jit_config(jit_config, f"{type(self).__name__}.set_jit_config")
+
+    def get_jit_config(self):
+        config = self.__dict__.get("_jit_config")
+        return {} if config is None else dict(config.jit_config_dict)
 
     def set_inputs(self, *inputs, **kwargs):
         """Declare the inputs (placeholders: ``Tensor(shape=[None, 784], dtype=...)``) that
