@@ -61,7 +61,7 @@ for _name in ("AllGather", "AllReduce", "AlltoAll", "Barrier", "Broadcast", "Rec
 # The data-parallel bucket's operators: its GRAPH steps equal the eager ones in
 # tests/parallel/test_data_parallel.py and test_comm_overlap_mpi.py (an MPI world again).
 for _name in ("StandardNormal", "StandardLaplace", "UniformReal", "Bernoulli", "Multinomial",
-              "UniformInt", "RandomPoisson", "RandomGamma"):
+              "UniformInt", "RandomPoisson", "RandomGamma", "UniformCandidateSampler"):
     ELSEWHERE[_name] = ("random: tests/ops/test_random_ops.py (a compiled graph draws anew at "
                         "every run, reproducibly under ms.set_seed)")
 for _name in ("PackBucket", "BucketView", "AllReduceStart", "AllReduceWait"):

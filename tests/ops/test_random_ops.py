@@ -109,3 +109,32 @@ def test_errors():
         ops.multinomial(Tensor(np.array([[0.0, 0.0]], np.float32)), 1)
     with pytest.raises(ValueError, match="non-negative"):
         ops.StandardNormal(seed=-2)
+
+
+def test_uniform_candidate_sampler():
+    """Draws in [0, range_max), unique when asked, never a true class with
+    remove_accidental_hits; expected counts as MindSpore 2.7.2 gives them (0.75 for 3 of 4
+    drawn without a rejection, 0.5 for 5 of 10 drawn with repeats allowed), a seeded sampler
+    repeats its draws, and the argument checks name the operator."""
+    from minispore.ops.operations import UniformCandidateSampler
+    x = Tensor(np.array([[1], [3], [4], [6], [3]], np.int32))
+    s, t, e = UniformCandidateSampler(1, 3, True, 4, seed=1)(x)
+    assert s.dtype == ms.int32 and t.shape == (5, 1) and e.shape == (3,)
+    assert len(set(s.asnumpy().tolist())) == 3 and s.asnumpy().max() < 4
+    x2 = Tensor(np.array([[1, 2], [3, 4]], np.int64))
+    s, t, e = ops.uniform_candidate_sampler(x2, 2, 5, False, 10, seed=3)
+    assert s.dtype == ms.int64
+    np.testing.assert_allclose(t.asnumpy(), np.full((2, 2), 0.5))
+    for seed in (2, 5):
+        sampler = UniformCandidateSampler(2, 5, True, 10, seed=seed, remove_accidental_hits=True)
+        drawn = sampler(x2)[0].asnumpy().tolist()
+        assert not set(drawn) & {1, 2, 3, 4} and len(set(drawn)) == 5
+        again = UniformCandidateSampler(2, 5, True, 10, seed=seed, remove_accidental_hits=True)
+        assert again(x2)[0].asnumpy().tolist() == drawn
+    # unique draws: p * 3 = 0.75 without a rejected draw, 1 - 0.75^tries (> 0.75) with one
+    count = UniformCandidateSampler(1, 3, True, 4, seed=1)(x)[2].asnumpy()
+    assert np.all(count == count[0]) and 0.75 <= count[0] < 1
+    with pytest.raises(ValueError, match="'num_sampled' \\(5\\) must be at most 'range_max'"):
+        UniformCandidateSampler(1, 5, True, 4)
+    with pytest.raises(ValueError, match="must have shape \\(batch, num_true=2\\)"):
+        UniformCandidateSampler(2, 3, False, 4)(x)

@@ -13,10 +13,12 @@ from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.sort_func import sort
 from minispore.ops.operations import random_ops as R
+from minispore.ops.operations.random_sampler_ops import UniformCandidateSampler
 
 __all__ = ["standard_normal", "standard_laplace", "uniform", "gumbel_softmax", "rand",
            "rand_like", "randn", "randn_like",
-           "randperm", "bernoulli", "multinomial", "shuffle", "random_categorical"]
+           "randperm", "bernoulli", "multinomial", "shuffle", "random_categorical",
+           "uniform_candidate_sampler"]
 
 
 def _seeded(cls, seed, **kwargs):
@@ -192,3 +194,10 @@ def cauchy(input, median=0.0, sigma=1.0):  # noqa: A002
     angle = (rand(*input.shape) - 0.5) * math.pi
     return A.cast(M.tan(angle) * float(sigma) + float(median), input.dtype)
 
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
+                              remove_accidental_hits=False):
+    """(sampled_candidates, true_expected_count, sampled_expected_count): see
+    UniformCandidateSampler."""
+    return UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed,
+                                   remove_accidental_hits)(true_classes)

@@ -12,6 +12,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
+from minispore.common.seed import rng
 from minispore.common.tensor import Tensor
 from minispore.ops.casting import cast_array
 from minispore.ops.kernel_registry import kernel
@@ -19,7 +20,7 @@ from minispore.ops.operations._base import check_tensor
 from minispore.ops.operations.random_ops import _Random, _shape_arg
 from minispore.ops.primitive import Aval
 
-__all__ = ["UniformInt", "RandomPoisson", "RandomGamma"]
+__all__ = ["UniformInt", "RandomPoisson", "RandomGamma", "UniformCandidateSampler"]
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
 
@@ -169,3 +170,71 @@ class RandomGamma(_Random):
 
     def impl(self, shape, alpha):
         return self._draw(alpha, tuple(shape) + tuple(alpha.shape), np.dtype(alpha.dtype))
+
+
+class UniformCandidateSampler(_Random):
+    """``UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed=0,
+    remove_accidental_hits=False)(true_classes)`` -> (sampled_candidates, true_expected_count,
+    sampled_expected_count): num_sampled classes drawn uniformly from [0, range_max) (without
+    repeats when `unique`; with remove_accidental_hits, never one of the true classes), and
+    the expected count of each class among the draws, as TensorFlow's sampler (which
+    MindSpore's CPU kernel follows) gives it: p * num_sampled when no draw was rejected, else
+    1 - (1 - p)^tries, p = 1 / range_max. true_classes: (batch, num_true) int32/int64; the
+    candidates take its dtype, the counts are float32. Drawn on the host (see random_ops)."""
+
+    def __init__(self, num_true, num_sampled, unique, range_max, seed=0,
+                 remove_accidental_hits=False):
+        super().__init__(seed, 0)
+        for arg, v in (("num_true", num_true), ("num_sampled", num_sampled),
+                       ("range_max", range_max)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"For '{self.name}', '{arg}' must be an int, but got "
+                                f"{type(v).__name__}.")
+            if v < 1:
+                raise ValueError(f"For '{self.name}', '{arg}' must be positive, but got {v}.")
+        for arg, v in (("unique", unique), ("remove_accidental_hits", remove_accidental_hits)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For '{self.name}', '{arg}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        if unique and num_sampled > range_max:
+            raise ValueError(f"For '{self.name}', 'num_sampled' ({num_sampled}) must be at most "
+                             f"'range_max' ({range_max}) when 'unique' is True.")
+        self.num_true, self.num_sampled, self.range_max = num_true, num_sampled, range_max
+        self.unique, self.remove_accidental_hits = unique, remove_accidental_hits
+        for k in ("num_true", "num_sampled", "unique", "range_max", "remove_accidental_hits"):
+            self.add_prim_attr(k, getattr(self, k))
+
+    def infer(self, true_classes):
+        check_tensor(self, "true_classes", true_classes)
+        if true_classes.dtype not in (mstype.int32, mstype.int64):
+            raise self.error(f"'true_classes' must be int32 or int64, but got "
+                             f"{true_classes.dtype}.", TypeError)
+        if len(true_classes.shape) != 2 or true_classes.shape[1] != self.num_true:
+            raise self.error(f"'true_classes' must have shape (batch, num_true={self.num_true}), "
+                             f"but got {tuple(true_classes.shape)}.")
+        return (Aval((self.num_sampled,), true_classes.dtype),
+                Aval(tuple(true_classes.shape), mstype.float32),
+                Aval((self.num_sampled,), mstype.float32))
+
+    def impl(self, true_classes):
+        classes = np.asarray(device.to_host(true_classes))
+        banned = set(classes.reshape(-1).tolist()) if self.remove_accidental_hits else set()
+        left = self.range_max - len(banned & set(range(self.range_max)))
+        if left < (self.num_sampled if self.unique else 1):
+            raise self.error(f"removing the true classes from [0, {self.range_max}) leaves "
+                             f"{left} classes, too few to draw {self.num_sampled} from.")
+        gen = self._rng or rng()
+        picked, seen, tries = [], set(), 0
+        while len(picked) < self.num_sampled:
+            c = int(gen.integers(0, self.range_max))
+            tries += 1
+            if c in banned or (self.unique and c in seen):
+                continue
+            seen.add(c)
+            picked.append(c)
+        p = 1.0 / self.range_max
+        count = p * self.num_sampled if tries == self.num_sampled else \
+            -np.expm1(tries * np.log1p(-p))
+        return (device.asarray(np.asarray(picked, classes.dtype)),
+                device.asarray(np.full(classes.shape, count, np.float32)),
+                device.asarray(np.full((self.num_sampled,), count, np.float32)))
