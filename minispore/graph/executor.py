@@ -145,7 +145,6 @@ def _generate(graph, plan, device_of_graph, accounted=False, profiled=False):
         {id(v) for v in graph.parameters}
 
     def operand(x):
-        nonlocal needs_bindings
         if isinstance(x, Value):
             return nm.value(x)
         if isinstance(x, Tensor):
