@@ -5,35 +5,25 @@ Each topic module holds CASES = {area: [(name, snippet), ...]}; the case id is "
 the same id the mechanical generator would give, so a name listed here replaces its mechanical
 case. A snippet sets `out` and may use the shared inputs the driver defines (x, y, z, xi, yi,
 xb, sq, v, x3, img, lbl, …: see driver.py's prelude)."""
-from tools.conformance import (  # one topic a line: helpers add theirs
-    cases_api_data,
-    cases_api_index,
-    cases_api_metrics,
-    cases_api_misc,
-    cases_api_misc2,
-    cases_api_nn,
-    cases_api_ops,
-    cases_api_optim2,
-    cases_api_prims2,
-    cases_api_scatter,
-    cases_api_sparse,
-    cases_api_unchecked,
-)
+import importlib
 
-_TOPICS = (
-    cases_api_data,
-    cases_api_index,
-    cases_api_metrics,
-    cases_api_misc,
-    cases_api_misc2,
-    cases_api_nn,
-    cases_api_ops,
-    cases_api_optim2,
-    cases_api_prims2,
-    cases_api_scatter,
-    cases_api_sparse,
-    cases_api_unchecked,
+# One topic module a line (tools/conformance/cases_api_<topic>.py).
+_TOPIC_NAMES = (
+    "data",
+    "index",
+    "metrics",
+    "misc",
+    "misc2",
+    "nn",
+    "ops",
+    "optim2",
+    "prims2",
+    "scatter",
+    "sparse",
+    "unchecked",
 )
+_TOPICS = tuple(importlib.import_module(f"tools.conformance.cases_api_{name}")
+                for name in _TOPIC_NAMES)
 
 
 def _merged():

@@ -204,22 +204,17 @@ def _sqrt(x):
     return M.sqrt(x) if isinstance(x, Tensor) else math.sqrt(x)
 
 
-class FusedSparseAdam(_Update):
+class FusedSparseAdam(FusedSparseLazyAdam):
     """Adam over every row with the gradient rows scattered (repeated rows summed) into zeros:
     rows not named still decay m and v and move var, as MindSpore's kernel does. Runs the
-    dense Adam operator on that gradient.
+    dense Adam operator on that gradient (the lazy form's attributes and checks).
 
     FusedSparseAdam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power,
     beta2_power, lr, beta1, beta2, epsilon, grad, indices) -> (var, m, v).
     """
 
-    state = ("var", "m", "v")
-    scalars = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
-
     def __init__(self, use_locking=False, use_nesterov=False):
-        super().__init__()
-        self.use_locking = _bool_attr(self.name, "use_locking", use_locking)
-        self.use_nesterov = _bool_attr(self.name, "use_nesterov", use_nesterov)
+        super().__init__(use_locking, use_nesterov)
         self._adam = Adam(use_locking=use_locking, use_nesterov=use_nesterov)
 
     def __call__(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
