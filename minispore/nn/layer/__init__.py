@@ -15,3 +15,4 @@ from minispore.nn.layer.activation_compose import *  # noqa: F401,F403
 from minispore.nn.layer.basic_compose import *  # noqa: F401,F403
 from minispore.nn.layer.pooling_compose import *  # noqa: F401,F403
 from minispore.nn.layer.function_cells import *  # noqa: F401,F403
+from minispore.nn.layer.math_cells import *  # noqa: F401,F403
