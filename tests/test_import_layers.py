@@ -453,3 +453,17 @@ def test_checker_finds_package_circles(tmp_path):
     assert graph["minispore.nn.e"] == {} and "minispore.nn.e" not in graph["minispore.graph.d"]
     assert sorted(cycles(graph)) == [["minispore.graph.a", "minispore.graph.sub.b"],
                                      ["minispore.graph.c", "minispore.graph.d"]]
+
+
+def test_importing_minispore_loads_no_kernel_module():
+    """Operators reach their kernels through ops/kernel_registry when they first run: a kernel
+    module imported by `import minispore` creates Numba dispatchers in every process, and one
+    that did (window_ops importing kernels/cpu/window.py) kept dynamic-cluster processes from
+    exiting (tests/launch/test_listeners.py)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", "import minispore, sys; print(sorted(m for m in "
+                          "sys.modules if m.startswith(('minispore.kernels.cpu', "
+                          "'minispore.kernels.cuda'))))"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]", out

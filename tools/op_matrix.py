@@ -42,6 +42,8 @@ KERNEL_FREE = {
 KERNEL_FREE.update({name: "an MPI collective in minispore.communication.collectives"
                     for name in ops.operations.comm_ops.__all__ if name != "ReduceOp"})
 KERNEL_FREE.update({
+    "UniformCandidateSampler": "draws a few class ids on the host with the operator's "
+                               "generator (rejection for unique draws), as random_ops do",
     "AllReduceStart": "a non-blocking MPI all-reduce (minispore.communication.collectives)",
     "AllReduceWait": "completes an AllReduceStart's all-reduce; returns views of its buffer",
     "BucketView": "a numpy view of a reduced gradient bucket",

@@ -6,8 +6,7 @@ import math
 
 from numba import njit
 
-# Rolling's `method` codes (ops/operations/window_ops.py maps the names).
-MAX, MIN, MEAN, SUM, STD, VAR = range(6)
+from ..window_codes import MAX, MIN, STD, SUM, VAR
 
 
 @njit(cache=True)

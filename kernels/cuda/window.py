@@ -5,7 +5,7 @@ import math
 
 from numba import cuda
 
-from minispore.kernels.cpu.window import MAX, MIN, STD, SUM, VAR
+from ..window_codes import MAX, MIN, STD, SUM, VAR
 
 _THREADS = 256
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common import dtype as mstype
-from minispore.kernels.cpu.window import MAX, MEAN, MIN, STD, SUM, VAR
+from minispore.kernels.window_codes import MAX, MEAN, MIN, STD, SUM, VAR
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (check_bool, check_dtype, check_tensor, contiguous,
