@@ -53,12 +53,16 @@ def rolling(x, window, min_periods, center, closed_left, closed_right, method, e
                     out[o, i, k] = empty
                     continue
                 acc = float(x[o, start, k])
-                if method == MAX:
+                if method == MAX:     # the comparisons of the CUDA twin, NaNs alike
                     for j in range(start + 1, end):
-                        acc = max(acc, float(x[o, j, k]))
+                        v = float(x[o, j, k])
+                        if v > acc:
+                            acc = v
                 elif method == MIN:
                     for j in range(start + 1, end):
-                        acc = min(acc, float(x[o, j, k]))
+                        v = float(x[o, j, k])
+                        if v < acc:
+                            acc = v
                 else:
                     for j in range(start + 1, end):
                         acc += float(x[o, j, k])

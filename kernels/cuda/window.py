@@ -43,8 +43,10 @@ def _rolling_kernel(x, window, min_periods, center, closed_left, closed_right, m
         start -= 1
     if not closed_right:
         end -= 1
-    start = min(max(start, 0), n)
-    end = min(max(end, 0), n)
+    # (explicit clamps and comparisons: numba's built-in CUDA target refuses two-argument
+    # min/max, numba issue #10753, and both targets must compile these kernels)
+    start = 0 if start < 0 else (n if start > n else start)
+    end = 0 if end < 0 else (n if end > n else end)
     count = end - start
     if count < min_periods or count <= 0:
         out[o, i, k] = empty
@@ -52,10 +54,14 @@ def _rolling_kernel(x, window, min_periods, center, closed_left, closed_right, m
     acc = float(x[o, start, k])
     if method == MAX:
         for j in range(start + 1, end):
-            acc = max(acc, float(x[o, j, k]))
+            v = float(x[o, j, k])
+            if v > acc:
+                acc = v
     elif method == MIN:
         for j in range(start + 1, end):
-            acc = min(acc, float(x[o, j, k]))
+            v = float(x[o, j, k])
+            if v < acc:
+                acc = v
     else:
         for j in range(start + 1, end):
             acc += float(x[o, j, k])
