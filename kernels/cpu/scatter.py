@@ -14,6 +14,24 @@ def _first_out_of_range(index, dim_size):
 
 
 @njit(cache=True)
+def _offset(e, index, index_shape, strides, dim, dim_size):
+    """The flat offset, under `strides`, of index element e's position with its coordinate
+    along dim replaced by index[e] (negative counted from the end); coordinates unravel from
+    the last axis."""
+    rem = np.int64(e)
+    off = np.int64(0)
+    for d in range(index_shape.size - 1, -1, -1):
+        c = rem % index_shape[d]
+        rem //= index_shape[d]
+        if d == dim:
+            c = np.int64(index[e])
+            if c < 0:
+                c += dim_size
+        off += c * strides[d]
+    return off
+
+
+@njit(cache=True)
 def gather_d(x, x_strides, index, index_shape, dim, dim_size, out):
     """out[p] = x[p with p[dim] replaced by index[p]] for every position p of index.
 
@@ -27,19 +45,8 @@ def gather_d(x, x_strides, index, index_shape, dim, dim_size, out):
     bad = _first_out_of_range(index, dim_size)
     if bad >= 0:
         return bad
-    nd = index_shape.size
     for e in range(index.size):
-        rem = np.int64(e)
-        off = np.int64(0)
-        for d in range(nd - 1, -1, -1):
-            c = rem % index_shape[d]
-            rem //= index_shape[d]
-            if d == dim:
-                c = np.int64(index[e])
-                if c < 0:
-                    c += dim_size
-            off += c * x_strides[d]
-        out[e] = x[off]
+        out[e] = x[_offset(e, index, index_shape, x_strides, dim, dim_size)]
     return -1
 
 
@@ -57,18 +64,8 @@ def scatter_elements(out, out_strides, index, index_shape, updates, dim, dim_siz
     bad = _first_out_of_range(index, dim_size)
     if bad >= 0:
         return bad
-    nd = index_shape.size
     for e in range(index.size):
-        rem = np.int64(e)
-        off = np.int64(0)
-        for d in range(nd - 1, -1, -1):
-            c = rem % index_shape[d]
-            rem //= index_shape[d]
-            if d == dim:
-                c = np.int64(index[e])
-                if c < 0:
-                    c += dim_size
-            off += c * out_strides[d]
+        off = _offset(e, index, index_shape, out_strides, dim, dim_size)
         if accumulate:
             out[off] += updates[e]
         else:
