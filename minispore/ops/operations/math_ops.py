@@ -227,13 +227,16 @@ class Log(UnaryElementwise):
         return (cached_op(RealDiv)(dout, inputs[0]),)
 
 
+_INT_OR_BOOL = frozenset(mstype.int_types + (mstype.uint16, mstype.uint32, mstype.uint64,
+                                             mstype.bool_))
+
+
 class Sqrt(UnaryElementwise):
     """out = sqrt(x) (NaN below 0). Integer and bool x give float32, as MindSpore's does."""
     kernel_name = "sqrt"
 
     def __call__(self, x):
-        if getattr(x, "dtype", None) in mstype.int_types + (mstype.uint16, mstype.uint32,
-                                                            mstype.uint64, mstype.bool_):
+        if getattr(x, "dtype", None) in _INT_OR_BOOL:
             x = cached_op(Cast)(x, mstype.float32)
         return super().__call__(x)
 

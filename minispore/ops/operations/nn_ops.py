@@ -407,8 +407,7 @@ class LayerNorm(_LayerNormBase):
     def __call__(self, x, gamma, beta):
         # MindSpore also takes gamma/beta starting before the normalised dims
         # (begin_params_axis < begin_norm_axis): normalise with unit scale, then apply them.
-        if isinstance(x, Tensor) and isinstance(self.begin_params_axis, int) and \
-                isinstance(self.begin_norm_axis, int):
+        if self.begin_params_axis != self.begin_norm_axis and isinstance(x, Tensor):
             ndim = len(x.shape)
             norm = normalize_axis(self, self.begin_norm_axis, ndim, "begin_norm_axis")
             params = normalize_axis(self, self.begin_params_axis, ndim, "begin_params_axis")
