@@ -70,6 +70,11 @@ class SteadyJob:
     def logs(self):
         return {name: (self.folder / f"{name}.log").read_text() for name in self.procs}
 
+    def report(self):
+        """Every log in full, as text: pytest shortens a dict shown in a failure message, and
+        the line that says why a process ended is near the end of its log."""
+        return "".join(f"\n==== {name}.log\n{text}" for name, text in self.logs().items())
+
     def wait_for_steps(self, step):
         """Until every rank has printed `step` (the job is training across the link). The
         ranks' lines may run together in mpirun's output ("... step 3rank 1 ...")."""
@@ -77,8 +82,8 @@ class SteadyJob:
         while len({rank for rank, done in re.findall(r"rank (\d+) host \w+ step (\d+)",
                                                      "".join(self.logs().values()))
                    if int(done) >= step}) < 2:
-            assert time.monotonic() < give_up, self.logs()
-            assert all(p.poll() is None for p in self.procs.values()), self.logs()
+            assert time.monotonic() < give_up, self.report()
+            assert all(p.poll() is None for p in self.procs.values()), self.report()
             time.sleep(0.1)
 
     def wait(self, names):
@@ -88,7 +93,7 @@ class SteadyJob:
             try:
                 self.procs[name].wait(timeout=HARD_TIMEOUT_S)
             except subprocess.TimeoutExpired:
-                pytest.fail(f"{name} still running after {HARD_TIMEOUT_S} s: {self.logs()}")
+                pytest.fail(f"{name} still running after {HARD_TIMEOUT_S} s: {self.report()}")
         return {name: self.procs[name].returncode for name in names}
 
 
@@ -108,7 +113,7 @@ def test_a_link_down_mid_step_ends_the_job_naming_the_vanished_host_and_rank(
     job.wait_for_steps(3)
     hosts[1].set_link(False)
     on_node0 = ["mpirun"] if launch == "mpirun" else ["scheduler", "node0"]
-    assert all(status != 0 for status in job.wait(on_node0).values()), job.logs()
+    assert all(status != 0 for status in job.wait(on_node0).values()), job.report()
     logs = job.logs()
     node0 = logs[on_node0[-1]]
     # Which rank node1 holds: mpirun's follow the hostfile; the cluster's, arrival order.
@@ -127,7 +132,7 @@ def test_a_hosts_processes_killed_end_the_job_naming_the_host(hosts, job_folder)
     job.wait_for_steps(3)
     hosts[1].kill_all(keep_anchor=True)
     status = job.wait(["scheduler", "node0"])
-    assert status == {"scheduler": 1, "node0": 1}, job.logs()
+    assert status == {"scheduler": 1, "node0": 1}, f"{status}{job.report()}"
     logs = job.logs()
     lost = re.search(r"worker \(rank (\d+), host node1, pid \d+\) exited before finishing its "
                      r"script", logs["scheduler"])

@@ -118,6 +118,10 @@ class Job:
                 signal.signal(sig, handler)
 
     def _forward(self, signum, frame):
+        if signum in STOPPING and not self.forwarded & STOPPING:
+            # Said once: a job that ends 128 + this signal then shows why in its output.
+            print(f"minispore launcher: got {_signal_name(signum)}; passing it to the ranks",
+                  file=sys.stderr, flush=True)
         self.forwarded.add(signum)
         for rank in self.ranks:
             if rank.status is None:
