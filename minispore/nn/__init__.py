@@ -2,6 +2,7 @@
 from minispore.common.parameter import ParameterTuple  # noqa: F401
 from minispore.nn.cell import Cell  # noqa: F401
 from minispore.nn.dynamic_lr import *  # noqa: F401,F403
+from minispore.nn.graph_cell import GraphCell  # noqa: F401
 from minispore.nn.layer import *  # noqa: F401,F403
 from minispore.nn.loss import *  # noqa: F401,F403
 from minispore.nn.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore,  # noqa: F401

@@ -185,7 +185,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
         if return_ids:
             grads = _with_ids(grad_position, positions, weights, grads)
         if has_aux:
-            return grads, out[1:] if len(out) > 2 else out[1]
+            return grads, tuple(out[1:])     # a tuple even for one aux output, as MindSpore
         return grads
 
     return _compiled_in_graph_mode(wrapper, fn)
