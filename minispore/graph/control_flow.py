@@ -21,9 +21,9 @@ from minispore.common.context import context
 from minispore.common.dtype import bool_
 from minispore.common.parameter import Parameter, TraceError
 from minispore.common.tensor import Tensor
-from minispore.device import active_device, to_host
+from minispore.device import active_device, astype, to_host
 from minispore.device import zeros as device_zeros
-from minispore.graph.ir import Graph, Value, flatten
+from minispore.graph.ir import Graph, Node, Value, flatten
 from minispore.graph.tracer import TracedTensor, Tracer
 from minispore.ops.primitive import Aval, Primitive
 
@@ -41,6 +41,7 @@ class BranchTracer(Tracer):
         self.parent = parent
         self.captures = []
         self._captured = {}
+        self.param_of = {}      # id(input Value) -> the Parameter it captured
 
     def to_graph(self, obj):
         if isinstance(obj, TracedTensor):
@@ -48,11 +49,16 @@ class BranchTracer(Tracer):
                 return obj._value
             return self._capture(obj)
         if isinstance(obj, Parameter):
-            return self._capture(obj)
+            return self._capture_param(obj)
         return super().to_graph(obj)
 
     def param_value(self, param):
-        return self._capture(param)
+        return self._capture_param(param)
+
+    def _capture_param(self, param):
+        inner = self._capture(param)
+        self.param_of[id(inner)] = param
+        return inner
 
     def _capture(self, tensor):
         outer = self.parent.to_graph(tensor)
@@ -106,6 +112,98 @@ def join_inputs(subgraphs, explicit=0):
                  for k, v in enumerate(order)]
         graph.inputs = graph.inputs[:explicit] + extra
     return order
+
+
+def take_parameter_writes(graph, tracer):
+    """Take the in-place writes of Parameters out of a branch: returns ({id(Parameter):
+    (Parameter, the Value of its new contents)}, {id(removed Value): Value standing for it}).
+    An Assign node is removed (the written value is the new contents); an optimizer update
+    (SGD, Adam, ...: side-effect primitives with `tensor_args`) becomes a FunctionalUpdate node
+    that runs the same kernel on copies and returns them. The If node then returns each such
+    Parameter's contents after the branch (the Parameter as it was, in a branch that leaves
+    it), and one Assign after the node writes it, so only the taken branch's writes act.
+    Refused (NotImplementedError, naming the operator): a write into a tensor that is not a
+    Parameter, a value of another dtype, and a read of a Parameter after the branch wrote it
+    (the branch holds its value at entry)."""
+    from minispore.ops.operations.array_ops import Assign
+    writes, written, subst, kept = {}, set(), {}, []
+
+    def refuse(node, why):
+        raise NotImplementedError(
+            f"The operator '{node.prim.name}' (at {node.scope}) in '{graph.name}', a branch of "
+            f"an `if` on a Tensor condition in GRAPH_MODE: {why}.")
+
+    def param_at(node, k):
+        target = node.inputs[k]
+        param = tracer.param_of.get(id(target)) if isinstance(target, Value) else None
+        if param is None:
+            refuse(node, "only writes into a Parameter are supported there")
+        return param
+    for node in graph.nodes:
+        node.inputs = [substituted(x, subst) for x in node.inputs]
+        if any(id(v) in written for v in node.input_values()):
+            refuse(node, "it reads a Parameter the branch wrote before, which is not supported")
+        if not node.side_effect:
+            kept.append(node)
+        elif isinstance(node.prim, Assign):
+            param, value = param_at(node, 0), node.inputs[1]
+            if not isinstance(value, Value) or value.aval.dtype != node.inputs[0].aval.dtype:
+                refuse(node, f"the value written into '{param.name}' must be a computed Tensor "
+                             f"of the Parameter's dtype {node.inputs[0].aval.dtype}")
+            writes[id(param)] = (param, value)
+            written.add(id(node.inputs[0]))
+            subst[id(node.outputs[0])] = value
+        elif getattr(node.prim, "tensor_args", ()):
+            positions = [k for k, name in enumerate(node.prim.tensor_args) if name != "gradient"]
+            params = [param_at(node, k) for k in positions]
+            update = Node(FunctionalUpdate(node.prim, positions), node.inputs, (), node.scope,
+                          node.annotations, tuple_output=True, phase=node.phase)
+            update.outputs = [graph.new_value(node.inputs[k].aval, update, i)
+                              for i, k in enumerate(positions)]
+            kept.append(update)
+            for k, param, new in zip(positions, params, update.outputs):
+                writes[id(param)] = (param, new)
+                written.add(id(node.inputs[k]))
+            for old, new in zip(node.outputs, update.outputs):
+                subst[id(old)] = new
+        else:
+            refuse(node, "it acts outside the graph (printing, communicating), which both "
+                         "traced branches would do")
+    graph.nodes = kept
+    return writes, subst
+
+
+class FunctionalUpdate(Primitive):
+    """An in-place update primitive (an optimizer step) run on copies of the tensors it writes,
+    returning the copies: the form an optimizer step takes inside a branch of an `if` on a
+    Tensor (take_parameter_writes), where the step must act only if its branch runs."""
+
+    differentiable = False
+    fresh_outputs = True
+
+    def __init__(self, update, written):
+        super().__init__(f"Functional{update.name}")
+        self.update, self.written = update, written
+
+    def infer(self, *args):
+        self.update.infer(*args)
+        return tuple(Aval(tuple(args[k].shape), args[k].dtype) for k in self.written)
+
+    def impl(self, *arrays):
+        arrays = list(arrays)
+        copies = [astype(arrays[k], arrays[k].dtype) for k in self.written]
+        for k, copy in zip(self.written, copies):
+            arrays[k] = copy
+        self.update.impl(*arrays)
+        return tuple(copies)
+
+
+def substituted(x, subst):
+    if isinstance(x, Value):
+        return subst.get(id(x), x)
+    if isinstance(x, (tuple, list)):
+        return type(x)(substituted(y, subst) for y in x)
+    return x
 
 
 def prune(graph):

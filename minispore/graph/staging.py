@@ -15,8 +15,8 @@ import numpy as np
 from minispore.common.context import context
 from minispore.common.dtype import bool_, float32, int64
 from minispore.common.tensor import Tensor
-from minispore.graph.control_flow import If, While, aval_of, join_inputs, predicate, prune, \
-    trace_subgraph
+from minispore.graph.control_flow import If, While, aval_of, join_inputs, \
+    predicate, prune, substituted, take_parameter_writes, trace_subgraph
 from minispore.graph.tracer import TracedTensor
 
 _CTX = context()
@@ -125,16 +125,28 @@ def staged_cond(pred, branches, names, where):
     (tg, tt, tout), (fg, ft, fout) = traced
     pairs = []
     merged = tuple(_merge(n, a, b, pairs, where) for n, a, b in zip(names, tout, fout))
-    if not pairs:
+    (t_writes, t_subst), (f_writes, f_subst) = take_parameter_writes(tg, tt), \
+        take_parameter_writes(fg, ft)
+    params = [p for p, _ in t_writes.values()] + \
+        [p for key, (p, _) in f_writes.items() if key not in t_writes]
+    if not pairs and not params:
         return merged
-    tg.outputs = tuple(tt.to_graph(a) for a, _ in pairs)
-    fg.outputs = tuple(ft.to_graph(b) for _, b in pairs)
+
+    def after(writes, tracer, p):    # a Parameter's value after the branch
+        return writes[id(p)][1] if id(p) in writes else tracer.param_value(p)
+    tg.outputs = tuple(substituted(tt.to_graph(a), t_subst) for a, _ in pairs) + \
+        tuple(after(t_writes, tt, p) for p in params)
+    fg.outputs = tuple(substituted(ft.to_graph(b), f_subst) for _, b in pairs) + \
+        tuple(after(f_writes, ft, p) for p in params)
     captured = join_inputs([(tg, tt), (fg, ft)])
     prune(tg)
     prune(fg)
     tracer = _CTX.tracer
     outs = If(tg, fg)(pred, *[tracer.from_graph(v) for v in captured])
-    return _fill(merged, outs)
+    from minispore.ops import functional as F
+    for p, value in zip(params, outs[len(pairs):]):
+        F.assign(p, value)
+    return _fill(merged, outs[:len(pairs)])
 
 
 class _Out:

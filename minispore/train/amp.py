@@ -181,8 +181,10 @@ class StaticLossScaler(LossScaler):
                                      requires_grad=False)
 
     def _factor(self, x, invert):
-        s = float(self.scale_value.asnumpy())
-        return ops.mul(x, Tensor(np.array(1.0 / s if invert else s, x.dtype.np_dtype)))
+        # Operators on the Parameter, not its value read on the host: under ms.jit the scale
+        # is read at every run (MindSpore's tutorial scales inside a compiled step).
+        s = ops.reciprocal(self.scale_value) if invert else self.scale_value
+        return ops.mul(x, ops.cast(s, x.dtype))
 
     def scale(self, inputs):
         return _map(lambda x: self._factor(x, False), inputs)
@@ -227,20 +229,20 @@ class DynamicLossScaler(StaticLossScaler):
                                  requires_grad=False)
 
     def adjust(self, grads_finite):
-        finite = host_bool(grads_finite)
-        scale = float(self.scale_value.asnumpy())
-        count = int(self.counter.asnumpy())
-        if finite:
-            count += 1
-            if count >= self.scale_window:
-                grown = scale * self.scale_factor
-                scale = grown if np.isfinite(np.float32(grown)) else scale
-                count = 0
-        else:
-            scale = max(1.0, scale / self.scale_factor)
-            count = 0
-        self.scale_value.set_data(Tensor(np.array(scale, np.float32)))
-        self.counter.set_data(Tensor(np.array(count, np.int32)))
+        # Written in operators and assigns, as MindSpore's is, so that a compiled training
+        # step (ms.jit) updates the scale on every run instead of freezing it at trace time.
+        if not isinstance(grads_finite, Tensor):
+            grads_finite = Tensor(np.array(host_bool(grads_finite)))
+        finite = ops.cast(grads_finite.reshape(()), mstype.bool_)
+        scale = self.scale_value
+        grown = scale * self.scale_factor
+        grown = ops.select(ops.isfinite(grown), grown, scale)
+        at_window = ops.equal(self.counter, self.scale_window - 1)
+        shrunk = ops.maximum(ops.ones((), mstype.float32), scale / self.scale_factor)
+        new_scale = ops.select(finite, ops.select(at_window, grown, scale), shrunk)
+        counter = ((self.counter + 1) % self.scale_window) * ops.cast(finite, mstype.int32)
+        ops.assign(self.scale_value, new_scale)
+        ops.assign(self.counter, counter)
         return True
 
 
