@@ -7,6 +7,7 @@ from minispore.nn.layer.conv import *  # noqa: F401,F403
 from minispore.nn.layer.conv_compose import *  # noqa: F401,F403
 from minispore.nn.layer.embedding import *  # noqa: F401,F403
 from minispore.nn.layer.normalization import *  # noqa: F401,F403
+from minispore.nn.layer.sync_batch_norm import *  # noqa: F401,F403
 from minispore.nn.layer.pooling import *  # noqa: F401,F403
 from minispore.nn.layer.rnns import *  # noqa: F401,F403
 from minispore.nn.layer.transformer import *  # noqa: F401,F403

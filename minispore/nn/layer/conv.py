@@ -12,7 +12,7 @@ from minispore.ops.operations.combine_ops import Concat
 from minispore.ops.operations.conv_ops import Conv2D, Conv2DTranspose
 from minispore.ops.operations.activation_ops import BiasAdd
 
-__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose"]
+__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -298,4 +298,47 @@ class Conv2dTranspose(Cell):
                 f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"pad_mode={self.pad_mode}, padding={self.padding}, "
                 f"output_padding={self.output_padding}, dilation={self.dilation}, "
+                f"group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv1dTranspose(Conv2dTranspose):
+    """1-D transposed convolution over (N, C_in, L) input, run as the Conv2dTranspose of
+    kernel (1, kernel_size) over (N, C_in, 1, L), as MindSpore does: its weight Parameter is
+    4-D, (in_channels, out_channels // group, 1, kernel_size); a Tensor ``weight_init`` is
+    given 3-D, (in, out // group, kernel_size). Output length as Conv2dTranspose's rules."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, dtype=mstype.float32):
+        name = "Conv1dTranspose"
+        for arg, value in (("kernel_size", kernel_size), ("stride", stride),
+                           ("padding", padding), ("dilation", dilation)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"For '{name}', '{arg}' must be an int, but got {value!r}.")
+        if pad_mode != "pad" and padding:
+            raise ValueError(f"For '{name}', 'padding' must be 0 when 'pad_mode' is "
+                             f"{pad_mode!r}, but got {padding}.")
+        if isinstance(weight_init, Tensor):
+            if weight_init.ndim != 3:
+                raise ValueError(f"For '{name}', a Tensor 'weight_init' must be 3-D (in_channels, "
+                                 f"out_channels // group, kernel_size), but got shape "
+                                 f"{tuple(weight_init.shape)}.")
+            weight_init = Tensor(weight_init.asnumpy()[:, :, None, :])
+        super().__init__(in_channels, out_channels, (1, kernel_size), stride=(1, stride),
+                         pad_mode=pad_mode, padding=(0, 0, padding, padding), dilation=(1, dilation),
+                         group=group, has_bias=has_bias, weight_init=weight_init,
+                         bias_init=bias_init, dtype=dtype)
+        self.expand_dims = ExpandDims()
+        self.squeeze = Squeeze(2)
+
+    def construct(self, x):
+        if len(x.shape) != 3:
+            raise ValueError(f"For 'Conv1dTranspose', the input must be 3-D (N, C, L), but got "
+                             f"shape {tuple(x.shape)}.")
+        return self.squeeze(super().construct(self.expand_dims(x, 2)))
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
                 f"group={self.group}, has_bias={self.has_bias}")
