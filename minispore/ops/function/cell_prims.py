@@ -84,12 +84,17 @@ def _extract_image_patches(input_x, ksizes, strides, rates, padding="VALID"):
     return A.reshape(stack(blocks, 1), (n, kr * kc * c, out_h, out_w))
 
 
-ExtractImagePatches = _composite(_EIP, _extract_image_patches, (
-    ("ksizes", None), ("strides", None), ("rates", None), ("padding", "VALID")), doc=(
-    "``ops.ExtractImagePatches(ksizes, strides, rates, padding='VALID')(x)``: the image "
-    "patches of an NCHW x, (N, kr * kc * C, out_h, out_w), depth ordered (window row, window "
-    "column, channel). MindSpore runs it on Ascend and GPU only; this is the GPU kernel's "
-    "meaning."))
+class ExtractImagePatches(_composite(_EIP, _extract_image_patches, (
+        ("ksizes", None), ("strides", None), ("rates", None), ("padding", "VALID")))):
+    """``ops.ExtractImagePatches(ksizes, strides, rates, padding='VALID')(x)``: the image
+    patches of an NCHW x, (N, kr * kc * C, out_h, out_w), depth ordered (window row, window
+    column, channel); see _extract_image_patches. MindSpore runs it on Ascend and GPU only;
+    this is the GPU kernel's meaning. The attributes are checked here, as MindSpore's argument
+    handlers do at construction."""
+
+    def __init__(self, ksizes, strides, rates, padding="VALID"):
+        super().__init__(_window_pair("ksizes", ksizes), _window_pair("strides", strides),
+                         _window_pair("rates", rates), _padding_mode(padding))
 
 
 def _known(t):
