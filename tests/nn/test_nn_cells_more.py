@@ -159,6 +159,9 @@ def test_unfold_docstring_shape_and_integer_input():
     # the primitive takes the (row, col) pairs as well as the NCHW 4-form
     prim = ops.ExtractImagePatches((2, 2), (1, 1), (1, 1), "VALID")
     np.testing.assert_array_equal(prim(Tensor(x)).asnumpy(), out.asnumpy())
+    with pytest.raises(TypeError, match=r"For 'ExtractImagePatches', the type of 'ksizes' "
+                                        r"should be one of '\[list of int, tuple of int\]'"):
+        ops.ExtractImagePatches(2, 1, 1)
 
 
 def test_unfold_gradient_matches_central_differences():

@@ -20,13 +20,11 @@ _EIP = "ExtractImagePatches"
 
 
 def _window_pair(arg, value):
-    """ksizes / strides / rates as (row, col): an int, a pair, or MindSpore's NCHW 4-form
+    """ksizes / strides / rates as (row, col): a pair, or MindSpore's NCHW 4-form
     (1, 1, row, col) (its argument handler keeps the last two of four)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value, value)
     if not isinstance(value, (tuple, list)):
-        raise TypeError(f"For '{_EIP}', '{arg}' must be an int, tuple or list of ints, but got "
-                        f"{type(value).__name__}.")
+        raise TypeError(f"For '{_EIP}', the type of '{arg}' should be one of '[list of int, "
+                        f"tuple of int]', but got {type(value)}.")
     value = tuple(value)[2:] if len(value) == 4 else tuple(value)
     if len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
                                   for v in value):
