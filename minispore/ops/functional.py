@@ -8,6 +8,7 @@ from minispore.ops.function.bessel_func import *  # noqa: F401,F403
 from minispore.ops.function.bbox_func import *  # noqa: F401,F403
 from minispore.ops.function.bitwise_func import *  # noqa: F401,F403
 from minispore.ops.function.color_func import *  # noqa: F401,F403
+from minispore.ops.function.cell_prims import *  # noqa: F401,F403
 from minispore.ops.function.matrix_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_func import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims import *  # noqa: F401,F403

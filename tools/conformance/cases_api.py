@@ -15,6 +15,7 @@ _TOPIC_NAMES = (
     "misc",
     "misc2",
     "nn",
+    "nn_cells2",
     "ops",
     "optim2",
     "prims2",

@@ -1,4 +1,4 @@
-"""Layers: basic, activation, convolution, pooling, normalisation, embedding, containers,
+"""Layers: basic, activation, convolution, pooling, normalisation, embedding, containers, sparse,
 recurrent and attention."""
 from minispore.nn.layer.activation import *  # noqa: F401,F403
 from minispore.nn.layer.basic import *  # noqa: F401,F403
@@ -17,3 +17,4 @@ from minispore.nn.layer.basic_compose import *  # noqa: F401,F403
 from minispore.nn.layer.pooling_compose import *  # noqa: F401,F403
 from minispore.nn.layer.function_cells import *  # noqa: F401,F403
 from minispore.nn.layer.math_cells import *  # noqa: F401,F403
+from minispore.nn.layer.sparse import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""Basic layers: Dense, Flatten, Dropout."""
+"""Basic layers: Dense, Flatten, Dropout, Unfold."""
 import math
 
 from minispore.common import dtype as mstype
@@ -9,8 +9,9 @@ from minispore.nn.layer.activation import ReLU, get_activation
 from minispore.ops import functional as F
 from minispore.ops.operations.matmul_ops import MatMul
 from minispore.ops.operations.activation_ops import BiasAdd, BiasAddReLU
+from minispore.ops.function.cell_prims import ExtractImagePatches
 
-__all__ = ["Dense", "Flatten", "Dropout"]
+__all__ = ["Dense", "Flatten", "Dropout", "Unfold"]
 
 
 def _check_positive_int(name, arg_name, value):
@@ -134,3 +135,40 @@ class Dropout(Cell):
 
     def extend_repr(self):
         return f"p={self.p}"
+
+
+class Unfold(Cell):
+    """Image patches of an NCHW input: ``ksizes``, ``strides`` and ``rates`` in the NHWC form
+    [1, row, col, 1]; output (N, row_k * col_k * C, out_h, out_w), depth ordered (window row,
+    window column, channel) with the channel fastest (ops.ExtractImagePatches). padding
+    'valid' keeps the windows inside the image, 'same' (any case) pads with zeros to
+    ceil(in / stride) positions. MindSpore runs it on Ascend and GPU only.
+
+    >>> import numpy as np
+    >>> from minispore import Tensor
+    >>> net = Unfold([1, 2, 2, 1], [1, 2, 2, 1], [1, 2, 2, 1])
+    >>> net(Tensor(np.ones([2, 3, 6, 6], np.float32))).shape
+    (2, 12, 2, 2)
+    """
+
+    def __init__(self, ksizes, strides, rates, padding="valid"):
+        super().__init__()
+        for arg, value in (("ksize", ksizes), ("stride", strides), ("rate", rates)):
+            # (MindSpore type-checks ksizes in place of each of the three)
+            if not isinstance(ksizes, (tuple, list)):
+                raise TypeError(f"For 'Unfold', the type of 'ksizes' should be one of "
+                                f"'['tuple', 'list']', but got type '{type(ksizes).__name__}'.")
+            if len(value) != 4 or value[0] != 1 or value[3] != 1:
+                raise ValueError(f"For 'Unfold' the format of '{arg}s' must be [1, {arg}_row, "
+                                 f"{arg}_col, 1], but got {value}.")
+            row, col = value[1], value[2]
+            if not (isinstance(row, int) and isinstance(col, int)) or row < 1 or col < 1:
+                raise ValueError(f"For 'Unfold' the {arg}_row and {arg}_col in '{arg}s' must "
+                                 f"be an positive integer number, but got {arg}_row is {row}, "
+                                 f"{arg}_col is {col}")
+        self.extract_image_patches = ExtractImagePatches(
+            (1, 1, ksizes[1], ksizes[2]), (1, 1, strides[1], strides[2]),
+            (1, 1, rates[1], rates[2]), padding)
+
+    def construct(self, input_x):
+        return self.extract_image_patches(input_x)

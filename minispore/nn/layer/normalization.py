@@ -1,14 +1,19 @@
-"""Normalisation layers: LayerNorm, BatchNorm1d, BatchNorm2d, GroupNorm."""
+"""Normalisation layers: LayerNorm, BatchNorm1d/2d/3d, GroupNorm, InstanceNorm1d/2d/3d."""
+import numbers
+
 from minispore.common import dtype as mstype
 from minispore.common.initializer import initializer
+from minispore.common.initializer import Initializer
 from minispore.common.parameter import Parameter
+from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 from minispore.nn.layer.basic import _check_bool, _check_positive_int
 from minispore.ops.operations.nn_ops import LayerNorm as LayerNormOp
 from minispore.ops.operations.norm_ops import BatchNorm as BatchNormOp
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm",
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class LayerNorm(Cell):
@@ -201,3 +206,107 @@ class GroupNorm(Cell):
 
     def extend_repr(self):
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
+
+
+class _InstanceNorm(Cell):
+    """Instance normalisation of (N, C, *spatial) input: each (sample, channel) normalised over
+    its spatial positions with the biased variance, y = (x - mean) / sqrt(var + eps) * gamma[c]
+    + beta[c], in training and evaluation alike. MindSpore's InstanceNorm runs on GPU only (its
+    CPU build refuses the kernel); this is the GPU kernel's meaning: float16 input is normalised
+    in float32 and cast back, and moving_mean / moving_variance are never updated (the cuDNN
+    call updates workspace copies of them). Built on the fused LayerNorm operator over the
+    (N, C, prod(spatial)) view, so gradients come from its bprop."""
+
+    _RANK = None
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=mstype.float32):
+        super().__init__()
+        name = type(self).__name__
+        for arg, value, kind in (("num_features", num_features, int), ("eps", eps, float),
+                                 ("momentum", momentum, float), ("affine", affine, bool)):
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise TypeError(f"For '{name}', the type of '{arg}' should be "
+                                f"'{kind.__name__}', but got type '{type(value).__name__}'.")
+        for arg, value in (("gamma_init", gamma_init), ("beta_init", beta_init)):
+            if not isinstance(value, (Tensor, numbers.Number, str, Initializer)):
+                raise TypeError(f"For '{name}', the type of '{arg}' must be in [Tensor, "
+                                f"numbers.Number, str, Initializer], but got type "
+                                f"{type(value).__name__}.")
+            if isinstance(value, Tensor) and value.dtype != mstype.float32:
+                raise TypeError(f"For '{name}', the type of '{arg}' must be float32, but got "
+                                f"{value.dtype}.")
+        if num_features < 1:
+            raise ValueError(f"For '{name}', the 'num_features' must be at least 1, but got "
+                             f"{num_features}.")
+        if momentum < 0 or momentum > 1:
+            raise ValueError(f"For '{name}', the 'momentum' must be a number in range [0, 1], "
+                             f"but got {momentum}.")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.moving_mean = Parameter(initializer("zeros", num_features, dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", num_features, dtype),
+                                         name="variance", requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, num_features, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, num_features, dtype), name="beta",
+                              requires_grad=affine)
+        if not 0 < eps <= 1:
+            raise ValueError(f"For 'InstanceNorm', the 'epsilon' must be in range of (0, 1], "
+                             f"but got {eps} with type 'float'.")
+        self.layer_norm = LayerNormOp(2, 2, eps)
+
+    def construct(self, x):
+        name = type(self).__name__
+        if x.ndim != self._RANK:
+            raise ValueError(f"For '{name}', the in_shape must have {self._RANK} dims, but got "
+                             f"{x.ndim}.")
+        if x.dtype not in (mstype.float16, mstype.float32):
+            raise TypeError(f"For primitive[InstanceNorm], the input argument[input_x] must be a "
+                            f"type of {{Tensor[Float16], Tensor[Float32]}}, but got "
+                            f"Tensor[{x.dtype}].")
+        for arg, p in (("beta", self.beta), ("gamma", self.gamma)):
+            if p.dtype != mstype.float32:
+                raise TypeError(f"For primitive[InstanceNorm], the input argument[{arg}] must "
+                                f"be a type of {{Tensor[Float32]}}, but got "
+                                f"Ref[Tensor[{p.dtype}]].")
+        shape = tuple(x.shape)
+        if shape[1] != self.num_features:
+            raise ValueError(f"For primitive[InstanceNorm], the gamma shape must be equal to "
+                             f"(C, ) which is {shape[1]} , but got {self.num_features}.")
+        flat = F.reshape(F.cast(x, mstype.float32), (shape[0], shape[1], -1))
+        k = flat.shape[2]
+        ones, zeros = F.ones((k,), mstype.float32), F.zeros((k,), mstype.float32)
+        y = F.reshape(self.layer_norm(flat, ones, zeros)[0], shape)
+        per_channel = (1, shape[1]) + (1,) * (len(shape) - 2)
+        y = F.add(F.mul(y, F.reshape(self.gamma, per_channel)), F.reshape(self.beta, per_channel))
+        return F.cast(y, x.dtype)
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"gamma={self.gamma}, beta={self.beta}, moving_mean={self.moving_mean}, "
+                f"moving_variance={self.moving_variance}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) input (see _InstanceNorm)."""
+
+    _RANK = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) input (see _InstanceNorm).
+
+    >>> import numpy as np
+    >>> from minispore import Tensor
+    >>> InstanceNorm2d(3)(Tensor(np.ones((2, 3, 2, 2), np.float32))).shape
+    (2, 3, 2, 2)
+    """
+
+    _RANK = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) input (see _InstanceNorm)."""
+
+    _RANK = 5
