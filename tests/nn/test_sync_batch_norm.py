@@ -1,7 +1,7 @@
 """nn.SyncBatchNorm on one process equals MindSpore 2.7.2's (printed by
-tests/nn/oracle_conv1d_transpose_sync_bn.py under the oracle venv): batch statistics and moving averages in training, the moving statistics in
-evaluation; MindSpore's repr; bad process_groups. Across ranks:
-tests/parallel/test_sync_batch_norm_mpi.py."""
+tests/nn/oracle_conv1d_transpose_sync_bn.py under the oracle venv): batch statistics and moving
+averages in training, the moving statistics in evaluation; MindSpore's repr; bad
+process_groups. Across ranks: tests/parallel/test_sync_batch_norm_mpi.py."""
 import numpy as np
 import pytest
 
