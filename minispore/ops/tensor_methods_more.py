@@ -184,5 +184,7 @@ class _MoreMethods:
     def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
         return F.unfold(self, kernel_size, dilation, padding, stride)
     def matrix_power(self, n): return F.matrix_power(self, n)
+    def to_coo(self): return F.dense_to_sparse_coo(self)
+    def to_csr(self): return F.dense_to_sparse_csr(self)
     def lu_solve(self, LU_data, LU_pivots):  # noqa: N803 - MindSpore's argument names
         return F.lu_solve(self, LU_data, LU_pivots)

@@ -141,8 +141,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def matrix_norm(A_, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """The Frobenius norm ('fro') or the max/min absolute column (ord 1/-1) or row (inf/-inf)
-    sum over the two dims; the spectral and nuclear norms need an SVD minispore lacks."""
+    """The Frobenius norm ('fro'), the max/min absolute column (ord 1/-1) or row (inf/-inf)
+    sum, or from the singular values the nuclear norm ('nuc': their sum) and the largest (2)
+    or smallest (-2), over the two dims."""
     _check_tensor("matrix_norm", "A", A_)
     x = _floatify(A_ if dtype is None else A.cast(A_, mstype.to_type(dtype)))
     d0, d1 = (d % x.ndim for d in dim)
@@ -154,8 +155,17 @@ def matrix_norm(A_, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         pick = M.reduce_max if ord > 0 else M.reduce_min
         out = pick(sums, then, True)
         return out if keepdim else A.squeeze(out, (d0, d1))
-    raise NotImplementedError(f"For 'matrix_norm', ord={ord!r} needs a singular value "
-                              f"decomposition, which minispore does not implement.")
+    if ord in ("nuc", 2, -2) and not isinstance(ord, bool):
+        from minispore.ops.function.decomp_func import svd
+        rest = [d for d in range(x.ndim) if d not in (d0, d1)]
+        s = svd(A.transpose(x, tuple(rest) + (d0, d1)), compute_uv=False)
+        out = M.reduce_sum(s, -1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
+        if keepdim:
+            for d in sorted((d0, d1)):
+                out = A.expand_dims(out, d)
+        return out
+    raise ValueError(f"For 'matrix_norm', 'ord' must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or "
+                     f"-2, but got {ord!r}.")
 
 
 def norm(A_, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
