@@ -14,7 +14,7 @@ from minispore.ops.operations.decomp_ops import (Cholesky, CholeskyInverse, Geqr
                                                  LuUnpack, Qr, Svd)
 
 __all__ = ["svd", "qr", "geqrf", "orgqr", "cholesky", "cholesky_inverse", "cholesky_solve",
-           "matrix_solve", "lstsq", "pinv", "lu_unpack", "cond"]
+           "matrix_solve", "lstsq", "pinv", "lu_unpack"]
 
 
 def svd(input, full_matrices=False, compute_uv=True):  # noqa: A002 - MindSpore's name
@@ -154,20 +154,3 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     s_plus = M.select(keep, M.div(one, s_kept), broadcast_to(zero, keep.shape))
     return M.matmul(M.mul(v, A.expand_dims(s_plus, -2)), u, transpose_b=True)
 
-
-def cond(A, p=None):  # noqa: N803 - MindSpore's argument name
-    """The condition number of the square matrices A (..., n, n) in the norm `p`: with p None,
-    2 or -2, the ratio of the extreme singular values (largest over smallest; -2 the inverse);
-    with 'fro', 'nuc', inf, -inf, 1 or -1, matrix_norm(A, p) * matrix_norm(A^-1, p), as
-    MindSpore computes it."""
-    from minispore.ops.function.linalg_func import inverse
-    from minispore.ops.function.reduce_compose_func import matrix_norm
-    if not isinstance(A, Tensor) or A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        shape = tuple(A.shape) if isinstance(A, Tensor) else type(A).__name__
-        raise ValueError(f"For 'cond', 'A' must be a Tensor of square matrices (..., n, n), but "
-                         f"got {shape}.")
-    if p is None or (not isinstance(p, (bool, str)) and p in (2, -2)):
-        s = svd(A, compute_uv=False)
-        big, small = s[..., 0], s[..., -1]
-        return small / big if p == -2 else big / small
-    return matrix_norm(A, p) * matrix_norm(inverse(A), p)

@@ -8,6 +8,8 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.function.composite_func import clamp as _clamp
+from minispore.ops.function.decomp_func import svd
+from minispore.ops.function.linalg_func import inverse
 from minispore.ops.function.composite_func import stack as _stack
 from minispore.ops.function.composite_func import stop_gradient as _stop_gradient
 from minispore.ops.function.composite_func import where as _where
@@ -16,7 +18,7 @@ from minispore.ops.function.math_compose_func import _check_tensor, _floatify, a
 __all__ = ["all", "any", "count_nonzero", "logsumexp", "var", "std", "var_mean", "std_mean",
            "nansum", "nanmean", "ptp", "vector_norm", "matrix_norm", "norm", "dist",
            "square_sum_all", "l2_normalize", "clip_by_value", "clip_by_norm",
-           "clip_by_global_norm"]
+           "clip_by_global_norm", "cond"]
 
 
 def _axis(axis):
@@ -156,7 +158,6 @@ def matrix_norm(A_, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         out = pick(sums, then, True)
         return out if keepdim else A.squeeze(out, (d0, d1))
     if ord in ("nuc", 2, -2) and not isinstance(ord, bool):
-        from minispore.ops.function.decomp_func import svd
         rest = [d for d in range(x.ndim) if d not in (d0, d1)]
         s = svd(A.transpose(x, tuple(rest) + (d0, d1)), compute_uv=False)
         out = M.reduce_sum(s, -1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
@@ -225,3 +226,19 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     scale = M.div(float(clip_norm), M.maximum(norm, float(clip_norm)))
     out = [M.mul(t, A.cast(scale, t.dtype)) for t in tensors]
     return out[0] if isinstance(x, Tensor) else tuple(out)
+
+
+def cond(A, p=None):  # noqa: N803 - MindSpore's argument name
+    """The condition number of the square matrices A (..., n, n) in the norm `p`: with p None,
+    2 or -2, the ratio of the extreme singular values (largest over smallest; -2 the inverse);
+    with 'fro', 'nuc', inf, -inf, 1 or -1, matrix_norm(A, p) * matrix_norm(A^-1, p), as
+    MindSpore computes it."""
+    if not isinstance(A, Tensor) or A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        shape = tuple(A.shape) if isinstance(A, Tensor) else type(A).__name__
+        raise ValueError(f"For 'cond', 'A' must be a Tensor of square matrices (..., n, n), but "
+                         f"got {shape}.")
+    if p is None or (not isinstance(p, (bool, str)) and p in (2, -2)):
+        s = svd(A, compute_uv=False)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if p == -2 else big / small
+    return matrix_norm(A, p) * matrix_norm(inverse(A), p)
