@@ -15,6 +15,7 @@ from minispore.ops.function.composite_prims import *  # noqa: F401,F403
 from minispore.ops.function.composite_prims_more import *  # noqa: F401,F403
 from minispore.ops.function.conv_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.creation_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.ctc_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.einsum_func import *  # noqa: F401,F403
 from minispore.ops.function.histogram_func import *  # noqa: F401,F403
 from minispore.ops.function.index_func import *  # noqa: F401,F403
@@ -22,6 +23,7 @@ from minispore.ops.function.linalg_func import *  # noqa: F401,F403
 from minispore.ops.function.decomp_func import *  # noqa: F401,F403
 from minispore.ops.function.lookup_prims import *  # noqa: F401,F403
 from minispore.ops.function.margin_compose_func import *  # noqa: F401,F403
+from minispore.ops.function.margin_loss_func import *  # noqa: F401,F403
 from minispore.ops.function.padding_prims import *  # noqa: F401,F403
 from minispore.ops.function.math_func import *  # noqa: F401,F403
 from minispore.ops.function.math_compose_func import *  # noqa: F401,F403

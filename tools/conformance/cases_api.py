@@ -11,6 +11,7 @@ import importlib
 _TOPIC_NAMES = (
     "data",
     "index",
+    "losses2",
     "metrics",
     "misc",
     "misc2",
