@@ -1,6 +1,6 @@
 """SoftMarginLoss, MultilabelMarginLoss, TripletMarginLoss, CTCLoss and SampledSoftmaxLoss (cells
 and functional forms) against float64 numpy references, MindSpore 2.7.2's CPU values (literals
-printed by the script oracle_losses_more.py, quoted in test_ctc_loss_oracle's docstring) and
+printed by tests/nn/oracle_losses_more.py, quoted in test_ctc_loss_oracle's docstring) and
 central finite differences. MindSpore's CPU build has no kernel for the three margin losses, so
 those are checked against its documented examples and numpy only."""
 import itertools
