@@ -147,6 +147,17 @@ def _single(name, arg_name, value, minimum):
     return value
 
 
+def _weight_1d(name, weight_init, channels):
+    """A 1-D convolution's Tensor weight_init, given 3-D (`channels`, kernel_size), as the 4-D
+    (..., 1, kernel_size) weight MindSpore keeps; any other initializer unchanged."""
+    if not isinstance(weight_init, Tensor):
+        return weight_init
+    if weight_init.ndim != 3:
+        raise ValueError(f"For '{name}', a Tensor 'weight_init' must be 3-D ({channels}, "
+                         f"kernel_size), but got shape {tuple(weight_init.shape)}.")
+    return Tensor(weight_init.asnumpy()[:, :, None, :])
+
+
 class Conv1d(Cell):
     """1-D convolution over (N, C_in, L) input, run as a Conv2D over (N, C_in, 1, L).
 
@@ -178,12 +189,7 @@ class Conv1d(Cell):
                              f"{pad_mode!r}, but got {self.padding}.")
         self.group = _groups(name, in_channels, out_channels, group)
         self.has_bias = _check_bool(name, "has_bias", has_bias)
-        if isinstance(weight_init, Tensor):
-            if weight_init.ndim != 3:
-                raise ValueError(f"For '{name}', a Tensor 'weight_init' must be 3-D (out_channels, "
-                                 f"in_channels // group, kernel_size), but got shape "
-                                 f"{tuple(weight_init.shape)}.")
-            weight_init = Tensor(weight_init.asnumpy()[:, :, None, :])
+        weight_init = _weight_1d(name, weight_init, "out_channels, in_channels // group")
         shape = [out_channels, in_channels // group, 1, self.kernel_size]
         _init_params(self, weight_init, bias_init, shape, out_channels, dtype)
         self.conv2d = Conv2D(out_channels, (1, self.kernel_size), mode=1, pad_mode=pad_mode,
@@ -318,12 +324,7 @@ class Conv1dTranspose(Conv2dTranspose):
         if pad_mode != "pad" and padding:
             raise ValueError(f"For '{name}', 'padding' must be 0 when 'pad_mode' is "
                              f"{pad_mode!r}, but got {padding}.")
-        if isinstance(weight_init, Tensor):
-            if weight_init.ndim != 3:
-                raise ValueError(f"For '{name}', a Tensor 'weight_init' must be 3-D (in_channels, "
-                                 f"out_channels // group, kernel_size), but got shape "
-                                 f"{tuple(weight_init.shape)}.")
-            weight_init = Tensor(weight_init.asnumpy()[:, :, None, :])
+        weight_init = _weight_1d(name, weight_init, "in_channels, out_channels // group")
         super().__init__(in_channels, out_channels, (1, kernel_size), stride=(1, stride),
                          pad_mode=pad_mode, padding=(0, 0, padding, padding), dilation=(1, dilation),
                          group=group, has_bias=has_bias, weight_init=weight_init,
