@@ -48,7 +48,8 @@ def test_ssim_matches_reference_and_mindspore():
     out = nn.SSIM()(Tensor(A), Tensor(B))
     assert out.dtype == ms.float32 and out.shape == (2,)
     np.testing.assert_allclose(out.asnumpy(), _ssim_ref(A, B)[0].mean(-1), rtol=1e-5)
-    # oracle_image_embedding/ssim_oracle.py under MindSpore 2.7.2, GRAPH_MODE (PyNative fails in ScalarCast)
+    # oracle_image_embedding/ssim_oracle.py under MindSpore 2.7.2, GRAPH_MODE (PyNative fails
+    # in ScalarCast)
     np.testing.assert_allclose(out.asnumpy(), [0.93689156, 0.95418763], rtol=1e-6)
     custom = nn.SSIM(max_val=2, filter_size=4, filter_sigma=0.8, k1=0.02, k2=0.05)
     np.testing.assert_allclose(custom(Tensor(A), Tensor(B)).asnumpy(), [0.93886834, 0.9409055],
@@ -103,7 +104,8 @@ def test_msssim_reads_uint8_as_fractions_of_255():
     u1 = rng.integers(0, 256, (2, 2, 48, 48)).astype(np.uint8)
     u2 = np.clip(u1.astype(int) + rng.integers(-40, 40, u1.shape), 0, 255).astype(np.uint8)
     kw = {"power_factors": (0.3, 0.7), "filter_size": 7, "filter_sigma": 1.0}
-    # oracle_image_embedding/err_oracle.py under MindSpore 2.7.2 (the same for uint8 and for float64 / 255)
+    # oracle_image_embedding/err_oracle.py under MindSpore 2.7.2 (the same for uint8 and for
+    # float64 / 255)
     want = [0.9498397, 0.9495479]
     np.testing.assert_allclose(nn.MSSSIM(max_val=255, **kw)(Tensor(u1), Tensor(u2)).asnumpy(),
                                want, rtol=1e-5)
