@@ -54,4 +54,5 @@ from minispore.ops.function.shift_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.space_compose_func import *  # noqa: F401,F403
 from minispore.ops.function.unique_func import *  # noqa: F401,F403
 from minispore.ops.function.unpool_func import *  # noqa: F401,F403
+from minispore.ops.function.fractional_pool_func import *  # noqa: F401,F403
 from minispore.ops.function.vmap_func import *  # noqa: F401,F403

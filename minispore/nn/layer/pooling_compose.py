@@ -7,7 +7,7 @@ __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
-           "MaxUnpool2d", "MaxUnpool3d"]
+           "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d"]
 
 
 def _positive_int(name, arg, v):
@@ -231,3 +231,22 @@ class MaxUnpool2d(_MaxUnpool):
 
 class MaxUnpool3d(_MaxUnpool):
     unpool = staticmethod(F.max_unpool3d)
+
+
+class FractionalMaxPool2d(Cell):
+    """``FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: ops.fractional_max_pool2d as a Cell (the
+    windows and the samples' meaning are described there)."""
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.output_size = output_size
+        self.output_ratio = output_ratio
+        self.return_indices = return_indices
+        self._random_samples = _random_samples
+
+    def construct(self, x):
+        return F.fractional_max_pool2d(x, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, self._random_samples)
