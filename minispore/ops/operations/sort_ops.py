@@ -17,6 +17,10 @@ __all__ = ["CumSum", "Sort", "TopK"]
 # Kernels take float32/float64 and integers; float16 (no Numba CPU type) is refused with a
 # TypeError, as in activation_ops and nn_ops.
 _NUMBER = (mstype.float32, mstype.float64) + mstype.int_types
+# Sort takes float16 as MindSpore's CPU Sort does, through its float32 kernel (exact: every
+# float16 is a float32, and the order of the values does not change). TopK does not: on ties
+# MindSpore's float16 TopK returns the later position first, not the earlier one.
+_SORTABLE = (mstype.float16,) + _NUMBER
 
 
 def _check_int(prim, name, value):
@@ -25,9 +29,9 @@ def _check_int(prim, name, value):
                         f"{type(value).__name__}.")
 
 
-def _check_input(prim, name, x):
+def _check_input(prim, name, x, dtypes=_NUMBER):
     check_tensor(prim, name, x)
-    check_dtype(prim, name, x, _NUMBER)
+    check_dtype(prim, name, x, dtypes)
     if x.ndim == 0:
         raise prim.error(f"the input '{name}' must have rank >= 1, but got a 0-d tensor.")
 
@@ -92,7 +96,7 @@ class Sort(Primitive):
     values are x's elements in ascending (descending) order along the axis; indices (int32)
     are their positions in x, so values = take_along_axis(x, indices). Equal elements keep
     their input order in both directions; NaN counts as the largest value (last ascending,
-    first descending). x: float32/float64 or integer, rank >= 1.
+    first descending). x: float16/32/64 or integer, rank >= 1.
     Gradient: dout[0] scattered back to the positions `indices` (none for the indices).
 
     Raises TypeError for a non-int axis, a non-bool descending or an unsupported dtype,
@@ -104,6 +108,7 @@ class Sort(Primitive):
     ([1.0, 1.0, 2.0, 3.0], [1, 3, 2, 0])
     """
     sharding_rule = rules.axis_fixed(rules.SORT_AXIS)
+    float16_in_float32 = True
 
     def __init__(self, axis=-1, descending=False):
         super().__init__()
@@ -115,7 +120,7 @@ class Sort(Primitive):
         self.add_prim_attr("descending", descending)
 
     def infer(self, x):
-        _check_input(self, "x", x)
+        _check_input(self, "x", x, _SORTABLE)
         normalize_axis(self, self.axis, x.ndim)
         return Aval(x.shape, x.dtype), Aval(x.shape, mstype.int32)
 
@@ -202,6 +207,7 @@ class SortGrad(Primitive):
     # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
     differentiable = False
     sharding_rule = rules.sort_grad
+    float16_in_float32 = True       # Sort's float16 gradient (a scatter: exact)
 
     def __init__(self, axis=-1):
         super().__init__()
@@ -211,7 +217,7 @@ class SortGrad(Primitive):
 
     def infer(self, x, indices, dout):
         check_tensor(self, "x", x)
-        check_dtype(self, "dout", dout, (mstype.float32, mstype.float64))
+        check_dtype(self, "dout", dout, (mstype.float16, mstype.float32, mstype.float64))
         check_dtype(self, "indices", indices, (mstype.int32, mstype.int64))
         axis = normalize_axis(self, self.axis, x.ndim)
 
