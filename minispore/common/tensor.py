@@ -54,8 +54,9 @@ class Tensor:
     (2, 2)
     """
 
-    # Make numpy defer to our reflected operators (np.float32(2) * Tensor -> Tensor).
-    __array_priority__ = 100
+    # No __array_priority__: as with MindSpore's Tensor, an ndarray or NumPy scalar on the left
+    # of an operator (ndarray + Tensor, np.float32(2) * Tensor, ndarray == Tensor) reads the
+    # Tensor through __array__ and gives a NumPy result (MindSpore 2.7.2's behaviour).
     # True for a tensor standing for a value of a graph being traced (graph/tracer.py
     # TracedTensor): its values are not known, only its shape and dtype.
     traced = False

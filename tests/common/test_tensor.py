@@ -133,8 +133,12 @@ def test_arithmetic_operators(i):
     for out, want in ((op(t, 2.0), ref(x, 2.0)), (op(2.0, Tensor(y)), ref(2.0, y))):
         assert out.dtype == ms.float32
         np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)
-    out = op(np.float32(2.0), Tensor(y))   # numpy scalars defer to Tensor's reflected ops
-    assert isinstance(out, Tensor)
+    # A NumPy scalar or array on the left reads the Tensor as an array and gives a NumPy
+    # result, as with MindSpore 2.7.2's Tensor.
+    for left in (np.float32(2.0), np.full(4, 2.0, np.float32)):
+        out = op(left, Tensor(y))
+        assert isinstance(out, np.ndarray)
+        np.testing.assert_allclose(out, ref(left, y), rtol=1e-6)
 
 
 def test_unary_and_matmul_operators():
@@ -285,3 +289,12 @@ def test_from_numpy_shares_memory_as_in_mindspore():
     assert ms.Tensor.from_numpy(a).asnumpy().tolist() == [[0, 3], [1, 4], [2, 5]]
     with pytest.raises(TypeError, match="Expected a NumPy array"):
         ms.Tensor.from_numpy([1, 2])
+
+
+def test_a_numpy_array_compared_with_a_tensor_gives_a_numpy_array():
+    # MindSpore's own tests compare `expect == output` with expect a NumPy array.
+    a, t = np.array([1.0, 2.0], np.float32), Tensor(np.array([1.0, 3.0], np.float32))
+    for got, want in ((a == t, [True, False]), (a < t, [False, True]), (a != t, [False, True])):
+        assert isinstance(got, np.ndarray) and got.tolist() == want
+    with pytest.raises(TypeError, match="For 'Add', the input 'y' must be a Tensor or a number"):
+        t + a       # noqa: B018 - MindSpore refuses an ndarray on the right as well
