@@ -180,17 +180,14 @@ class StaticLossScaler(LossScaler):
         self.scale_value = Parameter(Tensor(np.array(value, np.float32)), name="scale_value",
                                      requires_grad=False)
 
-    def _factor(self, x, invert):
-        # Operators on the Parameter, not its value read on the host: under ms.jit the scale
-        # is read at every run (MindSpore's tutorial scales inside a compiled step).
-        s = ops.reciprocal(self.scale_value) if invert else self.scale_value
-        return ops.mul(x, ops.cast(s, x.dtype))
-
+    # Operators on the Parameter, not its value read on the host: under ms.jit the scale is
+    # read at every run (MindSpore's tutorial scales inside a compiled step).
     def scale(self, inputs):
-        return _map(lambda x: self._factor(x, False), inputs)
+        return _map(lambda x: ops.mul(x, ops.cast(self.scale_value, x.dtype)), inputs)
 
     def unscale(self, inputs):
-        return _map(lambda x: self._factor(x, True), inputs)
+        inverse = ops.reciprocal(self.scale_value)      # once for every gradient
+        return _map(lambda x: ops.mul(x, ops.cast(inverse, x.dtype)), inputs)
 
     def adjust(self, grads_finite):
         return False
