@@ -163,7 +163,9 @@ class Interpreter:
       calls on the levels below it;
     - an autodiff tape (ops/autodiff.py, ``records``): hands the call below and records it.
       A tape entered while expanding levels are on top goes beneath them, so it records the
-      calls that really run (a region's per-block calls), never the ones they stand for.
+      calls that really run (a region's per-block calls), never the ones they stand for;
+    - a batching level (ops/batching.py, ``batches``): runs a call on mapped tensors as the
+      operator's call on the whole batch, on the levels below.
 
     The profiler is the base's profiled twin (BASE). A level may be entered again while it is
     on the stack (a pass re-entering its graph's tracer): each entry keeps its own below.
@@ -171,6 +173,7 @@ class Interpreter:
     traces = False
     expands = False
     records = False
+    batches = False
 
     def __init__(self):
         self._belows = []
@@ -300,6 +303,18 @@ class _Context:
     def tapes(self):
         """The autodiff tapes on the interpreter stack (outermost first)."""
         return [level for level in _levels() if level.records][::-1]
+
+    @property
+    def batching(self):
+        """Whether a vmap's batching level is on the stack above every tracer: a compiled
+        function or GRAPH-mode Cell called now runs inline, its calls batched one by one
+        (its arguments hold one value per slice, which a compiled graph cannot take)."""
+        for level in _levels():
+            if level.batches:
+                return True
+            if level.traces:
+                return False
+        return False
 
     @property
     def scopes(self):

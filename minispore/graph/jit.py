@@ -215,6 +215,8 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
+        if _CTX.batching:
+            return function(*args, **kwargs)
         if tracing():
             return convert(function)(*args, **kwargs)
         if not jit_enabled():

@@ -254,7 +254,7 @@ class Cell(CellHooks):
         region = self.__dict__.get("_shard_fn")
         if region is not None:
             return region(*args, **kwargs)
-        if _CTX.mode == GRAPH_MODE and _CTX.tracer is None:
+        if _CTX.mode == GRAPH_MODE and _CTX.tracer is None and not _CTX.batching:
             return self._graph_call(args, kwargs)
         return self._run_construct(*args, **kwargs)
 

@@ -231,7 +231,7 @@ def replace_in_place(x, new, name):
 
 def _swap_contents(a, b):
     da, db = a.__dict__, b.__dict__
-    for key in ("_data", "_dtype", "_placeholder_dims", "_value"):
+    for key in ("_data", "_dtype", "_placeholder_dims", "_value", "_level", "_batched"):
         va, vb = da.pop(key, _MISSING), db.pop(key, _MISSING)
         if vb is not _MISSING:
             da[key] = vb

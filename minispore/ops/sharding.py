@@ -98,6 +98,11 @@ class _Elementwise(Rule):
 elementwise = _Elementwise()
 
 
+def is_elementwise(rule):
+    """Whether `rule` is an elementwise one (ops/batching.py batches those elementwise)."""
+    return isinstance(rule, _Elementwise)
+
+
 def elementwise_with_note(note):
     return _Elementwise(note)
 

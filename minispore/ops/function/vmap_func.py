@@ -1,24 +1,37 @@
-"""ops.vmap: `fn` mapped over an axis of its inputs, by running it on each slice and stacking
-the results (MindSpore's general vmap rule, the loop-and-stack one, applied to the whole
-function rather than per operator).
+"""ops.vmap: `fn` mapped over an axis of its inputs, run once on the whole batch.
 
-What it computes equals MindSpore's vmap: each slice's result is `fn` of that slice, outputs
-that do not depend on the mapped inputs are broadcast along the mapped axis (``out_axes`` an
-int) or returned once (``out_axes`` None), gradients flow through the slicing and stacking
-operators, and under GRAPH mode or ms.jit the loop unrolls into the traced graph. It runs `fn`
-once per slice, so it costs what a Python loop costs, not what a batched kernel would.
+`fn` runs once, under a batching level of the interpreter stack (ops/batching.py): its mapped
+inputs are BatchedTensors that show it one slice's shape, and each operator it calls runs its
+batching rule, one call on the whole batch. Operators without a rule run once per slice and
+are stacked (MindSpore's general rule), with a warning naming them. Gradients flow through
+the batched calls (grad of vmap) and into them (vmap of grad: a tape inside `fn` records the
+slice-shaped calls, and their bprops are batched in turn); vmap nests; under GRAPH mode or
+ms.jit the batched calls are traced into the graph.
 
-Differences, by construction of the loop: a random operator draws anew for each slice (in
-MindSpore one draw is shared by all of them; pass batched random numbers in to get either),
-and Python control flow on a slice's values works in PYNATIVE mode where MindSpore's compiled
-vmap refuses it.
+Outputs are exact about what depends on the mapped inputs: an output that does not is
+broadcast along an int ``out_axes`` or returned once for None, and one that does with None is
+refused, as MindSpore refuses it. Random operators that read no mapped input draw once for all
+slices (MindSpore's behaviour); ones that do draw per element of the batch.
+
+A function that reads a mapped value (Python if/while on it, item(), or an operator that
+checks its argument's values on the host) has no batched run: it then runs once per slice and
+the results are stacked, with a warning naming where it read (MindSpore's compiled vmap
+refuses such a function). Work the batched attempt did before the read is discarded, but
+side effects it had (a Print, a random draw) have happened.
+
+A CellList `fn` (model ensembling) runs cell i on slice i.
 """
+import logging
+import traceback
+
 import numpy as np
 
 from minispore.common.tensor import Tensor
+from minispore.ops.batching import BatchLevel, MappedValueError
 from minispore.ops.function.composite_func import stack
 
 __all__ = ["vmap"]
+logger = logging.getLogger("minispore")
 
 
 def _error(message):
@@ -74,6 +87,25 @@ def _slice(x, axis, i):
     return x[(slice(None),) * axis + (i,)]
 
 
+def _moved_to_front(x, axis):
+    if axis == 0:
+        return x
+    from minispore.ops.operations.array_ops import Transpose
+    return Transpose()(x, (axis,) + tuple(d for d in range(x.ndim) if d != axis))
+
+
+def _warn_per_slice(fn, error):
+    """Say that `fn` runs once per slice: it read a mapped value, which a batched run has no
+    one value of (MindSpore's compiled vmap refuses such a function; minispore runs it)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = next((f"{f.filename}:{f.lineno} ({f.name})" for f in reversed(frames)
+                  if not f.filename.endswith(("common/tensor.py", "ops/batching.py"))), "?")
+    logger.warning("vmap: %s reads the value of a mapped Tensor at %s, which a batched run "
+                   "has no one value of; it runs once per slice of the mapped axis instead "
+                   "and the results are stacked. (%s)", getattr(fn, "__name__", type(fn).__name__),
+                   where, error)
+
+
 def _is_cell_list(fn):
     """A CellList (model ensembling: cell i runs on slice i), known by its class name: ops
     sits below nn, so it cannot import the class."""
@@ -124,13 +156,70 @@ def vmap(fn, in_axes=0, out_axes=0):
         if ensemble and len(fn) != size:
             raise _error(f"The CellList given to vmap has {len(fn)} cells, but the mapped axis "
                          f"has size {size}: give one cell per slice.")
-        results = []
-        for i in range(size):
-            sliced = iter([x if a is None else _slice(x, a, i) for x, a in mapped_leaves])
-            call_args = _rebuild(list(args), sliced)
-            results.append((fn[i] if ensemble else fn)(*call_args))
-        return _stacked(results, out_axes)
+        if ensemble:
+            return _each_slice(lambda i: fn[i], args, mapped_leaves, size, out_axes)
+        level = BatchLevel(size)
+        mapped_inputs = iter([x if a is None else level.wrap(_moved_to_front(x, a))
+                              for x, a in mapped_leaves])
+        call_args = _rebuild(list(args), mapped_inputs)
+        try:
+            with level:
+                out = fn(*call_args)
+        except MappedValueError as e:
+            if e.level is not level:
+                raise
+            _warn_per_slice(fn, e)
+            return _each_slice(lambda i: fn, args, mapped_leaves, size, out_axes)
+        return _unbatched(level, out, out_axes)
     return mapped
+
+
+def _each_slice(fn_of, args, mapped_leaves, size, out_axes):
+    """``fn_of(i)`` called on slice i of the mapped inputs for every i, the results stacked
+    (the CellList ensemble; a function that reads mapped values)."""
+    return _stacked([fn_of(i)(*_rebuild(list(args), iter(
+        [x if a is None else _slice(x, a, i) for x, a in mapped_leaves])))
+        for i in range(size)], out_axes)
+
+
+def _output_axes(outputs, out_axes):
+    if isinstance(out_axes, (tuple, list)):
+        if len(out_axes) != len(outputs):
+            raise _error(f"When vmap`s 'out_axes' is a tuple or list, its size must be equal to "
+                         f"the number of outputs of 'fn': {len(outputs)}, but got size: "
+                         f"{len(out_axes)}.")
+        return list(out_axes)
+    return [out_axes] * len(outputs)
+
+
+def _unbatched(level, out, out_axes):
+    """`fn`'s outputs under `level` as the caller's tensors, the mapped axis at `out_axes`."""
+    single = not isinstance(out, (tuple, list))
+    outputs = [out] if single else list(out)
+    results = [_output(level, o, a) for o, a in zip(outputs, _output_axes(outputs, out_axes))]
+    return results[0] if single else type(out)(results)
+
+
+def _output(level, value, axis):
+    if isinstance(value, (tuple, list)):
+        sub = axis if isinstance(axis, (tuple, list)) else [axis] * len(value)
+        return type(value)(_output(level, v, a) for v, a in zip(value, sub))
+    if level.owns(value):
+        if axis is None:
+            raise _error("It is invalid that source is not None and dst is None: an output "
+                         "with out_axes None depends on the mapped inputs; give it an int "
+                         "out_axes.")
+        batch = value._batched
+        axis = _normalized(axis, batch.ndim, "out_axes")
+        if axis == 0:
+            return batch
+        from minispore.ops.operations.array_ops import Transpose
+        return Transpose()(batch, tuple(range(1, axis + 1)) + (0,)
+                           + tuple(range(axis + 1, batch.ndim)))
+    if axis is None:
+        return value
+    value = value if isinstance(value, Tensor) else Tensor(value)
+    return stack([value] * level.size, _normalized(axis, value.ndim + 1, "out_axes"))
 
 
 def _stacked(results, out_axes):
@@ -138,14 +227,7 @@ def _stacked(results, out_axes):
     first = results[0]
     single = not isinstance(first, (tuple, list))
     outputs = [first] if single else list(first)
-    if isinstance(out_axes, (tuple, list)):
-        if len(out_axes) != len(outputs):
-            raise _error(f"When vmap`s 'out_axes' is a tuple or list, its size must be equal to "
-                         f"the number of outputs of 'fn': {len(outputs)}, but got size: "
-                         f"{len(out_axes)}.")
-        axes = list(out_axes)
-    else:
-        axes = [out_axes] * len(outputs)
+    axes = _output_axes(outputs, out_axes)
     per_output = [[r] if single else list(r) for r in results]
     stacked = []
     for k, axis in enumerate(axes):

@@ -1,0 +1,212 @@
+"""ops.vmap's batching level (minispore/ops/batching.py): each operator's batching rule equals
+running the function on every slice, and runs the operator once on the whole batch (a level
+beneath vmap counts the calls that really run); gradients through and inside vmap, nested
+vmap, compiled vmap, and what falls back to a per-slice loop (with a warning) or is refused."""
+import collections
+import logging
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Parameter, Tensor, nn, ops
+from minispore.common.context import Interpreter
+
+RNG = np.random.default_rng(7)
+B = 4
+
+
+def _rand(*shape, dtype=np.float64):
+    return Tensor(RNG.standard_normal(shape).astype(dtype))
+
+
+class CallCounter(Interpreter):
+    """A level beneath vmap: counts the operators that really run, by name."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = collections.Counter()
+
+    def apply(self, prim, args):
+        self.calls[prim.name] += 1
+        return self.apply_below(prim, args)
+
+
+def _leaves(x):
+    return list(x) if isinstance(x, (tuple, list)) else [x]
+
+
+def _per_slice(fn, args, in_axes):
+    """fn on each slice outside vmap, stacked along axis 0 (the reference)."""
+    outs = []
+    for i in range(B):
+        sliced = [a if ax is None else Tensor(np.take(a.asnumpy(), i, axis=ax))
+                  for a, ax in zip(args, in_axes)]
+        outs.append([o.asnumpy() for o in _leaves(fn(*sliced))])
+    return [np.stack(col) for col in zip(*outs)]
+
+
+X = _rand(B, 3)
+M = _rand(B, 2, 3)
+W = _rand(3, 5)
+IMG = _rand(B, 2, 3, 6, 6, dtype=np.float32)
+KERNEL = _rand(4, 3, 3, 3, dtype=np.float32)
+IDX = Tensor(np.array([2, 0, 1, 1], np.int32))
+IDX_B = Tensor(RNG.integers(0, 3, (B, 2)).astype(np.int32))
+SPD = Tensor(np.stack([np.eye(3) * (2 + i) + 0.1 for i in range(B)]))
+
+# name: (fn, args, in_axes, the operator that must run once on the batch)
+CASES = {
+    "unary": (ops.exp, (X,), (0,), "Exp"),
+    "binary_unmapped_operand": (lambda a, w: a * w[0], (X, W.T), (0, None), "Mul"),
+    "binary_lower_rank_mapped": (lambda s, m: s + m, (X[:, 0], M[0]), (0, None), "Add"),
+    "mapped_axis_1": (lambda a: ops.tanh(a) * 2, (Tensor(np.swapaxes(M.asnumpy(), 0, 1)),), (1,),
+                      "Tanh"),
+    "reduce_keepdims": (lambda a: a.sum(axis=-1, keepdims=True), (M,), (0,), "ReduceSum"),
+    "reduce_all": (lambda a: a.mean(), (M,), (0,), "ReduceMean"),
+    "reduce_max": (lambda a: a.max(axis=0), (M,), (0,), "ReduceMax"),
+    "softmax": (lambda a: ops.softmax(a, axis=0), (M,), (0,), "Softmax"),
+    "argmax": (lambda a: ops.argmax(a, dim=0), (M,), (0,), "Argmax"),
+    "reshape": (lambda a: a.reshape(3, -1), (M,), (0,), "Reshape"),
+    "transpose": (lambda a: a.T, (M,), (0,), "Transpose"),
+    "expand_dims": (lambda a: ops.expand_dims(a, 1), (M,), (0,), "Reshape"),
+    "squeeze": (lambda a: ops.squeeze(a[:, :1], 1), (M,), (0,), "Reshape"),
+    "concat_unmapped": (lambda a, b: ops.concat((a, b), axis=0), (M, M[0]), (0, None), "Concat"),
+    "split": (lambda a: ops.split(a, 1, axis=-1), (M,), (0,), "Split"),
+    "matmul_unmapped_weight": (lambda a, w: ops.matmul(a, w), (M, W), (0, None), "BatchMatMul"),
+    "matmul_both_mapped": (lambda a, b: ops.matmul(a, b.T), (M, M), (0, 0), "BatchMatMul"),
+    "gather_mapped_params": (lambda p, i: ops.gather(p, i, 1), (M, IDX[:2]), (0, None),
+                             "Gather"),
+    "gather_mapped_indices": (lambda p, i: ops.gather(p, i, 1), (M[0], IDX_B), (None, 0),
+                              "Gather"),
+    "gather_elements": (lambda a, i: ops.gather_elements(a, 1, i), (M, IDX_B.reshape(B, 1, 2)),
+                        (0, 0), "GatherD"),
+    "slicing": (lambda a: a[1:, ::2], (M,), (0,), "StridedSlice"),
+    "indexing": (lambda a: a[0, 1] * a, (M,), (0,), "Mul"),
+    "tile": (lambda a: ops.tile(a, (2, 1, 1)), (M,), (0,), "Tile"),
+    "broadcast_to": (lambda a: ops.broadcast_to(a, (2, 2, 3)), (M,), (0,), "BroadcastTo"),
+    "cumsum": (lambda a: ops.cumsum(a, axis=-1), (M,), (0,), "CumSum"),
+    "sort": (lambda a: ops.sort(a, axis=0)[0], (M,), (0,), "Sort"),
+    "topk": (lambda a: ops.topk(a, 2)[1], (M,), (0,), "TopK"),
+    "one_hot": (lambda i: ops.one_hot(i, 3, Tensor(1.0), Tensor(0.0), axis=0), (IDX_B,), (0,),
+                "OneHot"),
+    "matrix_inverse": (lambda a: ops.inverse(a), (SPD,), (0,), "MatrixInverse"),
+    "conv2d": (lambda x, k: ops.conv2d(x, k, pad_mode="same"), (IMG, KERNEL), (0, None),
+               "Conv2D"),
+    "max_pool2d": (lambda x: ops.max_pool2d(x, 2, 2), (IMG,), (0,), "MaxPool"),
+    "bias_add": (lambda x, b: ops.bias_add(x, b), (IMG, _rand(3, dtype=np.float32)), (0, None),
+                 "BiasAdd"),
+    "layer_norm": (lambda x, g: ops.LayerNorm(1, 1)(x, g, g * 0.5)[0],
+                   (M, _rand(3)), (0, None), "LayerNorm"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_rule_equals_every_slice_and_runs_the_operator_once(name, caplog):
+    fn, args, in_axes, op = CASES[name]
+    expected = _per_slice(fn, args, in_axes)
+    counter = CallCounter()
+    with caplog.at_level(logging.WARNING, logger="minispore"), counter:
+        out = ops.vmap(fn, in_axes=in_axes)(*args)
+    assert "vmap:" not in caplog.text
+    assert counter.calls[op] == 1, dict(counter.calls)
+    for got, want in zip(_leaves(out), expected):
+        tol = 1e-5 if got.dtype == ms.float32 else 1e-12
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=tol, atol=tol)
+
+
+def _loss(w, x):
+    h = ops.tanh(ops.matmul(x, w))
+    return (h * h).sum()
+
+
+def test_vmap_of_grad_gives_per_example_gradients_from_one_batched_backward(caplog):
+    w, xs = _rand(3, 5), _rand(B, 2, 3)
+    expected = [ms.grad(_loss, 0)(w, Tensor(xs.asnumpy()[i])).asnumpy() for i in range(B)]
+    counter = CallCounter()
+    with caplog.at_level(logging.WARNING, logger="minispore"), counter:
+        got = ops.vmap(ms.grad(_loss, 0), in_axes=(None, 0))(w, xs)
+    np.testing.assert_allclose(got.asnumpy(), np.stack(expected), rtol=1e-12)
+    # float64 reference: d/dw sum(tanh(x w)^2) = x^T (2 tanh (1 - tanh^2))
+    x64, w64 = xs.asnumpy(), w.asnumpy()
+    t = np.tanh(x64 @ w64)
+    np.testing.assert_allclose(got.asnumpy(), np.swapaxes(x64, 1, 2) @ (2 * t * (1 - t * t)),
+                               rtol=1e-10)
+    assert counter.calls["BatchMatMul"] >= 2 and counter.calls["MatMul"] == 0, counter.calls
+    assert counter.calls["Tanh"] == 1
+    assert "vmap:" not in caplog.text      # the backward's operators were batched too
+
+
+def test_grad_of_vmap_equals_finite_differences():
+    w, xs = _rand(3, 5), _rand(B, 2, 3)
+
+    def total(wt, x):
+        return ops.vmap(_loss, in_axes=(None, 0))(wt, x).sum()
+    got = ms.grad(total, 0)(w, xs).asnumpy()
+    base, eps = w.asnumpy(), 1e-6
+    numeric = np.zeros_like(base)
+    for k in np.ndindex(base.shape):
+        up, down = base.copy(), base.copy()
+        up[k] += eps
+        down[k] -= eps
+        numeric[k] = (total(Tensor(up), xs).asnumpy() - total(Tensor(down), xs).asnumpy()) / (
+            2 * eps)
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_nested_vmap_batches_each_level():
+    a, b = _rand(B, 3), _rand(5, 3)
+    counter = CallCounter()
+    with counter:
+        out = ops.vmap(ops.vmap(lambda x, y: (x * y).sum(), in_axes=(None, 0)),
+                       in_axes=(0, None))(a, b)
+    np.testing.assert_allclose(out.asnumpy(), a.asnumpy() @ b.asnumpy().T, rtol=1e-12)
+    assert counter.calls["Mul"] == 1 and counter.calls["ReduceSum"] == 1, counter.calls
+
+
+def test_compiled_vmap_of_a_cell_equals_pynative():
+    net = nn.Dense(3, 2)
+    xs = _rand(B, 5, 3, dtype=np.float32)
+    eager = ops.vmap(net)(xs).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        compiled = ms.jit(lambda x: ops.vmap(net)(x))(xs).asnumpy()
+        graph_cell = ops.vmap(net)(xs).asnumpy()    # a GRAPH-mode Cell runs inline, batched
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(compiled, eager, rtol=1e-6)
+    np.testing.assert_allclose(graph_cell, eager, rtol=1e-6)
+
+
+def test_an_operator_without_a_rule_runs_per_slice_and_says_so(caplog):
+    seq = Tensor(np.array([1.0, 3.0, 5.0, 7.0]))
+    vals = _rand(B, 3)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        out = ops.vmap(lambda v: ops.searchsorted(seq, v), in_axes=0)(vals)
+    assert "'SearchSorted' runs once per slice" in caplog.text
+    np.testing.assert_array_equal(out.asnumpy(), np.searchsorted(seq.asnumpy(), vals.asnumpy()))
+
+
+def test_python_control_flow_on_a_mapped_value_runs_per_slice_and_says_so(caplog):
+    def f(x):
+        return x * 2 if x.sum() > 0 else -x
+    xs = _rand(B, 3)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        out = ops.vmap(f)(xs)
+    assert "reads the value of a mapped Tensor" in caplog.text and "test_vmap_batching" in \
+        caplog.text
+    want = [r * 2 if r.sum() > 0 else -r for r in xs.asnumpy()]
+    np.testing.assert_array_equal(out.asnumpy(), np.stack(want))
+
+
+def test_writes_of_per_slice_values_are_refused():
+    p = Parameter(Tensor(np.zeros(3)), name="p")
+    with pytest.raises(NotImplementedError, match="'Assign' inside vmap"):
+        ops.vmap(lambda x: ops.assign(p, x))(_rand(B, 3))
+    outside = Tensor(np.zeros(3))
+
+    def write(x):
+        outside[0] = x[0]
+        return x
+    with pytest.raises(RuntimeError, match="the Tensor written into is not mapped"):
+        ops.vmap(write)(_rand(B, 3))
