@@ -11,6 +11,7 @@ general rule, which warns.
 """
 import logging
 
+from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding
 from minispore.ops.operations import (activation_ops, array_ops, combine_ops, conv_ops,
@@ -20,7 +21,7 @@ from minispore.ops.operations import (activation_ops, array_ops, combine_ops, co
 from minispore.ops.operations.elementwise import BinaryElementwise
 
 logger = logging.getLogger("minispore")
-_WARNED = set()
+_WARNED = REGISTRY.owned("ops.vmap_loop_warned", set)   # (operator, reason) warned once
 
 
 def rule_of(prim):
