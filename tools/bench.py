@@ -466,6 +466,11 @@ def bench_dataset():
     return t
 
 
+def bench_vmap():
+    import bench_vmap
+    return bench_vmap.table()
+
+
 def bench_recompute():
     """Peak memory (the executor's accounting; tracemalloc in PYNATIVE) and step time of
     training steps with and without recompute, and the peak RSS and arena of a wide MLP's step
@@ -529,6 +534,7 @@ def main():
     if not args.quick:
         tables += [bench_startup(), bench_fusion_compile()]
     tables.append(bench_dataset())
+    tables.append(bench_vmap())
     tables.extend(bench_recompute())
     tables.extend(bench_parallel(args.quick))
     header = (f"# Benchmarks\n\nWritten by `make bench` ({datetime.date.today()}, "

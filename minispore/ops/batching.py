@@ -78,7 +78,13 @@ class BatchLevel(Interpreter):
         if not any(self._holds(a) for a in args):
             return self.apply_below(prim, args)
         rule = rule_of(prim)
-        outs = rule(self, prim, args) if rule is not None else loop(self, prim, args)
+        if rule is None:
+            outs = loop(self, prim, args)
+        elif any(isinstance(a, (tuple, list)) and self._holds(a) for a in args):
+            # the rules read flat arguments (the operators' normalised call forms)
+            outs = loop(self, prim, args, "a tuple argument holds a mapped Tensor")
+        else:
+            outs = rule(self, prim, args)
         if isinstance(outs, tuple):
             return tuple(self.wrap(o) for o in outs)
         return self.wrap(outs)
