@@ -54,8 +54,15 @@ class _TensorMethods:
     def __neg__(self): return F.neg(self)
     def __pos__(self): return self
     def __abs__(self): return F.abs(self)
-    def __eq__(self, other): return F.equal(self, other)
-    def __ne__(self, other): return F.not_equal(self, other)
+    # == and != compare with a Tensor or a Python number elementwise; with anything else (an
+    # ndarray, a list, None, a NumPy int32 scalar) MindSpore 2.7.2's Tensor answers a plain
+    # False (True for !=), as object identity would.
+    def __eq__(self, other):
+        return F.equal(self, other) if isinstance(other, (int, float, Tensor)) else False
+
+    def __ne__(self, other):
+        return F.not_equal(self, other) if isinstance(other, (int, float, Tensor)) else True
+
     def __lt__(self, other): return F.less(self, other)
     def __le__(self, other): return F.less_equal(self, other)
     def __gt__(self, other): return F.greater(self, other)

@@ -298,3 +298,14 @@ def test_a_numpy_array_compared_with_a_tensor_gives_a_numpy_array():
         assert isinstance(got, np.ndarray) and got.tolist() == want
     with pytest.raises(TypeError, match="For 'Add', the input 'y' must be a Tensor or a number"):
         t + a       # noqa: B018 - MindSpore refuses an ndarray on the right as well
+
+
+def test_equality_with_what_is_not_a_tensor_or_a_number_is_plain_false():
+    # MindSpore 2.7.2, recorded: `t == a` -> False (a bool), `t != [1, 2]` -> True,
+    # `t == None` -> False, `t == np.int32(1)` -> False, `t == np.float64(1)` -> Tensor.
+    t = Tensor(np.array([1, 2], np.int32))
+    for other in (np.array([1, 2], np.int32), [1, 2], (1, 2), None, "x", np.int32(1)):
+        assert (t == other) is False and (t != other) is True
+    assert (t == np.float64(1)).asnumpy().tolist() == [True, False]
+    assert (t != 1).asnumpy().tolist() == [False, True]
+    assert t not in (None, "x")
