@@ -11,13 +11,15 @@ general rule, which warns.
 """
 import logging
 
+import numpy as np
+
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.ops import sharding
 from minispore.ops.operations import (activation_ops, array_ops, combine_ops, conv_ops,
-                                      decomp_ops, indexing_ops, linalg_ops, math_ops, matmul_ops,
-                                      nn_ops, optim_ops, pool_argmax_ops, scan_ops, scatter_ops,
-                                      solve_ops, sort_ops)
+                                      decomp_ops, indexing_ops, linalg_ops, logic_ops, math_ops,
+                                      matmul_ops, nn_ops, optim_ops, pool_argmax_ops, scan_ops,
+                                      scatter_ops, solve_ops, sort_ops)
 from minispore.ops.operations.elementwise import BinaryElementwise
 
 logger = logging.getLogger("minispore")
@@ -297,6 +299,46 @@ def examples_in(*positions):
 first_dim_examples = examples_in(0)
 
 
+def conv_backprop_input(level, prim, args):
+    """Conv2DBackpropInput / Conv2DTranspose (dout, weight, input_size) with the weight
+    shared: the mapped axis merged into dout's examples and input_size's first entry."""
+    dout, w, size = args
+    if level.owns(w) or isinstance(size, Tensor):
+        return loop(level, prim, args, "the weight is mapped or input_size is a Tensor")
+    merged = _reshape(level, dout._batched,
+                      (level.size * dout.shape[0],) + tuple(dout.shape[1:]))
+    out = level.run(prim, merged, w, (level.size * size[0],) + tuple(size[1:]))
+    return _reshape(level, out, (level.size,) + tuple(size))
+
+
+def unsorted_segment_sum(level, prim, args):
+    """UnsortedSegmentSum(x, segment_ids, num_segments). Shared ids: the mapped axis moves
+    behind the segmented dims and one sum takes every slice. Mapped ids: slice b's ids move
+    to segments [b * num, (b + 1) * num) (ids out of range stay out of every range, as each
+    slice drops them) and one sum over B * num segments is split again."""
+    x, ids, num = args
+    if isinstance(num, Tensor):
+        return loop(level, prim, args, "num_segments is a Tensor")
+    k, size = ids.ndim, level.size
+    if not level.owns(ids):
+        xb = x._batched
+        moved = level.run(array_ops.Transpose(), xb, tuple(range(1, k + 1)) + (0,)
+                          + tuple(range(k + 1, xb.ndim)))
+        out = level.run(prim, moved, ids, num)
+        return level.run(array_ops.Transpose(), out, (1, 0) + tuple(range(2, out.ndim)))
+    idb, np_dtype = ids._batched, ids.dtype.np_dtype
+
+    def const(value):
+        return Tensor(np.asarray(value, np_dtype))
+    inside = level.run(logic_ops.LogicalAnd(), level.run(math_ops.GreaterEqual(), idb, const(0)),
+                       level.run(math_ops.Less(), idb, const(num)))
+    offsets = const((np.arange(size) * num).reshape((size,) + (1,) * k))
+    shifted = level.run(math_ops.Select(), inside, level.run(math_ops.Add(), idb, offsets),
+                        const(np.full(tuple(idb.shape), -1)))
+    out = level.run(prim, _full(level, x, x.ndim), shifted, size * num)
+    return _reshape(level, out, (size, num) + tuple(out.shape[1:]))
+
+
 def bias_add_grad(level, prim, args):
     """BiasAddGrad(dy): each slice's dy summed over every dim but its channel dim."""
     dy = args[0]
@@ -334,6 +376,7 @@ RULES = {
     math_ops.BroadcastTo: broadcast_to,
     nn_ops._SoftmaxBase: axis_attr,             # Softmax, LogSoftmax and their gradients
     nn_ops.LayerNorm: layer_norm,
+    nn_ops.SoftmaxCrossEntropyWithLogits: examples_in(0, 1),   # a loss and a gradient per row
     combine_ops.Concat: axis_attr,
     combine_ops.Split: axis_attr,
     combine_ops.Tile: tile,
@@ -346,11 +389,13 @@ RULES = {
     indexing_ops.StridedSliceGrad: strided_slice_grad,
     indexing_ops.Gather: gather,
     indexing_ops.OneHot: one_hot,
+    indexing_ops.UnsortedSegmentSum: unsorted_segment_sum,
     scatter_ops.GatherD: gather_d,
     matmul_ops._MatMulBase: matmul,             # MatMul, BatchMatMul
     activation_ops._BiasAddBase: first_dim_examples,
     activation_ops.BiasAddGrad: bias_add_grad,
     conv_ops.Conv2D: first_dim_examples,
+    conv_ops.Conv2DBackpropInput: conv_backprop_input,     # and Conv2DTranspose
     conv_ops._Pool2D: first_dim_examples,       # MaxPool, AvgPool, MaxPoolWithArgmax
     conv_ops._Pool2DGrad: examples_in(0, 1, 2),
     pool_argmax_ops.MaxPoolWithArgmaxV2: first_dim_examples,

@@ -96,6 +96,19 @@ CASES = {
     "max_pool2d": (lambda x: ops.max_pool2d(x, 2, 2), (IMG,), (0,), "MaxPool"),
     "bias_add": (lambda x, b: ops.bias_add(x, b), (IMG, _rand(3, dtype=np.float32)), (0, None),
                  "BiasAdd"),
+    "softmax_cross_entropy": (lambda lg, lb: ops.SoftmaxCrossEntropyWithLogits()(lg, lb)[0],
+                              (M, ops.softmax(_rand(B, 2, 3), axis=-1)), (0, 0),
+                              "SoftmaxCrossEntropyWithLogits"),
+    "segment_sum_shared_ids": (lambda x, i: ops.unsorted_segment_sum(x, i, 3),
+                               (M, IDX[:2]), (0, None), "UnsortedSegmentSum"),
+    # ids out of [0, 3) are dropped in each slice, not counted in a neighbour's segments
+    "segment_sum_mapped_ids": (lambda x, i: ops.unsorted_segment_sum(x, i, 3),
+                               (M, Tensor(np.array([[0, 3], [-1, 2], [1, 1], [2, 0]], np.int32))),
+                               (0, 0), "UnsortedSegmentSum"),
+    "conv2d_backprop_input": (lambda d, k: ops.Conv2DBackpropInput(4, 3, pad_mode="same")(
+                                  d, k, (2, 3, 6, 6)),
+                              (_rand(B, 2, 4, 6, 6, dtype=np.float32), KERNEL), (0, None),
+                              "Conv2DBackpropInput"),
     "layer_norm": (lambda x, g: ops.LayerNorm(1, 1)(x, g, g * 0.5)[0],
                    (M, _rand(3)), (0, None), "LayerNorm"),
 }
@@ -135,6 +148,36 @@ def test_vmap_of_grad_gives_per_example_gradients_from_one_batched_backward(capl
     assert counter.calls["BatchMatMul"] >= 2 and counter.calls["MatMul"] == 0, counter.calls
     assert counter.calls["Tanh"] == 1
     assert "vmap:" not in caplog.text      # the backward's operators were batched too
+
+
+class _ConvNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, pad_mode="valid")
+        self.pool = nn.MaxPool2d(2, 2)
+        self.fc = nn.Dense(36, 10)
+        self.emb = nn.Embedding(20, 10)
+
+    def construct(self, x, ids):
+        h = self.pool(ops.relu(self.conv(x)))
+        return self.fc(h.reshape(h.shape[0], -1)) + self.emb(ids).sum(1)
+
+
+def test_per_example_gradients_of_a_conv_net_batch_all_but_the_filter_gradient(caplog):
+    net = _ConvNet()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad = ms.grad(lambda x, i, y: loss_fn(net(x, i), y), None, net.trainable_params())
+    xs = _rand(B, 2, 1, 8, 8, dtype=np.float32)
+    ids = Tensor(RNG.integers(0, 20, (B, 2, 3)).astype(np.int32))
+    ys = Tensor(RNG.integers(0, 10, (B, 2)).astype(np.int32))
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        got = ops.vmap(grad)(xs, ids, ys)
+    looped = {m.split("'")[1] for m in caplog.messages if "runs once per slice" in m}
+    assert looped == {"Conv2DBackpropFilter"}, caplog.text
+    expected = [grad(xs[k], ids[k], ys[k]) for k in range(B)]
+    for g, per_slice in zip(got, zip(*expected)):
+        np.testing.assert_allclose(g.asnumpy(), np.stack([e.asnumpy() for e in per_slice]),
+                                   rtol=1e-4, atol=1e-6)
 
 
 def test_grad_of_vmap_equals_finite_differences():
