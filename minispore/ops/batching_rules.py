@@ -201,8 +201,8 @@ def strided_slice(level, prim, args):
     x, begin, end, strides = args
     if any(isinstance(v, Tensor) for v in (begin, end, strides)):
         return loop(level, prim, args, "the bounds are Tensors")
-    return level.run(indexing_ops.StridedSlice(*_slice_masks_up(prim)), x._batched, (0,) + tuple(begin),
-                     (level.size,) + tuple(end), (1,) + tuple(strides))
+    return level.run(indexing_ops.StridedSlice(*_slice_masks_up(prim)), x._batched,
+                     (0,) + tuple(begin), (level.size,) + tuple(end), (1,) + tuple(strides))
 
 
 def strided_slice_grad(level, prim, args):
