@@ -19,7 +19,7 @@ from minispore.ops import sharding
 from minispore.ops.operations import (activation_ops, array_ops, combine_ops, conv_ops,
                                       decomp_ops, indexing_ops, linalg_ops, logic_ops, math_ops,
                                       matmul_ops, nn_ops, optim_ops, pool_argmax_ops, scan_ops,
-                                      scatter_ops, solve_ops, sort_ops)
+                                      scatter_ops, solve_ops, sort_ops, window_ops)
 from minispore.ops.operations.elementwise import BinaryElementwise
 
 logger = logging.getLogger("minispore")
@@ -399,6 +399,9 @@ RULES = {
     conv_ops._Pool2D: first_dim_examples,       # MaxPool, AvgPool, MaxPoolWithArgmax
     conv_ops._Pool2DGrad: examples_in(0, 1, 2),
     pool_argmax_ops.MaxPoolWithArgmaxV2: first_dim_examples,
+    pool_argmax_ops.MaxPoolGradWithArgmax: examples_in(0, 1, 2),   # indices within a sample
+    window_ops.Rolling: axis_attr,
+    window_ops.Shift: axis_attr,
     linalg_ops.MatrixDeterminant: batch_dims_free,
     linalg_ops.LogMatrixDeterminant: batch_dims_free,
     linalg_ops.MatrixInverse: batch_dims_free,

@@ -94,6 +94,13 @@ CASES = {
     "conv2d": (lambda x, k: ops.conv2d(x, k, pad_mode="same"), (IMG, KERNEL), (0, None),
                "Conv2D"),
     "max_pool2d": (lambda x: ops.max_pool2d(x, 2, 2), (IMG,), (0,), "MaxPool"),
+    "max_pool_argmax_grad": (lambda x, d: ops.MaxPoolGradWithArgmax(True)(
+                                 x, d, ops.MaxPoolWithArgmax(2, 2)(x)[1]),
+                             (IMG, _rand(B, 2, 3, 3, 3, dtype=np.float32)), (0, 0),
+                             "MaxPoolGradWithArgmax"),
+    "rolling": (lambda a: ops.Rolling(2, 1, False, 0, "right", "sum")(a), (M,), (0,),
+                "Rolling"),
+    "shift": (lambda a: ops.Shift(1, -1)(a, 0.5), (M,), (0,), "Shift"),
     "bias_add": (lambda x, b: ops.bias_add(x, b), (IMG, _rand(3, dtype=np.float32)), (0, None),
                  "BiasAdd"),
     "softmax_cross_entropy": (lambda lg, lb: ops.SoftmaxCrossEntropyWithLogits()(lg, lb)[0],
