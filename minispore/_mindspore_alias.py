@@ -29,7 +29,14 @@ class _AliasLoader(importlib.abc.Loader):
         if package in VIEWS and "__getattr__" not in vars(module):
             # `from mindspore.ops.operations import _inner_ops` looks the name up on the
             # package before importing it, and imports by the package's own (minispore) name.
-            module.__getattr__ = _package_getattr(spec.name, set(VIEWS[package][1]))
+            module.__getattr__ = _package_getattr(spec.name, package)
+        for child in VIEWS:
+            # `from mindspore.ops import function as F` takes minispore's own ops.function
+            # package as an attribute of ops, never importing it by the mindspore name.
+            sub = sys.modules.get(f"{TARGET}.{child}")
+            if child.rpartition(".")[0] == package and sub is not None \
+                    and "__getattr__" not in vars(sub):
+                sub.__getattr__ = _package_getattr(f"{ALIAS}.{child}", child)
         if package in VIEWS:
             # `from mindspore.ops.operations import nn_ops` finds minispore's own nn_ops as an
             # attribute of the package and never imports it by the mindspore name, so it
@@ -80,11 +87,23 @@ def _view_getattr(module_name, namespace_name):
     return __getattr__
 
 
-def _package_getattr(package_name, view_names):
+def _package_getattr(package_name, package):
+    """The fallback of a VIEWS package: its MindSpore-only module names import as views;
+    other names come from its namespace when that is not the package itself
+    (mindspore.ops.function holds every functional operator: minispore.ops's)."""
+    namespace_name, view_names = VIEWS[package]
+    if namespace_name == f"{TARGET}.{package}":
+        namespace_name = None
+
     def __getattr__(name):
-        if name in view_names and any(isinstance(f, MindSporeAliasFinder)
-                                      for f in sys.meta_path):
+        aliased = any(isinstance(f, MindSporeAliasFinder) for f in sys.meta_path)
+        if name in view_names and aliased:
             return importlib.import_module(f"{package_name}.{name}")
+        if namespace_name is not None and aliased and not name.startswith("__"):
+            try:
+                return getattr(importlib.import_module(namespace_name), name)
+            except AttributeError:
+                pass
         raise AttributeError(f"module '{package_name}' has no attribute '{name}'")
     return __getattr__
 

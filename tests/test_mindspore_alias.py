@@ -90,3 +90,20 @@ def test_alias_serves_the_tutorials_context_spellings(alias):
     assert context.get_context("mode") == ms.PYNATIVE_MODE
     assert ms.ParallelMode.SEMI_AUTO_PARALLEL == "semi_auto_parallel"
     assert ms.nn.Dense is minispore.nn.Dense
+
+
+def test_mindspore_ops_function_holds_every_functional_operator(alias):
+    # MindSpore's own tests: `from mindspore.ops import function as F; F.tanh(x)`.
+    import numpy as np
+    from mindspore.ops import function as F
+    assert F.tanh is minispore.ops.tanh and F.matmul is minispore.ops.matmul
+    out = F.tanh(minispore.Tensor(np.array([0.5], np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), np.tanh([0.5]), rtol=1e-6)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_op'"):
+        F.no_such_op      # noqa: B018
+
+
+def test_minispore_ops_function_without_the_alias_is_only_its_own_modules():
+    import minispore.ops.function as function
+    with pytest.raises(AttributeError):
+        function.tanh     # noqa: B018 - the fallback is MindSpore's layout, under the alias
