@@ -92,7 +92,7 @@ class BatchLevel(Interpreter):
     def _holds(self, a):
         if isinstance(a, (tuple, list)):
             return any(self._holds(x) for x in a)
-        return type(a) is BatchedTensor and a._level is self
+        return self.owns(a)
 
     def run(self, prim, *args):
         """`prim` on `args` (its call's own argument form) on the levels below this one."""
