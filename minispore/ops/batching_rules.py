@@ -311,6 +311,25 @@ def conv_backprop_input(level, prim, args):
     return _reshape(level, out, (level.size,) + tuple(size))
 
 
+def conv_backprop_filter(level, prim, args):
+    """Conv2DBackpropFilter(dout, x, filter_size): every slice's filter gradient from one
+    grouped call, the slices' channels side by side (B·C inputs, B·out_channel outputs,
+    B·group groups: group b·group + g reads slice b's channels of group g)."""
+    dout, x, size = args
+    if prim.data_format != "NCHW" or isinstance(size, Tensor):
+        return loop(level, prim, args, "data_format is not NCHW or filter_size is a Tensor")
+    b = level.size
+
+    def side_by_side(t):        # (B, N, C, H, W) -> (N, B·C, H, W)
+        v = level.run(array_ops.Transpose(), _full(level, t, 4), (1, 0, 2, 3, 4))
+        return _reshape(level, v, (t.shape[0], b * t.shape[1]) + tuple(t.shape[2:]))
+    grouped = type(prim)(**dict(prim._kwargs, out_channel=b * prim.out_channel,
+                                group=b * prim.group))
+    dw = level.run(grouped, side_by_side(dout), side_by_side(x),
+                   (b * size[0],) + tuple(size[1:]))
+    return _reshape(level, dw, (b,) + tuple(size))
+
+
 def unsorted_segment_sum(level, prim, args):
     """UnsortedSegmentSum(x, segment_ids, num_segments). Shared ids: the mapped axis moves
     behind the segmented dims and one sum takes every slice. Mapped ids: slice b's ids move
@@ -396,6 +415,7 @@ RULES = {
     activation_ops.BiasAddGrad: bias_add_grad,
     conv_ops.Conv2D: first_dim_examples,
     conv_ops.Conv2DBackpropInput: conv_backprop_input,     # and Conv2DTranspose
+    conv_ops.Conv2DBackpropFilter: conv_backprop_filter,
     conv_ops._Pool2D: first_dim_examples,       # MaxPool, AvgPool, MaxPoolWithArgmax
     conv_ops._Pool2DGrad: examples_in(0, 1, 2),
     pool_argmax_ops.MaxPoolWithArgmaxV2: first_dim_examples,
