@@ -99,11 +99,6 @@ def _full(level, x, rank):
     return level.run(math_ops.BroadcastTo(shape), _lifted(level, x, rank))
 
 
-def _batch(level, a):
-    """A mapped argument's batch; others as they are."""
-    return a._batched if level.owns(a) else a
-
-
 def _outputs_reshaped(level, outs, avals):
     if isinstance(outs, tuple):
         return tuple(_reshape(level, o, (level.size,) + tuple(av.shape))
@@ -135,21 +130,14 @@ def _shifted(axis, ndim):
     return int(axis) % ndim + 1
 
 
-def reduce_axis_arg(level, prim, args):
-    """ReduceSum and its kin: (x, axis) with () for every axis."""
+def axis_arg(level, prim, args):
+    """Operators taking (x, axis) that act along `axis` only: CumSum, and ReduceSum and its
+    kin, whose axis () means every axis."""
     x, axis = args
     if x.ndim == 0 or isinstance(axis, Tensor):
         return loop(level, prim, args, "x is 0-d or the axis is a Tensor")
     axes = tuple(range(x.ndim)) if axis in ((), [], None) else axis
     return level.run(prim, x._batched, _shifted(axes, x.ndim))
-
-
-def axis_arg(level, prim, args):
-    """Operators taking (x, axis) that act along `axis` only (CumSum)."""
-    x, axis = args
-    if x.ndim == 0 or isinstance(axis, Tensor):
-        return loop(level, prim, args, "x is 0-d or the axis is a Tensor")
-    return level.run(prim, x._batched, _shifted(axis, x.ndim))
 
 
 def axis_attr(level, prim, args):
@@ -231,7 +219,8 @@ def gather(level, prim, args):
     params, indices, axis = args
     if (getattr(prim, "batch_dims", 0) or isinstance(axis, Tensor) or params.ndim == 0
             or (level.owns(params) and (level.owns(indices) or prim.zero_out_of_range))):
-        return loop(level, prim, args, "both params and indices are mapped, or batch_dims is set")
+        return loop(level, prim, args, "both params and indices are mapped, batch_dims is set, "
+                    "or it zero-fills along axis 0 only")
     axis = int(axis) % params.ndim
     if level.owns(params):
         return level.run(prim, params._batched, indices, axis + 1)
@@ -390,7 +379,7 @@ RULES = {
     array_ops.Transpose: transpose,
     array_ops.Assign: parameter_write,
     optim_ops._ApplyUpdate: parameter_write,
-    math_ops._Reduce: reduce_axis_arg,          # ReduceSum, ReduceMean, ReduceMax, ReduceMin
+    math_ops._Reduce: axis_arg,                # ReduceSum, ReduceMean, ReduceMax, ReduceMin
     math_ops.Argmax: axis_attr,
     math_ops.BroadcastTo: broadcast_to,
     nn_ops._SoftmaxBase: axis_attr,             # Softmax, LogSoftmax and their gradients
