@@ -207,6 +207,7 @@ def test_stage_files_load_under_another_layout_and_the_next_step_equals(world, s
         path = os.path.join(os.path.dirname(os.path.dirname(stage_files[1][0])), "four",
                             f"rank_{rank}", "net.ckpt")
         save_checkpoint(cell, path)
+        barrier()       # every stage's file is written before rank 0 merges them
         merged = None
         with on_rank_0(rank) as here:
             if here:
