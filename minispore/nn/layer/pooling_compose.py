@@ -7,7 +7,8 @@ __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "LRN",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
-           "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d"]
+           "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 def _positive_int(name, arg, v):
@@ -233,10 +234,10 @@ class MaxUnpool3d(_MaxUnpool):
     unpool = staticmethod(F.max_unpool3d)
 
 
-class FractionalMaxPool2d(Cell):
-    """``FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None,
-    return_indices=False, _random_samples=None)``: ops.fractional_max_pool2d as a Cell (the
-    windows and the samples' meaning are described there)."""
+class _FractionalMaxPool(Cell):
+    """Holds the arguments of ops.fractional_max_pool2d / 3d (the windows and the samples'
+    meaning are described there) and applies `pool` with them."""
+    pool = None
 
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                  _random_samples=None):
@@ -248,5 +249,17 @@ class FractionalMaxPool2d(Cell):
         self._random_samples = _random_samples
 
     def construct(self, x):
-        return F.fractional_max_pool2d(x, self.kernel_size, self.output_size, self.output_ratio,
-                                       self.return_indices, self._random_samples)
+        return self.pool(x, self.kernel_size, self.output_size, self.output_ratio,
+                         self.return_indices, self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPool):
+    """``FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: ops.fractional_max_pool2d as a Cell."""
+    pool = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPool):
+    """``FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: ops.fractional_max_pool3d as a Cell."""
+    pool = staticmethod(F.fractional_max_pool3d)

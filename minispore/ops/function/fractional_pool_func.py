@@ -1,13 +1,16 @@
-"""ops.fractional_max_pool2d: max pooling over pseudo-random windows (Graham, "Fractional
-Max-Pooling"), as MindSpore's FractionalMaxPoolWithFixedKsize computes it.
+"""ops.fractional_max_pool2d / fractional_max_pool3d: max pooling over pseudo-random windows
+(Graham, "Fractional Max-Pooling"), as MindSpore's FractionalMaxPoolWithFixedKsize and
+FractionalMaxPool3DWithFixedKsize compute them.
 
-Each (sample, channel) plane gets two numbers u in [0, 1) (``_random_samples[n, c]``: the first
-places the columns, the second the rows). Along a dim of size `size`, pooled to `out` windows
-of `k`: alpha = (size - k) / (out - 1), window i starts at int((i + u) * alpha) - int(u * alpha)
-and the last at size - k. The windows are read with GatherD and the maximum picked by its
-first index (Argmax), so gradients go to that element only, as MindSpore's backward does.
-The window starts are computed on the host from the samples' values: under GRAPH mode the
-samples must be a constant Tensor (a Cell attribute), not a graph input.
+Each (sample, channel) plane gets one number u in [0, 1) per pooled dim (``_random_samples[n,
+c]``; in 2-D the first places the columns and the second the rows, in 3-D they place depth,
+rows and columns in that order, as MindSpore's kernels read them). Along a dim of size `size`,
+pooled to `out` windows of `k`: alpha = (size - k) / (out - 1), window i starts at
+int((i + u) * alpha) - int(u * alpha) and the last at size - k. The windows are read with
+GatherD and the maximum picked by its first index (Argmax), so gradients go to that element
+only, as MindSpore's backward does. The window starts are computed on the host from the
+samples' values: under GRAPH mode the samples must be a constant Tensor (a Cell attribute), not
+a graph input.
 """
 import numpy as np
 
@@ -18,19 +21,21 @@ from minispore.ops.function import index_func as I
 from minispore.ops.function import math_func as M
 from minispore.ops.function.random_func import rand
 
-__all__ = ["fractional_max_pool2d"]
+__all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 
-_NAME = "fractional_max_pool2d"
+# Which component of a plane's samples places each pooled dim (outermost first).
+_SAMPLE_OF_DIM = {2: (1, 0), 3: (0, 1, 2)}
 
 
-def _pair(arg, value, kind):
-    pair = (value, value) if isinstance(value, kind) and not isinstance(value, bool) else value
-    if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(
-            isinstance(v, kind) and not isinstance(v, bool) for v in pair)):
+def _tuple(name, arg, value, kind, nd):
+    many = (value,) * nd if isinstance(value, kind) and not isinstance(value, bool) else value
+    if not (isinstance(many, (tuple, list)) and len(many) == nd and all(
+            isinstance(v, kind) and not isinstance(v, bool) for v in many)):
         noun = "an int" if kind is int else "a float"
-        raise TypeError(f"For '{_NAME}', '{arg}' must be {noun} or a tuple of two, but got "
+        count = {2: "two", 3: "three"}[nd]
+        raise TypeError(f"For '{name}', '{arg}' must be {noun} or a tuple of {count}, but got "
                         f"{value!r}.")
-    return tuple(pair)
+    return tuple(many)
 
 
 def _starts(u, size, out, k):
@@ -44,18 +49,62 @@ def _starts(u, size, out, k):
     return np.concatenate([first, np.full(u.shape + (1,), size - k, np.int64)], -1)
 
 
-def _output_size(h, w, output_size, output_ratio):
+def _output_size(name, sizes, output_size, output_ratio):
+    nd = len(sizes)
     if output_size is not None:
-        return _pair("output_size", output_size, int)
+        return _tuple(name, "output_size", output_size, int, nd)
     if output_ratio is None:
-        raise ValueError(f"For '{_NAME}', 'output_size' and 'output_ratio' can not be None at "
+        raise ValueError(f"For '{name}', 'output_size' and 'output_ratio' can not be None at "
                          f"the same time.")
-    ratio = _pair("output_ratio", output_ratio, float)
+    ratio = _tuple(name, "output_ratio", output_ratio, float, nd)
     for k, r in enumerate(ratio):
         if not 0.0 < r < 1.0:
-            raise ValueError(f"For '{_NAME}', the 'output_ratio[{k}]' must be in range of "
+            raise ValueError(f"For '{name}', the 'output_ratio[{k}]' must be in range of "
                              f"(0.0, 1.0), but got {r}.")
-    return int(h * ratio[0]), int(w * ratio[1])
+    return tuple(int(s * r) for s, r in zip(sizes, ratio))
+
+
+def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio,  # noqa: A002
+                         return_indices, samples):
+    if not isinstance(input, Tensor) or input.ndim not in (nd + 1, nd + 2):
+        raise ValueError(f"For '{name}', the input must be a {nd + 1}-D or {nd + 2}-D Tensor, "
+                         f"but got {tuple(input.shape) if isinstance(input, Tensor) else input!r}.")
+    x = input if input.ndim == nd + 2 else A.expand_dims(input, 0)
+    n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    kernel = _tuple(name, "kernel_size", kernel_size, int, nd)
+    out = _output_size(name, sizes, output_size, output_ratio)
+    need = tuple(o + k - 1 for o, k in zip(out, kernel))
+    if min(kernel + out) < 1 or any(a > s for a, s in zip(need, sizes)):
+        raise ValueError(f"For '{name}', output size {out} with kernel {kernel} needs input of "
+                         f"at least {need}, but got {sizes}.")
+    samples = rand(n, c, nd) if samples is None else samples
+    if tuple(samples.shape) != (n, c, nd):
+        raise ValueError(f"For '{name}', '_random_samples' must be of shape {(n, c, nd)}, but "
+                         f"got {tuple(samples.shape)}.")
+    u = samples.asnumpy().astype(np.float32)
+    if not ((u >= 0) & (u < 1)).all():
+        raise ValueError(f"For '{name}', '_random_samples' must be in [0, 1).")
+    # flat[n, c, o_1..o_nd, k_1..k_nd]: the flat index in its plane of each window element
+    flat = np.zeros((n, c) + out + kernel, np.int64)
+    stride = 1
+    for d in reversed(range(nd)):
+        starts = _starts(u[..., _SAMPLE_OF_DIM[nd][d]], sizes[d], out[d], kernel[d])
+        starts = starts.reshape((n, c) + tuple(out[d] if e == d else 1 for e in range(nd))
+                                + (1,) * nd)
+        offsets = np.arange(kernel[d]).reshape(tuple(kernel[d] if e == d else 1
+                                                     for e in range(nd)))
+        flat = flat + (starts + offsets) * stride
+        stride *= sizes[d]
+    planes, windows_n, window = n * c, int(np.prod(out)), int(np.prod(kernel))
+    index = Tensor(flat.reshape(planes, windows_n, window))
+    windows = I.gather_d(x.reshape(planes, stride), 1, index.reshape(planes, -1))
+    windows = windows.reshape(planes, windows_n, window)
+    best = A.expand_dims(M.argmax(windows, -1), -1)
+    y = I.gather_d(windows, 2, best).reshape((n, c) + out)
+    indices = I.gather_d(index, 2, best).reshape((n, c) + out).astype(mstype.int64)
+    if input.ndim == nd + 1:
+        y, indices = y[0], indices[0]
+    return (y, indices) if return_indices else y
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
@@ -63,34 +112,20 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     """(N, C, H, W) or (C, H, W) -> (..., out_h, out_w), and with `return_indices` the Int64
     flat index h * W + w of each maximum. `_random_samples`: (N, C, 2) floats in [0, 1) (None:
     uniform draws)."""
-    if not isinstance(input, Tensor) or input.ndim not in (3, 4):
-        raise ValueError(f"For '{_NAME}', the input must be a 3-D or 4-D Tensor, but got "
-                         f"{tuple(input.shape) if isinstance(input, Tensor) else input!r}.")
-    x = input if input.ndim == 4 else A.expand_dims(input, 0)
-    n, c, h, w = x.shape
-    kh, kw = _pair("kernel_size", kernel_size, int)
-    oh, ow = _output_size(h, w, output_size, output_ratio)
-    if min(kh, kw, oh, ow) < 1 or oh + kh - 1 > h or ow + kw - 1 > w:
-        raise ValueError(f"For '{_NAME}', output size ({oh}, {ow}) with kernel ({kh}, {kw}) "
-                         f"needs input of at least ({oh + kh - 1}, {ow + kw - 1}), but got "
-                         f"({h}, {w}).")
-    samples = rand(n, c, 2) if _random_samples is None else _random_samples
-    if tuple(samples.shape) != (n, c, 2):
-        raise ValueError(f"For '{_NAME}', '_random_samples' must be of shape {(n, c, 2)}, but "
-                         f"got {tuple(samples.shape)}.")
-    u = samples.asnumpy().astype(np.float32)
-    if not ((u >= 0) & (u < 1)).all():
-        raise ValueError(f"For '{_NAME}', '_random_samples' must be in [0, 1).")
-    rows = _starts(u[..., 1], h, oh, kh)                                   # (n, c, oh)
-    cols = _starts(u[..., 0], w, ow, kw)                                   # (n, c, ow)
-    flat = ((rows[:, :, :, None, None, None] + np.arange(kh)[:, None]) * w +
-            cols[:, :, None, :, None, None] + np.arange(kw))               # (n, c, oh, ow, kh, kw)
-    index = Tensor(flat.reshape(n * c, oh * ow, kh * kw))
-    planes = x.reshape(n * c, h * w)
-    windows = I.gather_d(planes, 1, index.reshape(n * c, -1)).reshape(n * c, oh * ow, kh * kw)
-    best = A.expand_dims(M.argmax(windows, -1), -1)
-    out = I.gather_d(windows, 2, best).reshape(n, c, oh, ow)
-    indices = I.gather_d(index, 2, best).reshape(n, c, oh, ow).astype(mstype.int64)
-    if input.ndim == 3:
-        out, indices = out[0], indices[0]
-    return (out, indices) if return_indices else out
+    return _fractional_max_pool("fractional_max_pool2d", 2, input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input_x, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """(N, C, D, H, W) or (C, D, H, W) -> (..., out_d, out_h, out_w), and with
+    `return_indices` the Int64 flat index (d * H + h) * W + w of each maximum.
+    `_random_samples`: (N, C, 3) floats in [0, 1) of the input's dtype, which MindSpore
+    requires (None: uniform draws)."""
+    if (isinstance(input_x, Tensor) and isinstance(_random_samples, Tensor)
+            and input_x.dtype != _random_samples.dtype):
+        raise TypeError(f"For 'fractional_max_pool3d', 'input' and '_random_samples' must be "
+                        f"same dtype, but got Tensor[{input_x.dtype}] and "
+                        f"Tensor[{_random_samples.dtype}].")
+    return _fractional_max_pool("fractional_max_pool3d", 3, input_x, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples)
