@@ -198,7 +198,8 @@ def overrides(cls, method):
 
 
 def has_bprop_or_opt_out(cls):
-    return overrides(cls, "bprop") or cls.differentiable is False
+    return (overrides(cls, "bprop") or cls.differentiable is False
+            or bool(getattr(cls, "no_bprop_reason", None)))
 
 
 def functional_names():

@@ -75,6 +75,9 @@ class Primitive:
 
     # Subclasses with non-differentiable outputs (Argmax, Equal …) set this to False.
     differentiable = True
+    # An operator differentiable in principle that has no bprop says why here (a backward
+    # kernel: no second-order gradient); it stays on the tape, so a gradient reaching it raises.
+    no_bprop_reason = None
     # Collectives set this: the recompute pass re-runs them only as Cell.recompute's
     # mp_comm_recompute / parallel_optimizer_comm_recompute say.
     communication = False
@@ -194,7 +197,11 @@ class Primitive:
         raise NotImplementedError(f"{self.name} has no kernel")
 
     def bprop(self, inputs, out, dout):
-        raise NotImplementedError(f"{self.name} is not differentiable")
+        # Reached only when a gradient flows through this operator's output (an operator whose
+        # output carries no gradient, a comparison or an integer result, sets differentiable
+        # False and is never recorded): a missing gradient raises instead of reading as zero.
+        reason = f": {self.no_bprop_reason}" if self.no_bprop_reason else ""
+        raise NotImplementedError(f"For '{self.name}', minispore has no gradient{reason}.")
 
     def generators(self):
         """The random generators this instance draws from besides the global one

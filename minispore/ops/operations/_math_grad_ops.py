@@ -11,10 +11,11 @@ from minispore.ops.primitive import Aval, Primitive
 class FusedGrad(Primitive):
     """A backward kernel exposed as an operator, so bprops stay written in operators: out =
     kernel(*inputs) elementwise, broadcast over all inputs, in the last input's dtype (the
-    incoming gradient). Not differentiable: higher-order gradients are not supported."""
+    incoming gradient). Each defines its second-order bprop where it has one."""
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     sharding_rule = rules.elementwise
 
-    differentiable = False
     kernel_name = None
 
     def infer(self, *xs):
@@ -31,14 +32,24 @@ class MaximumGrad(FusedGrad):
     """(x, y, dout) -> dout where x > y, dout / 2 where x == y, else 0 (the gradient to x)."""
     kernel_name = "maximum_grad"
 
+    def bprop(self, inputs, out, dout):
+        # piecewise linear in dout, piecewise constant in x and y
+        x, y, _ = inputs
+        return None, None, self(x, y, dout)
+
 
 class MinimumGrad(FusedGrad):
     """(x, y, dout) -> dout where x < y, dout / 2 where x == y, else 0 (the gradient to x)."""
     kernel_name = "minimum_grad"
 
+    def bprop(self, inputs, out, dout):
+        x, y, _ = inputs
+        return None, None, self(x, y, dout)
+
 
 class PowGradX(FusedGrad):
-    """(x, y, dout) -> dout * y * x ** (y - 1)."""
+    """(x, y, dout) -> dout * y * x ** (y - 1). Its bprop, and those of PowGradY, SqrtGrad and
+    RsqrtGrad, need math_ops' arithmetic, which imports this module: math_ops defines them."""
     kernel_name = "pow_grad_x"
 
 
@@ -61,10 +72,17 @@ class SquareGrad(FusedGrad):
     """(x, dout) -> 2 x dout."""
     kernel_name = "square_grad"
 
+    def bprop(self, inputs, out, dout):
+        x, d = inputs
+        return self(dout, d), self(x, dout)
+
 
 class AbsGrad(FusedGrad):
     """(x, dout) -> sign(x) dout."""
     kernel_name = "abs_grad"
+
+    def bprop(self, inputs, out, dout):
+        return None, self(inputs[0], dout)
 
 
 maximum_grad, minimum_grad = MaximumGrad(), MinimumGrad()
@@ -75,10 +93,11 @@ sqrt_grad, rsqrt_grad, square_grad, abs_grad = SqrtGrad(), RsqrtGrad(), SquareGr
 class ReduceExtremumGrad(Primitive):
     """(x, out, dout, axis) -> dx: dout / n at the n positions of each reduced slice equal to
     `out` (the max or min), 0 elsewhere; out and dout have the reduced shape (keep_dims or
-    not). One fused kernel (count, then write). Not differentiable."""
+    not). One fused kernel (count, then write)."""
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     sharding_rule = rules.reduce_extremum_grad
 
-    differentiable = False
 
     def infer(self, x, out, dout, axis):
         return Aval(x.shape, dout.dtype)

@@ -5,7 +5,7 @@ through small gradient primitives (ReluGrad, BiasAddGrad …) so every bprop is 
 Kernels take float32 and float64; float16 inputs run the float32 kernel and round back
 (Primitive.float16_in_float32).
 """
-import numpy as np
+import math
 
 from minispore import device
 from minispore.common import dtype as mstype
@@ -14,6 +14,7 @@ from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (HALF_FLOATS, cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal)
+from minispore.ops.operations.math_ops import Add, Exp, Mul, Sub
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad", "BiasAdd", "BiasAddReLU", "BiasAddGrad"]
@@ -41,9 +42,9 @@ class _Activation(Primitive):
 
 class _ActivationGrad(Primitive):
     """The gradient primitive of an activation: two same-shape float inputs, one output."""
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     sharding_rule = rules.elementwise
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
     float16_in_float32 = True
     kernel_name = None
     arg_names = ("y", "dy")
@@ -79,6 +80,10 @@ class ReluGrad(_ActivationGrad):
     kernel_name = "relu_grad"
     arg_names = ("dy", "y")
 
+    def bprop(self, inputs, out, dout):
+        # linear in dy, piecewise constant in y
+        return self(dout, inputs[1]), None
+
 
 class Sigmoid(_Activation):
     """y = 1 / (1 + exp(-x)), overflow-free for large |x|."""
@@ -92,6 +97,12 @@ class SigmoidGrad(_ActivationGrad):
     """dx = dy * y * (1 - y): SigmoidGrad()(y, dy), y the Sigmoid output."""
     kernel_name = "sigmoid_grad"
 
+    def bprop(self, inputs, out, dout):
+        # d/dy = dy (1 - 2 y), d/d(dy) = y (1 - y)
+        y, dy = inputs
+        one_minus_2y = _sub(1, _mul(y, 2))
+        return _mul(dout, dy, one_minus_2y), self(y, dout)
+
 
 class Tanh(_Activation):
     """y = tanh(x)."""
@@ -104,6 +115,11 @@ class Tanh(_Activation):
 class TanhGrad(_ActivationGrad):
     """dx = dy * (1 - y^2): TanhGrad()(y, dy), y the Tanh output."""
     kernel_name = "tanh_grad"
+
+    def bprop(self, inputs, out, dout):
+        # d/dy = -2 y dy, d/d(dy) = 1 - y^2
+        y, dy = inputs
+        return _mul(dout, dy, y, -2), self(y, dout)
 
 
 def _check_approximate(name, approximate):
@@ -138,6 +154,41 @@ class GeLUGrad(_ActivationGrad):
         _check_approximate("GeLUGrad", approximate)
         self.kernel_name = "gelu_tanh_grad" if approximate == "tanh" else "gelu_erf_grad"
         self.add_prim_attr("approximate", approximate)
+        self.approximate = approximate
+
+    def bprop(self, inputs, out, dout):
+        # linear in dy; d/dx = dy gelu''(x)
+        dy, x = inputs
+        return self(dout, x), _mul(dout, dy, _gelu_second_derivative(x, self.approximate))
+
+
+def _gelu_second_derivative(x, approximate):
+    """gelu''(x): phi(x) (2 - x^2) for the exact GeLU; for the tanh form 0.5 x (1 + t),
+    t = tanh(u), u = c (x + a x^3): (1 - t^2) (u' + x u'' / 2 - x t u'^2)."""
+    x2 = cached_op(Mul)(x, x)
+    if approximate == "none":
+        phi = _mul(cached_op(Exp)(_mul(x2, -0.5)), 1 / math.sqrt(2 * math.pi))
+        return _mul(phi, _sub(2, x2))
+    c, a = math.sqrt(2 / math.pi), 0.044715
+    t = cached_op(Tanh)(_mul(_add(x, _mul(x2, x, a)), c))
+    du = _mul(_add(_mul(x2, 3 * a), 1), c)
+    terms = _sub(_add(du, _mul(x, 3 * a * c, x)), _mul(x, t, du, du))
+    return _mul(_sub(1, cached_op(Mul)(t, t)), terms)
+
+
+def _mul(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = cached_op(Mul)(out, x)
+    return out
+
+
+def _add(x, y):
+    return cached_op(Add)(x, y)
+
+
+def _sub(x, y):
+    return cached_op(Sub)(x, y)
 
 
 _relu_grad, _sigmoid_grad, _tanh_grad = ReluGrad(), SigmoidGrad(), TanhGrad()
@@ -219,9 +270,9 @@ class BiasAddReLU(_BiasAddBase):
 
 class BiasAddGrad(_BiasAddBase):
     """db = dy summed over every dim but the channel dim: BiasAddGrad(data_format)(dy)."""
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     sharding_rule = rules.bias_add_grad
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
 
     def infer(self, dy):
         check_float(self, "dout", dy)

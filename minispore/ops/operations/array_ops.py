@@ -216,10 +216,9 @@ class Identity(Primitive):
 
 
 class StopGradient(Identity):
-    """out = a copy of x whose gradient is zero: nothing flows back through it."""
-
-    def bprop(self, inputs, out, dout):
-        return (cached_op(ZerosLike)(inputs[0]),)
+    """out = a copy of x whose gradient is zero: nothing flows back through it (never
+    recorded, so no cotangent reaches what computed x, not even a zero one)."""
+    differentiable = False
 
 
 class Transpose(Primitive):

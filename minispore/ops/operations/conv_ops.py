@@ -408,8 +408,7 @@ class _Pool2D(Primitive):
 
 class _Pool2DGrad(_Pool2D):
     """``Op(...)(x, out, dout) -> dx``: the gradient of the matching pooling primitive."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
 
     def infer(self, x, out, dout):
         _check_4d(self, "x", x)

@@ -195,16 +195,17 @@ class Geqrf(Primitive):
     y's diagonal, the reflectors' essential parts below, tau (..., min(m, n)) their
     coefficients, so Q = H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^T with v_i = (0, .., 1,
     y[i+1:, i]). Eigen's/LAPACK's reflector signs (see kernels/householder.py).
-    x: float16 (through float32)/float32/float64. Not differentiable (as MindSpore's).
+    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient through it raises).
 
     >>> import numpy as np, minispore as ms
     >>> y, tau = ms.ops.Geqrf()(ms.Tensor(np.array([[3., 1.], [4., 2.]])))
     >>> y.asnumpy().round(6).tolist(), tau.asnumpy().round(6).tolist()
     ([[-5.0, -2.2], [0.5, 0.4]], [1.6, 0.0])
     """
+    no_bprop_reason = "MindSpore defines no bprop for it either"
+
     float16_in_float32 = True
     fresh_outputs = True
-    differentiable = False
     sharding_rule = rules.matrix_factor(2)
 
     def infer(self, x):
@@ -226,16 +227,17 @@ class Qr(Primitive):
     columns (..., m, p), r upper triangular (..., p, n), p = min(m, n); with full_matrices q is
     (..., m, m) and r (..., m, n). Eigen's HouseholderQR, as MindSpore's CPU kernel, so r's
     diagonal has LAPACK's signs (negative for a positive leading entry).
-    x: float16 (through float32)/float32/float64. Not differentiable (as MindSpore's).
+    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient through it raises).
 
     >>> import numpy as np, minispore as ms
     >>> q, r = ms.ops.Qr()(ms.Tensor(np.array([[3., 1.], [4., 2.]])))
     >>> q.asnumpy().round(6).tolist(), r.asnumpy().round(6).tolist()
     ([[-0.6, -0.8], [-0.8, 0.6]], [[-5.0, -2.2], [0.0, 0.4]])
     """
+    no_bprop_reason = "MindSpore defines no bprop for it either"
+
     float16_in_float32 = True
     fresh_outputs = True
-    differentiable = False
     sharding_rule = rules.matrix_factor(2)
 
     def __init__(self, full_matrices=False):
@@ -367,7 +369,7 @@ class Lstsq(Primitive):
     dependent columns 0); m < n, x^T inv(x x^T) a (the minimum-norm solution).
     x, a: float16 (through float32)/float32/float64, one dtype. Only MindSpore's attributes
     fast=True and l2_regularizer=0.0 are accepted (as MindSpore 2.7.2).
-    Not differentiable (as MindSpore's).
+    No gradient (as MindSpore's: a gradient through it raises).
 
     Raises TypeError for other attributes, dtypes or mixed dtypes, ValueError for a rank of x
     other than 2, of a other than 1 or 2, or a row count of a other than x's.
@@ -377,9 +379,10 @@ class Lstsq(Primitive):
     >>> ms.ops.Lstsq()(x, ms.Tensor(np.array([1., 2., 4.]))).asnumpy().round(6).tolist()
     [[1.333333], [2.333333]]
     """
+    no_bprop_reason = "MindSpore defines no bprop for it either"
+
     float16_in_float32 = True
     fresh_outputs = True
-    differentiable = False
     sharding_rule = rules.replicate_only("Lstsq solves one 2-D system: there is no batch dim "
                                          "to cut")
 
@@ -501,8 +504,9 @@ class LuUnpackGrad(Primitive):
     cotangents: the (..., m, n) gradient of the packed factors (the unit diagonal and the
     zeros are constants). Linear in (dl, du), and LuUnpack's only use: not differentiated
     further."""
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     fresh_outputs = True
-    differentiable = False
     sharding_rule = rules.matrix_factor(2, 2)
 
     def infer(self, dl, du):

@@ -89,8 +89,8 @@ class Softmax(_SoftmaxBase):
 
 class SoftmaxGrad(_SoftmaxBase):
     """dx = y * (dy - sum(dy * y, axis)): SoftmaxGrad(axis)(y, dy), y the Softmax output."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     kernel_name = "softmax_grad"
 
 
@@ -104,8 +104,8 @@ class LogSoftmax(_SoftmaxBase):
 
 class LogSoftmaxGrad(_SoftmaxBase):
     """dx = dy - exp(y) * sum(dy, axis): LogSoftmaxGrad(axis)(y, dy), y the LogSoftmax output."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     kernel_name = "log_softmax_grad"
 
 
@@ -458,8 +458,7 @@ class LayerNormGrad(_LayerNormBase):
     epsilon=1e-7)(x, dy, variance, mean, gamma)``, as MindSpore's (the forward's variance and
     mean; rstd = 1 / sqrt(variance + epsilon)); dgamma and dbeta have shape
     x.shape[begin_norm_axis:] (the bprop sums them down to gamma's shape)."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
 
     def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
         super().__init__(begin_norm_axis, begin_params_axis)

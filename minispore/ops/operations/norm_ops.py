@@ -151,8 +151,7 @@ class BatchNormGrad(_BatchNormBase):
     reserve_space_1, reserve_space_2)``: the backward of BatchNorm from the saved mean and
     1/sqrt(var + epsilon). In training the statistics depend on x, which adds the two mean
     terms to dx (see kernels/cpu/norm.py batch_norm_grad)."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
 
     def __init__(self, is_training=False, epsilon=1e-5, data_format="NCHW"):
         super().__init__()

@@ -141,8 +141,8 @@ class MaxPoolGradWithArgmax(Primitive):
     """``MaxPoolGradWithArgmax(plane_offsets)(x, dout, argmax) -> dx``: dx zero but for
     dout[n, c, y, x] added at argmax[n, c, y, x], an index into the (H, W) plane of (n, c), or
     with plane_offsets into sample n's (C, H, W) (MaxPoolWithArgmax's indices)."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     float16_in_float32 = True
     sharding_rule = rules.pool_argmax
 

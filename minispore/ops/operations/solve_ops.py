@@ -143,7 +143,8 @@ class CholeskySolve(Primitive):
 class Orgqr(Primitive):
     """out = the first n columns of Q = H_0 ... H_{t-1} from Geqrf's packed reflectors x
     (..., m, n), m >= n, and coefficients tau (..., t), t <= n (LAPACK's orgqr; Householder
-    product). x, tau: float32/float64 of one dtype. Not differentiable (as MindSpore's).
+    product). x, tau: float32/float64 of one dtype. No gradient (as MindSpore's: a gradient
+    through it raises).
 
     Raises TypeError for another or mixed dtypes, ValueError for a rank below 2, m < n, t > n
     or batch dims that differ.
@@ -153,8 +154,9 @@ class Orgqr(Primitive):
     >>> ms.ops.Orgqr()(y, tau).asnumpy().round(6).tolist()
     [[-0.6, -0.8], [-0.8, 0.6]]
     """
+    no_bprop_reason = "MindSpore defines no bprop for it either"
+
     fresh_outputs = True
-    differentiable = False
     sharding_rule = rules.matrix_factor(2, 1)
 
     def infer(self, x, tau):

@@ -204,8 +204,8 @@ class SortGrad(Primitive):
     """dx = zeros_like(x) with dx[..., indices[..., j, ...], ...] = dout[..., j, ...] along
     `axis`: ``SortGrad(axis)(x, indices, dout)``, the gradient of Sort and TopK (x gives the
     shape; indices and dout have x's shape except along the axis, positions distinct)."""
-    # Backward-only primitive: minispore supports first-order gradients, not grad-of-grad.
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     sharding_rule = rules.sort_grad
     float16_in_float32 = True       # Sort's float16 gradient (a scatter: exact)
 

@@ -87,7 +87,8 @@ class _MaxUnpool(Primitive):
 
 class _GatherPlanes(Primitive):
     """out[n, c, ...] = dout[n, c].flat[argmax[n, c, ...]]: MaxUnpool's gradient."""
-    differentiable = False
+    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
+
     float16_in_float32 = True
     sharding_rule = rules.replicate_only("argmax indexes a whole plane")
 

@@ -94,14 +94,15 @@ class Rolling(Primitive):
     of max, min, mean, sum, std, var (std and var with one degree of freedom) and closed one
     of right, left, both, neither. A window holding fewer than min_periods values gives NaN
     (0 for integer x). x: float32/float64/int32/int64; the result has x's dtype (integer
-    results truncated, as MindSpore's kernel stores them). Not differentiable.
+    results truncated, as MindSpore's kernel stores them). No gradient (it raises).
 
     >>> import numpy as np, minispore as ms
     >>> r = ms.ops.Rolling(2, 1, False, 0, "right", "sum")
     >>> r(ms.Tensor(np.array([1., 2., 3.], np.float32))).asnumpy()
     array([1., 3., 5.], dtype=float32)
     """
-    differentiable = False
+    no_bprop_reason = "its bprop is not implemented"
+
     sharding_rule = rules.axis_fixed("a window reads neighbouring positions along the axis")
     _DTYPES = (mstype.float32, mstype.float64, mstype.int32, mstype.int64)
 
