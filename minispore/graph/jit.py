@@ -7,6 +7,7 @@ minispore.parallel is imported (graph's own GRAPH_PASSES and PassContext until t
 never imports parallel.
 """
 import functools
+import logging
 import time
 
 from minispore.common.context import context
@@ -24,6 +25,19 @@ from minispore.ops.primitive import Aval
 
 _CTX = context()
 _JIT_TOTALS = {"compiles": 0, "hits": 0, "entries": 0}
+_INLINE_WARNED = REGISTRY.owned("graph.jit_inline_warned", set)   # names warned once
+logger = logging.getLogger("minispore")
+
+
+def note_inline_under_tape(name):
+    """Warn once per function or Cell `name` that it runs eagerly on a PYNATIVE gradient's
+    tape instead of compiled (ms.jit functions; GRAPH-mode Cells under ops.vjp and the like)."""
+    if name not in _INLINE_WARNED:
+        _INLINE_WARNED.add(name)
+        logger.warning("'%s' (compiled in GRAPH mode or by ms.jit) was called while a PYNATIVE "
+                       "gradient is recorded: "
+                       "it runs eagerly on the gradient's tape (the same values, not compiled) "
+                       "so that its operators are differentiated.", name)
 
 
 def current_pass_context():
@@ -216,6 +230,11 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         if _CTX.batching:
+            return function(*args, **kwargs)
+        if _CTX.tapes and not tracing():
+            # A PYNATIVE gradient is being recorded: a compiled call would hand the tape one
+            # opaque result (zero gradients), so the operators run on the tape instead.
+            note_inline_under_tape(getattr(function, "__name__", repr(function)))
             return function(*args, **kwargs)
         if tracing():
             return convert(function)(*args, **kwargs)

@@ -10,6 +10,7 @@ from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import is_role_sched
 from minispore.common.tensor import Tensor
 from minispore.graph.autograph import convert
+from minispore.graph.jit import note_inline_under_tape
 from minispore.nn.cell_hooks import HOOK_TABLES, CellHooks
 from minispore.ops.primitive import Primitive, check_place_args
 
@@ -255,7 +256,11 @@ class Cell(CellHooks):
         if region is not None:
             return region(*args, **kwargs)
         if _CTX.mode == GRAPH_MODE and _CTX.tracer is None and not _CTX.batching:
-            return self._graph_call(args, kwargs)
+            if not _CTX.tapes:
+                return self._graph_call(args, kwargs)
+            # an eager tape (ops.vjp, jacrev …) records it: a compiled call would be one
+            # opaque result, so construct runs on the tape
+            note_inline_under_tape(type(self).__name__)
         return self._run_construct(*args, **kwargs)
 
     def _run_construct(self, *args, **kwargs):
