@@ -18,8 +18,8 @@ from minispore.common.tensor import Tensor
 from minispore.ops import sharding
 from minispore.ops.operations import (activation_ops, array_ops, combine_ops, conv_ops,
                                       decomp_ops, indexing_ops, linalg_ops, logic_ops, math_ops,
-                                      matmul_ops, nn_ops, optim_ops, pool_argmax_ops, scan_ops,
-                                      scatter_ops, solve_ops, sort_ops, window_ops)
+                                      matmul_ops, nn_ops, norm_ops, optim_ops, pool_argmax_ops,
+                                      scan_ops, scatter_ops, solve_ops, sort_ops, window_ops)
 from minispore.ops.operations.elementwise import BinaryElementwise
 
 logger = logging.getLogger("minispore")
@@ -308,15 +308,44 @@ def conv_backprop_filter(level, prim, args):
     if prim.data_format != "NCHW" or isinstance(size, Tensor):
         return loop(level, prim, args, "data_format is not NCHW or filter_size is a Tensor")
     b = level.size
-
-    def side_by_side(t):        # (B, N, C, H, W) -> (N, B·C, H, W)
-        v = level.run(array_ops.Transpose(), _full(level, t, 4), (1, 0, 2, 3, 4))
-        return _reshape(level, v, (t.shape[0], b * t.shape[1]) + tuple(t.shape[2:]))
     grouped = type(prim)(**dict(prim._kwargs, out_channel=b * prim.out_channel,
                                 group=b * prim.group))
-    dw = level.run(grouped, side_by_side(dout), side_by_side(x),
+    dw = level.run(grouped, _side_by_side(level, dout), _side_by_side(level, x),
                    (b * size[0],) + tuple(size[1:]))
     return _reshape(level, dw, (b,) + tuple(size))
+
+
+def _side_by_side(level, t):
+    """(B, N, C, ...) -> (N, B·C, ...): every slice's channels side by side (t copied along
+    the mapped axis when it is not mapped)."""
+    v = level.run(array_ops.Transpose(), _full(level, t, t.ndim),
+                  (1, 0) + tuple(range(2, t.ndim + 1)))
+    return _reshape(level, v, (t.shape[0], level.size * t.shape[1]) + tuple(t.shape[2:]))
+
+
+def _apart(level, t, slice_shape):
+    """The inverse of _side_by_side: (N, B·C, ...) -> (B, N, C, ...)."""
+    n, c = slice_shape[0], slice_shape[1]
+    v = _reshape(level, t, (n, level.size, c) + tuple(slice_shape[2:]))
+    return level.run(array_ops.Transpose(), v, (1, 0) + tuple(range(2, v.ndim)))
+
+
+def batch_norm(level, prim, args):
+    """BatchNorm(x, scale, bias, mean, variance) and BatchNormGrad(dy, x, scale, saved_mean,
+    saved_rstd) in NCHW: every slice's channels side by side ((B, N, C, ...) -> (N, B·C,
+    ...)) and the per-channel inputs (B·C,), so each slice keeps its own statistics in
+    training and its own parameters where they are mapped; the per-channel outputs come back
+    (B, C). The moving statistics a training BatchNorm writes are Parameter writes, which
+    vmap refuses (parameter_write)."""
+    n_full = 2 if isinstance(prim, norm_ops.BatchNormGrad) else 1   # per-example inputs
+    x = args[n_full - 1]
+    if prim.data_format != "NCHW" or x.ndim < 2:
+        return loop(level, prim, args, "data_format is not NCHW or the input has no channels")
+    per_channel = [_reshape(level, _full(level, p, 1), (level.size * p.shape[0],))
+                   for p in args[n_full:]]
+    outs = level.run(prim, *(_side_by_side(level, a) for a in args[:n_full]), *per_channel)
+    return ((_apart(level, outs[0], tuple(x.shape)),)
+            + tuple(_reshape(level, o, (level.size, x.shape[1])) for o in outs[1:]))
 
 
 def unsorted_segment_sum(level, prim, args):
@@ -365,6 +394,29 @@ def layer_norm(level, prim, args):
     return level.run(batched, x._batched, *args[1:])
 
 
+def layer_norm_grad(level, prim, args):
+    """LayerNormGrad(x, dy, variance, mean, gamma), gamma shared: dx from one call with both
+    begin axes moved up one; dgamma and dbeta, which the kernel sums over every row (the
+    slices' rows together), are each slice's own sums of dy * x_hat and dy over its rows."""
+    x, dy, variance, mean, gamma = args
+    if x.ndim == 0 or level.owns(gamma):
+        return loop(level, prim, args, "gamma is mapped")
+    norm = prim.begin_norm_axis % x.ndim
+    shifted = prim.with_attrs(begin_norm_axis=norm + 1,
+                              begin_params_axis=_shifted(prim.begin_params_axis, x.ndim))
+    xb, dyb, var_b, mean_b = (_full(level, a, a.ndim) for a in (x, dy, variance, mean))
+    dx = level.run(shifted, xb, dyb, var_b, mean_b, gamma)[0]
+    eps = Tensor(np.asarray(prim.epsilon, var_b.dtype.np_dtype))
+    rstd = level.run(math_ops.Rsqrt(), level.run(math_ops.Add(), var_b, eps))
+    x_hat = level.run(math_ops.Mul(), level.run(math_ops.Sub(), xb, mean_b), rstd)
+    weighted = level.run(math_ops.Mul(), dyb, x_hat)
+    rows = tuple(range(1, norm + 1))
+    if not rows:        # no rows to sum (ReduceSum's axis () would sum every axis)
+        return dx, weighted, dyb
+    return (dx, level.run(math_ops.ReduceSum(), weighted, rows),
+            level.run(math_ops.ReduceSum(), dyb, rows))
+
+
 def parameter_write(level, prim, args):
     """Assign and the optimizer updates write into a Parameter: refused inside vmap."""
     raise NotImplementedError(
@@ -384,6 +436,9 @@ RULES = {
     math_ops.BroadcastTo: broadcast_to,
     nn_ops._SoftmaxBase: axis_attr,             # Softmax, LogSoftmax and their gradients
     nn_ops.LayerNorm: layer_norm,
+    nn_ops.LayerNormGrad: layer_norm_grad,
+    norm_ops.BatchNorm: batch_norm,
+    norm_ops.BatchNormGrad: batch_norm,
     nn_ops.SoftmaxCrossEntropyWithLogits: examples_in(0, 1),   # a loss and a gradient per row
     combine_ops.Concat: axis_attr,
     combine_ops.Split: axis_attr,

@@ -128,6 +128,27 @@ CASES = {
                                        "Conv2DBackpropFilter"),
     "layer_norm": (lambda x, g: ops.LayerNorm(1, 1)(x, g, g * 0.5)[0],
                    (M, _rand(3)), (0, None), "LayerNorm"),
+    "layer_norm_grad": (lambda x, d, g: ops.LayerNormGrad(1, 1)(
+                            x, d, x.var(axis=(1, 2), keepdims=True),
+                            x.mean(axis=(1, 2), keep_dims=True), g),
+                        (_rand(B, 2, 3, 4), _rand(B, 2, 3, 4), _rand(3, 4)), (0, 0, None),
+                        "LayerNormGrad"),
+    "layer_norm_grad_rows_from_0": (lambda x, d, g: ops.LayerNormGrad(0, 0)(
+                                        x, d, x.var(keepdims=True), x.mean(keep_dims=True), g),
+                                    (M, _rand(B, 2, 3), _rand(2, 3)), (0, 0, None),
+                                    "LayerNormGrad"),
+    # each slice its own batch statistics (plain-Tensor moving statistics: nothing written)
+    "batch_norm_training": (lambda x, g: ops.BatchNorm(True)(x, g, g * 0.5, g * 0.1, g * g),
+                            (IMG, _rand(3, dtype=np.float32)), (0, None), "BatchNorm"),
+    "batch_norm_inference_mapped_scale": (lambda x, g: ops.BatchNorm()(
+                                              x, g, g * 0.5, g * 0.1, g * g)[0],
+                                          (IMG, _rand(B, 3, dtype=np.float32)), (0, 0),
+                                          "BatchNorm"),
+    "batch_norm_grad": (lambda d, x, g: ops.BatchNormGrad(True)(
+                            d, x, g, x.mean(axis=(0, 2, 3)),
+                            1 / ops.sqrt(x.var(axis=(0, 2, 3)) + 1e-5)),
+                        (_rand(B, 2, 3, 6, 6, dtype=np.float32), IMG, _rand(3, dtype=np.float32)),
+                        (0, 0, None), "BatchNormGrad"),
 }
 
 
