@@ -8,8 +8,8 @@ import pytest
 import minispore as ms
 from minispore import Tensor, ops
 from minispore.ops.operations import _math_grad_ops as G
-from minispore.ops.operations.activation_ops import (GeLUGrad, ReluGrad, SigmoidGrad,
-                                                     TanhGrad)
+from minispore.ops.operations.activation_ops import (BiasAddGrad, GeLUGrad, ReluGrad,
+                                                     SigmoidGrad, TanhGrad)
 from tests.ops.harness import check_grad
 
 RNG = np.random.default_rng(0)
@@ -32,6 +32,8 @@ def _positive(shape):
                                          RNG.standard_normal((3, 4)) * 2]),
     ("GeLUGrad none", GeLUGrad("none"), [RNG.standard_normal((3, 4)),
                                          RNG.standard_normal((3, 4)) * 2]),
+    ("BiasAddGrad NCHW", BiasAddGrad(), [RNG.standard_normal((2, 3, 4, 2))]),
+    ("BiasAddGrad NHWC", BiasAddGrad("NHWC"), [RNG.standard_normal((2, 4, 2, 3))]),
     ("SquareGrad", G.SquareGrad(), [RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))]),
     ("AbsGrad", G.AbsGrad(), [_away_from_zero((3, 4)), RNG.standard_normal((3, 4))]),
     ("SqrtGrad", G.SqrtGrad(), [_positive((3, 4)), RNG.standard_normal((3, 4))]),

@@ -14,7 +14,8 @@ from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (HALF_FLOATS, cached_op, check_dtype, check_float,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal)
-from minispore.ops.operations.math_ops import Add, Exp, Mul, Sub
+from minispore.ops.operations.array_ops import Reshape
+from minispore.ops.operations.math_ops import Add, Exp, Mul, Sub, broadcast_to
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad", "BiasAdd", "BiasAddReLU", "BiasAddGrad"]
@@ -270,9 +271,14 @@ class BiasAddReLU(_BiasAddBase):
 
 class BiasAddGrad(_BiasAddBase):
     """db = dy summed over every dim but the channel dim: BiasAddGrad(data_format)(dy)."""
-    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
-
     sharding_rule = rules.bias_add_grad
+
+    def bprop(self, inputs, out, dout):
+        # linear: each channel's cotangent spread over every element of that channel
+        dy = inputs[0]
+        c = self._channel_axis(dy.ndim)
+        column = cached_op(Reshape)(dout, tuple(-1 if d == c else 1 for d in range(dy.ndim)))
+        return (broadcast_to(column, tuple(dy.shape)),)
 
     def infer(self, dy):
         check_float(self, "dout", dy)
