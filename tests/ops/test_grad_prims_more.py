@@ -46,7 +46,7 @@ UNARY = {
     "EluGrad": (lambda x, dy: G.EluGrad()(dy, ops.elu(x)), ops.elu,
                 lambda x, dy: np.where(x > 0, dy, dy * np.exp(x)), (-3, 3)),
     "ReLU6Grad": (lambda x, dy: G.ReLU6Grad()(dy, x), ops.relu6,
-                  lambda x, dy: np.where((x > 0) & (x < 6), dy, 0), (-3, 9)),
+                  lambda x, dy: np.where((x > 0) & (x <= 6), dy, 0), (-3, 9)),
     "HShrinkGrad": (lambda x, dy: G.HShrinkGrad(0.3)(dy, x),
                     lambda t: ops.hardshrink(t, 0.3),
                     lambda x, dy: np.where(np.abs(x) > 0.3, dy, 0), (-1, 1)),
@@ -70,11 +70,14 @@ def test_unary_grad_matches_reference_and_autodiff(name):
 
 
 def test_mindspore_boundaries():
-    # MindSpore 2.7.2: ReLU6Grad passes dy only on (0, 6) (0 at x = 6, where the 2.4 test
-    # expected dy); EluGrad(dy, y) = dy * (y + 1) at y <= 0; a negative lambd is accepted.
+    # MindSpore 2.7.2: ReLU6Grad passes dy on (0, 6] (dy at x = 6, as its 2.4 test expects;
+    # ms.grad of ops.relu6 is 1 there too); EluGrad(dy, y) = dy * (y + 1) at y <= 0; a
+    # negative lambd is accepted.
     dy = Tensor(np.ones(5, np.float32))
     x = Tensor(np.array([-1, 0, 3, 6, 7], np.float32))
-    assert G.ReLU6Grad()(dy, x).asnumpy().tolist() == [0, 0, 1, 0, 0]
+    assert G.ReLU6Grad()(dy, x).asnumpy().tolist() == [0, 0, 1, 1, 0]
+    assert ms.grad(lambda t: ops.relu6(t).sum())(x).asnumpy().tolist() == [0, 0, 1, 1, 0]
+    assert ops.relu6(Tensor(np.array([1e8, 6.5], np.float32))).asnumpy().tolist() == [6, 6]
     y = Tensor(np.array([-0.5, 0, 1, -2, 3], np.float32))
     assert G.EluGrad()(dy, y).asnumpy().tolist() == [0.5, 1, 1, -1, 1]
     assert G.HShrinkGrad(-1.0)(dy, x).asnumpy().tolist() == [1] * 5

@@ -144,11 +144,12 @@ class EluGrad(_ElementwiseGrad):
 
 
 class ReLU6Grad(_ElementwiseGrad):
-    """(dy, x) -> dy where 0 < x < 6, else 0: the gradient of ReLU6."""
+    """(dy, x) -> dy where 0 < x <= 6, else 0: the gradient of ReLU6 (MindSpore's kernel
+    passes the gradient at x == 6)."""
     args = ("y_grad", "x")
 
     def formula(self, dy, x):
-        inside = M.logical_and(M.greater(x, 0.0), M.less(x, 6.0))
+        inside = M.logical_and(M.greater(x, 0.0), M.less_equal(x, 6.0))
         return where(inside, dy, A.zeros_like(dy))
 
 

@@ -103,9 +103,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
 
 
 def relu6(x):
-    """min(max(x, 0), 6)."""
+    """min(max(x, 0), 6), with MindSpore's gradient: 1 for 0 < x <= 6, else 0 (a Minimum would
+    split the gradient at x == 6)."""
     _check_tensor("relu6", "x", x)
-    return M.minimum(N.relu(x), 6.0)
+    return _where(M.greater(x, 6.0), M.add(A.zeros_like(x), 6.0), N.relu(x))
 
 
 def silu(input):  # noqa: A002
