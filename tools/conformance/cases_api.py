@@ -10,6 +10,7 @@ import importlib
 # One topic module a line (tools/conformance/cases_api_<topic>.py).
 _TOPIC_NAMES = (
     "data",
+    "grad_cells",
     "image_cells",
     "index",
     "losses2",

@@ -10,7 +10,7 @@ from minispore.ops import functional as F
 from minispore.ops.autodiff import Tape
 
 
-__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
+__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "VirtualDatasetCellTriple"]
 
 
 def _check_cell(name, arg_name, value, cls=Cell):
@@ -143,3 +143,18 @@ class TrainOneStepCell(Cell):
 
 def _identity(grads):
     return grads
+
+
+class VirtualDatasetCellTriple(Cell):
+    """``VirtualDatasetCellTriple(backbone)(a, b, c)`` = backbone(a, b, c). MindSpore marks
+    three inputs as data-parallel with it for its auto-parallel passes (deprecated there);
+    minispore's parallel passes take the inputs' layout from dataset_strategy / full_batch,
+    so it only forwards them."""
+
+    def __init__(self, backbone):
+        super().__init__(auto_prefix=False)
+        _check_cell("VirtualDatasetCellTriple", "backbone", backbone)
+        self._backbone = backbone
+
+    def construct(self, a, b, c):
+        return self._backbone(a, b, c)
