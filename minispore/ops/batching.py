@@ -33,12 +33,21 @@ class BatchedTensor(Tensor):
     """One slice's view of a batch inside vmap: the shape and dtype of a slice; the values of
     all of them, ``_batched`` (mapped axis first), belong to the level that made it."""
 
-    def __init__(self, level, batched):
+    def __init__(self, level, batched, parameter=None):
         self._level = level
         self._batched = batched
         self._dtype = batched.dtype
         self._data = None
         self._placeholder_dims = None
+        self._parameter = parameter
+
+    @property
+    def mapped_parameter(self):
+        """(Parameter, axis) when this is a Parameter given to vmap as a mapped input: the
+        writes into it (Assign, the optimizer updates) go into that Parameter, each slice into
+        its own; None otherwise (also for a Tensor that became a BatchedTensor by an
+        in-place write, which has no Parameter behind it)."""
+        return self.__dict__.get("_parameter")
 
     @property
     def shape(self):
@@ -71,8 +80,8 @@ class BatchLevel(Interpreter):
     def owns(self, x):
         return type(x) is BatchedTensor and x._level is self
 
-    def wrap(self, batched):
-        return BatchedTensor(self, batched)
+    def wrap(self, batched, parameter=None):
+        return BatchedTensor(self, batched, parameter)
 
     def apply(self, prim, args):
         if not any(self._holds(a) for a in args):
@@ -99,6 +108,11 @@ class BatchLevel(Interpreter):
         return self.apply_below(prim, args)
 
     def check_replace(self, old, new, name):
+        if self.owns(old) and old.mapped_parameter is not None:
+            raise NotImplementedError(
+                f"For '{name}' inside vmap: an in-place write into the mapped Parameter "
+                f"'{old.mapped_parameter[0].name}' through indexing is not implemented in "
+                f"minispore; write it with ops.assign, which reaches every slice.")
         if self.owns(new) and not self.owns(old):
             raise RuntimeError(
                 f"For '{name}' inside vmap, the value written in place differs between the "

@@ -417,20 +417,59 @@ def layer_norm_grad(level, prim, args):
             level.run(math_ops.ReduceSum(), dyb, rows))
 
 
-def parameter_write(level, prim, args):
-    """Assign and the optimizer updates write into a Parameter: refused inside vmap."""
+def parameter_write(level, prim, args, why="the Parameter written is not a mapped input"):
+    """A write of per-slice values that cannot land in one Parameter: refused by name."""
     raise NotImplementedError(
-        f"For '{prim.name}' inside vmap: writing per-slice values into a Parameter (a "
-        f"vmap over stacked Parameters, as MindSpore's model ensembling does with its "
-        f"optimizers) is not implemented in minispore; call '{prim.name}' outside vmap.")
+        f"For '{prim.name}' inside vmap: writing per-slice values into a Parameter is "
+        f"implemented for Parameters given to vmap as mapped inputs (with in_axes 0 for the "
+        f"optimizer updates and unmapped hyperparameters), but {why}.")
+
+
+def assign(level, prim, args):
+    """Assign(variable, value) into a Parameter given to vmap as a mapped input: the whole
+    batch of values, the mapped axis put back where it was, into the Parameter at once."""
+    variable, value = args
+    target = variable.mapped_parameter if level.owns(variable) else None
+    if target is None:
+        return parameter_write(level, prim, args)
+    param, axis = target
+    full = _full(level, value, variable.ndim)
+    back = full if axis == 0 else level.run(
+        array_ops.Transpose(), full, tuple(range(1, axis + 1)) + (0,)
+        + tuple(range(axis + 1, full.ndim)))
+    level.run(prim, param, back)
+    variable._batched = param if axis == 0 else full     # fn reads the new value next
+    return variable._batched
+
+
+def optimizer_update(level, prim, args):
+    """An optimizer update (elementwise over the Parameter, hyperparameters shared) of
+    Parameters given to vmap as mapped inputs on axis 0: one update of the stacked Parameters
+    with the batch of gradients, each slice its own."""
+    names = prim.tensor_args + prim.scalar_args
+    new = []
+    for name, a in zip(names, args):
+        if name == "gradient":
+            new.append(_full(level, a, a.ndim))       # a shared gradient: copied per slice
+        elif name in prim.tensor_args:
+            target = a.mapped_parameter if level.owns(a) else None
+            if name in prim.free_args or target is None or target[1] != 0:
+                return parameter_write(level, prim, args,
+                                       f"'{name}' is not a Parameter mapped on axis 0")
+            new.append(target[0])
+        elif level.owns(a):
+            return parameter_write(level, prim, args, f"the hyperparameter '{name}' is mapped")
+        else:
+            new.append(a)
+    return level.run(prim, *new)
 
 
 RULES = {
     array_ops.Reshape: reshape_like,
     array_ops._ReshapeLike: reshape_like,       # ExpandDims, Squeeze, Flatten
     array_ops.Transpose: transpose,
-    array_ops.Assign: parameter_write,
-    optim_ops._ApplyUpdate: parameter_write,
+    array_ops.Assign: assign,
+    optim_ops._ApplyUpdate: optimizer_update,
     math_ops._Reduce: axis_arg,                # ReduceSum, ReduceMean, ReduceMax, ReduceMin
     math_ops.Argmax: axis_attr,
     math_ops.BroadcastTo: broadcast_to,

@@ -290,3 +290,59 @@ def test_writes_of_per_slice_values_are_refused():
         return x
     with pytest.raises(RuntimeError, match="the Tensor written into is not mapped"):
         ops.vmap(write)(_rand(B, 3))
+
+
+def _stacked_state(*names, shape=(B, 3, 2)):
+    return [Parameter(Tensor(RNG.uniform(0.1, 1.0, shape).astype(np.float32)), name=n)
+            for n in names]
+
+
+def test_optimizer_updates_of_mapped_parameters_update_each_slice():
+    """MindSpore's model ensembling: stacked Parameters mapped on axis 0 and updated inside
+    vmap (an _ApplyUpdate primitive, and a composite update that assigns) equal the update of
+    each slice on its own."""
+    grad = Tensor(RNG.standard_normal((B, 3, 2)).astype(np.float32))
+    hyper = [Tensor(np.float32(v)) for v in (0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)]
+
+    def adam(var, m, v, g):
+        return ops.Adam()(var, m, v, *hyper, g)
+
+    def amsgrad(var, m, v, vhat, g):
+        return ops.ApplyAdamWithAmsgrad()(var, m, v, vhat, *hyper[:3], g)
+    for update, names in ((adam, "var m v"), (amsgrad, "var m v vhat")):
+        state = _stacked_state(*names.split())
+        alone = [Parameter(Tensor(p.asnumpy()[i]), name=f"{p.name}{i}")
+                 for i in range(B) for p in state]
+        counter = CallCounter()
+        with counter:
+            ops.vmap(update, in_axes=(0,) * len(state) + (0,))(*state, grad)
+        assert counter.calls[{"adam": "Adam", "amsgrad": "Assign"}[update.__name__]] == \
+            {"adam": 1, "amsgrad": len(state)}[update.__name__]
+        k = len(state)
+        for i in range(B):
+            update(*alone[i * k:(i + 1) * k], Tensor(grad.asnumpy()[i]))
+            for j, p in enumerate(state):
+                np.testing.assert_allclose(p.asnumpy()[i], alone[i * k + j].asnumpy(),
+                                           rtol=1e-6, err_msg=f"{update.__name__} {p.name}")
+
+
+def test_assign_into_a_parameter_mapped_on_another_axis():
+    p = Parameter(Tensor(np.zeros((3, B))), name="p")
+    x = _rand(B, 3)
+    ops.vmap(lambda q, v: ops.assign(q, v * 2), in_axes=(1, 0))(p, x)
+    np.testing.assert_array_equal(p.asnumpy(), x.asnumpy().T * 2)
+
+
+def test_writes_that_cannot_reach_one_parameter_are_refused():
+    (var, accum), grad = _stacked_state("var", "accum"), _rand(B, 3, 2, dtype=np.float32)
+    lr = Tensor(np.full(B, 0.1, np.float32))
+    with pytest.raises(NotImplementedError, match="the hyperparameter 'learning_rate' is "
+                                                  "mapped"):
+        ops.vmap(lambda v, a, g, r: ops.ApplyMomentum()(v, a, r, g, 0.9))(var, accum, grad, lr)
+    moved = Parameter(Tensor(np.zeros((3, B, 2), np.float32)), name="moved")
+    with pytest.raises(NotImplementedError, match="'variable' is not a Parameter mapped on "
+                                                  "axis 0"):
+        ops.vmap(lambda v, a, g: ops.ApplyMomentum()(v, a, 0.1, g, 0.9),
+                 in_axes=(1, 0, 0))(moved, accum, grad)
+    with pytest.raises(NotImplementedError, match="through indexing"):
+        ops.vmap(lambda v: v.__setitem__(0, 1.0))(var)

@@ -26,6 +26,7 @@ import traceback
 
 import numpy as np
 
+from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.ops.batching import BatchLevel, MappedValueError
 from minispore.ops.function.composite_func import stack
@@ -159,8 +160,10 @@ def vmap(fn, in_axes=0, out_axes=0):
         if ensemble:
             return _each_slice(lambda i: fn[i], args, mapped_leaves, size, out_axes)
         level = BatchLevel(size)
-        mapped_inputs = iter([x if a is None else level.wrap(_moved_to_front(x, a))
-                              for x, a in mapped_leaves])
+        # a mapped Parameter stays known, so the writes into it land in it
+        mapped_inputs = iter([x if a is None else level.wrap(
+            _moved_to_front(x, a), (x, a) if isinstance(x, Parameter) else None)
+            for x, a in mapped_leaves])
         call_args = _rebuild(list(args), mapped_inputs)
         try:
             with level:

@@ -342,6 +342,10 @@ class Assign(Primitive):
     side_effect = True    # writes `variable` in place: graphs keep and order it
 
     def __call__(self, variable, value):
+        if getattr(variable, "mapped_parameter", None) is not None:
+            # a Parameter given to vmap as a mapped input: the batching rule writes every
+            # slice's value into the Parameter itself
+            return super().__call__(variable, value)
         if not isinstance(variable, Parameter):
             if not isinstance(variable, Tensor):
                 raise self.error(f"'variable' must be a Parameter or a Tensor, but got "

@@ -61,6 +61,10 @@ class _ApplyUpdate(Primitive):
     redirectable = True
 
     def __call__(self, *args):
+        if getattr(args[0], "mapped_parameter", None) is not None:
+            # inside vmap, Parameters given as mapped inputs: the batching rule updates them
+            super().__call__(*args)
+            return self._result(args)
         if not isinstance(args[0], Parameter):
             raise self.error(f"'{self.tensor_args[0]}' must be a Parameter, but got "
                              f"{type(args[0]).__name__}.", TypeError)
