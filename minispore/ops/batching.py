@@ -15,6 +15,10 @@ The rules are in ops/batching_rules.py, one table from operator class to rule; a
 whose sharding rule is elementwise batches elementwise, which is the same fact. An operator
 without a rule runs once per slice and the results are stacked (MindSpore's general vmap
 rule), with a warning naming it the first time.
+
+A Parameter given to vmap as a mapped input stays known (`mapped_parameter`): Assign and the
+optimizer updates write every slice's value into it, as MindSpore's model ensembling does;
+a write that cannot land in one Parameter is refused by name.
 """
 from minispore.common.context import Interpreter
 from minispore.common.tensor import Tensor
