@@ -22,7 +22,7 @@ a write that cannot land in one Parameter is refused by name.
 """
 from minispore.common.context import Interpreter
 from minispore.common.tensor import Tensor
-from minispore.ops.batching_rules import loop, rule_of
+from minispore.ops.batching_rules import loop, rule_of, write_into_parameter
 
 
 class MappedValueError(RuntimeError):
@@ -47,9 +47,9 @@ class BatchedTensor(Tensor):
 
     @property
     def mapped_parameter(self):
-        """(Parameter, axis) when this is a Parameter given to vmap as a mapped input: the
-        writes into it (Assign, the optimizer updates) go into that Parameter, each slice into
-        its own; None otherwise (also for a Tensor that became a BatchedTensor by an
+        """(Parameter, axis) when this is a Parameter given to vmap as a mapped input (or
+        (the outer vmap's mapped Parameter, axis) in a nested vmap): the writes into it
+        (Assign, the optimizer updates) go there, each slice into its own; None otherwise (also for a Tensor that became a BatchedTensor by an
         in-place write, which has no Parameter behind it)."""
         return self.__dict__.get("_parameter")
 
@@ -111,12 +111,13 @@ class BatchLevel(Interpreter):
         """`prim` on `args` (its call's own argument form) on the levels below this one."""
         return self.apply_below(prim, args)
 
-    def check_replace(self, old, new, name):
+    def replace(self, old, new):
+        # an in-place write (an indexed assignment, a Scatter* update) into a mapped Parameter
+        # lands in the Parameter, every slice into its own
         if self.owns(old) and old.mapped_parameter is not None:
-            raise NotImplementedError(
-                f"For '{name}' inside vmap: an in-place write into the mapped Parameter "
-                f"'{old.mapped_parameter[0].name}' through indexing is not implemented in "
-                f"minispore; write it with ops.assign, which reaches every slice.")
+            write_into_parameter(self, old.mapped_parameter, new)
+
+    def check_replace(self, old, new, name):
         if self.owns(new) and not self.owns(old):
             raise RuntimeError(
                 f"For '{name}' inside vmap, the value written in place differs between the "

@@ -432,14 +432,22 @@ def assign(level, prim, args):
     target = variable.mapped_parameter if level.owns(variable) else None
     if target is None:
         return parameter_write(level, prim, args)
+    full = write_into_parameter(level, target, value)
+    variable._batched = target[0] if target[1] == 0 else full    # fn reads the new value next
+    return variable._batched
+
+
+def write_into_parameter(level, target, value):
+    """Every slice of `value` (a slice-shaped value of this level, mapped or shared) into the
+    mapped Parameter `target` = (Parameter, mapped axis); returns the batch written (mapped
+    axis first)."""
     param, axis = target
-    full = _full(level, value, variable.ndim)
+    full = _full(level, value, param.ndim - 1)
     back = full if axis == 0 else level.run(
         array_ops.Transpose(), full, tuple(range(1, axis + 1)) + (0,)
         + tuple(range(axis + 1, full.ndim)))
-    level.run(prim, param, back)
-    variable._batched = param if axis == 0 else full     # fn reads the new value next
-    return variable._batched
+    level.run(array_ops.Assign(), param, back)
+    return full
 
 
 def optimizer_update(level, prim, args):

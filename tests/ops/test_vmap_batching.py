@@ -326,6 +326,20 @@ def test_optimizer_updates_of_mapped_parameters_update_each_slice():
                                            rtol=1e-6, err_msg=f"{update.__name__} {p.name}")
 
 
+def test_nested_vmap_updates_the_parameter_of_the_outer_one():
+    var, accum = _stacked_state("var", "accum", shape=(2, B, 3))
+    grad = Tensor(RNG.standard_normal((2, B, 3)).astype(np.float32))
+    want_var, want_accum = var.asnumpy().copy(), accum.asnumpy().copy()
+    want_accum = want_accum * 0.9 + grad.asnumpy()
+    want_var = want_var - 0.1 * want_accum
+
+    def step(v, a, g):
+        return ops.ApplyMomentum()(v, a, 0.1, g, 0.9)
+    ops.vmap(ops.vmap(step))(var, accum, grad)
+    np.testing.assert_allclose(accum.asnumpy(), want_accum, rtol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), want_var, rtol=1e-6)
+
+
 def test_assign_into_a_parameter_mapped_on_another_axis():
     p = Parameter(Tensor(np.zeros((3, B))), name="p")
     x = _rand(B, 3)
@@ -344,5 +358,22 @@ def test_writes_that_cannot_reach_one_parameter_are_refused():
                                                   "axis 0"):
         ops.vmap(lambda v, a, g: ops.ApplyMomentum()(v, a, 0.1, g, 0.9),
                  in_axes=(1, 0, 0))(moved, accum, grad)
-    with pytest.raises(NotImplementedError, match="through indexing"):
-        ops.vmap(lambda v: v.__setitem__(0, 1.0))(var)
+
+
+def test_in_place_writes_into_a_mapped_parameter_land_in_it():
+    (var,) = _stacked_state("var")
+    before = var.asnumpy().copy()
+
+    def write(v):
+        v[0] = v[1] * 2
+        return v
+    out = ops.vmap(write)(var)
+    before[:, 0] = before[:, 1] * 2
+    np.testing.assert_allclose(var.asnumpy(), before, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), before, rtol=1e-6)
+    (table,) = _stacked_state("table")
+    rows = Tensor(np.array([[2], [0]], np.int32))
+    before = table.asnumpy().copy()
+    ops.vmap(lambda t: ops.scatter_nd_add(t, rows, Tensor(np.ones((2, 2), np.float32))))(table)
+    before[:, [2, 0]] += 1
+    np.testing.assert_allclose(table.asnumpy(), before, rtol=1e-6)

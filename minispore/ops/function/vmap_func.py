@@ -88,6 +88,10 @@ def _slice(x, axis, i):
     return x[(slice(None),) * axis + (i,)]
 
 
+def _writable(x):
+    return isinstance(x, Parameter) or getattr(x, "mapped_parameter", None) is not None
+
+
 def _moved_to_front(x, axis):
     if axis == 0:
         return x
@@ -160,9 +164,10 @@ def vmap(fn, in_axes=0, out_axes=0):
         if ensemble:
             return _each_slice(lambda i: fn[i], args, mapped_leaves, size, out_axes)
         level = BatchLevel(size)
-        # a mapped Parameter stays known, so the writes into it land in it
+        # a mapped Parameter (or an outer vmap's mapped Parameter) stays known, so the writes
+        # into it land in it
         mapped_inputs = iter([x if a is None else level.wrap(
-            _moved_to_front(x, a), (x, a) if isinstance(x, Parameter) else None)
+            _moved_to_front(x, a), (x, a) if _writable(x) else None)
             for x, a in mapped_leaves])
         call_args = _rebuild(list(args), mapped_inputs)
         try:
