@@ -5,7 +5,6 @@ as zeros."""
 import logging
 
 import numpy as np
-import pytest
 
 import minispore as ms
 from minispore import Tensor, nn, ops
@@ -31,17 +30,14 @@ def test_grad_through_a_jit_function(caplog):
     assert after["compiles"] == before["compiles"] + 1 and after["hits"] == before["hits"] + 1
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
-def test_vjp_of_a_graph_mode_cell(graph_mode):
+def test_vjp_of_a_graph_mode_cell():
     class Squash(nn.Cell):
         def construct(self, y):
             return ops.tanh(y)
-    out, vjp_fn = ops.vjp(Squash(), X)
-    (got,) = vjp_fn(Tensor(np.array([1.0, 2.0], np.float32)))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        out, vjp_fn = ops.vjp(Squash(), X)
+        (got,) = vjp_fn(Tensor(np.array([1.0, 2.0], np.float32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(got.asnumpy(), DTANH * [1, 2], rtol=1e-6)

@@ -24,15 +24,19 @@ def _ones_like(out):
     return tuple(F.ones_like(o) for o in out) if isinstance(out, tuple) else F.ones_like(out)
 
 
-class Vjp(Cell):
-    """``Vjp(fn)(*inputs, v)`` -> (fn(*inputs), v . J): the gradients of fn's outputs weighted
-    by `v` (a tuple when fn returns several), one Tensor for a single input, else a tuple."""
+class _Product(Cell):
+    """Holds `fn` and the GradOperation(get_all=True, sens_param=True) both products use."""
 
     def __init__(self, fn):
         super().__init__()
-        _check_fn("Vjp", fn)
+        _check_fn(type(self).__name__, fn)
         self.fn = fn
         self.grad = GradOperation(get_all=True, sens_param=True)
+
+
+class Vjp(_Product):
+    """``Vjp(fn)(*inputs, v)`` -> (fn(*inputs), v . J): the gradients of fn's outputs weighted
+    by `v` (a tuple when fn returns several), one Tensor for a single input, else a tuple."""
 
     def construct(self, *args):
         inputs, v = args[:-1], args[-1]
@@ -41,15 +45,9 @@ class Vjp(Cell):
         return output, grads[0] if len(inputs) == 1 else grads
 
 
-class Jvp(Cell):
+class Jvp(_Product):
     """``Jvp(fn)(*inputs, v)`` -> (fn(*inputs), J . v): `v` holds one tangent per input (a
     Tensor for a single input, else a tuple); the product is shaped like fn's outputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        _check_fn("Jvp", fn)
-        self.fn = fn
-        self.grad_u = GradOperation(get_all=True, sens_param=True)
 
     def construct(self, *args):
         inputs, v = args[:-1], args[-1]
@@ -58,7 +56,7 @@ class Jvp(Cell):
             raise ValueError(f"For 'Jvp', 'v' holds {len(tangents)} tangents for "
                              f"{len(inputs)} inputs.")
         output = self.fn(*inputs)
-        vjp = GradOperation(get_all=True, sens_param=True)(self.fn)
+        vjp = self.grad(self.fn)
         several = isinstance(output, tuple)
 
         def vjp_of_u(*us):
@@ -66,7 +64,7 @@ class Jvp(Cell):
 
         # d/du <J^T u, v> = J v: the sensitivity of vjp_of_u's outputs is v
         us = _ones_like(output) if several else (_ones_like(output),)
-        products = self.grad_u(vjp_of_u)(*us, tangents)
+        products = self.grad(vjp_of_u)(*us, tangents)
         return output, products if several else products[0]
 
 
