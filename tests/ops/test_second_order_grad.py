@@ -10,6 +10,7 @@ from minispore import Tensor, ops
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.operations.activation_ops import (BiasAddGrad, GeLUGrad, ReluGrad,
                                                      SigmoidGrad, TanhGrad)
+from minispore.ops.operations.conv_ops import AvgPoolGrad
 from tests.ops.harness import check_grad
 
 RNG = np.random.default_rng(0)
@@ -34,6 +35,15 @@ def _positive(shape):
                                          RNG.standard_normal((3, 4)) * 2]),
     ("BiasAddGrad NCHW", BiasAddGrad(), [RNG.standard_normal((2, 3, 4, 2))]),
     ("BiasAddGrad NHWC", BiasAddGrad("NHWC"), [RNG.standard_normal((2, 4, 2, 3))]),
+    ("AvgPoolGrad valid", AvgPoolGrad(3, 2), [RNG.standard_normal((2, 2, 7, 7)),
+                                              RNG.standard_normal((2, 2, 3, 3)),
+                                              RNG.standard_normal((2, 2, 3, 3))]),
+    ("AvgPoolGrad same", AvgPoolGrad(3, 2, "same"), [RNG.standard_normal((1, 2, 6, 5)),
+                                                     RNG.standard_normal((1, 2, 3, 3)),
+                                                     RNG.standard_normal((1, 2, 3, 3))]),
+    ("AvgPoolGrad pad counted", AvgPoolGrad(2, 1, "pad", pad=1, count_include_pad=True),
+     [RNG.standard_normal((1, 1, 4, 4)), RNG.standard_normal((1, 1, 5, 5)),
+      RNG.standard_normal((1, 1, 5, 5))]),
     ("SquareGrad", G.SquareGrad(), [RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))]),
     ("AbsGrad", G.AbsGrad(), [_away_from_zero((3, 4)), RNG.standard_normal((3, 4))]),
     ("SqrtGrad", G.SqrtGrad(), [_positive((3, 4)), RNG.standard_normal((3, 4))]),

@@ -8,9 +8,9 @@ from minispore.ops import sharding_nn as rules
 from minispore.ops.kernel_registry import kernel
 from minispore import device
 from minispore.common.symbolic import SymDim
-from minispore.ops.operations._base import (check_dtype, check_same_dtype, check_tensor,
-                                            contiguous, dims_equal, float_dtypes,
-                                            shapes_equal)
+from minispore.ops.operations._base import (cached_op, check_dtype, check_same_dtype,
+                                            check_tensor, contiguous, dims_equal,
+                                            float_dtypes, shapes_equal)
 from minispore.ops.operations.array_ops import c_strides, strided_copy
 from minispore.ops.primitive import Aval, Primitive
 
@@ -481,6 +481,11 @@ class AvgPoolGrad(_Pool2DGrad):
     """dx: each dout spread evenly over its window's counted cells."""
 
     writes_out = True
+
+    def bprop(self, inputs, out, dout):
+        # linear in dout, and its transpose is the average pooling itself (each window sums
+        # its counted cells and divides by the same count); x and out only give shapes
+        return None, None, cached_op(AvgPool, **self._kwargs)(dout)
 
     def impl(self, x, y, dout, out=None):
         pads, _, _ = self._geometry(x.shape)
