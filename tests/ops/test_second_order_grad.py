@@ -64,6 +64,15 @@ def test_backward_operators_bprop_matches_finite_differences(name, op, arrays):
     check_grad(lambda *ts: op(*ts), arrays)
 
 
+@pytest.mark.parametrize("plane_offsets", [False, True])
+def test_max_pool_grad_with_argmax_bprop_matches_finite_differences(plane_offsets):
+    x = Tensor(RNG.standard_normal((2, 3, 6, 6)))
+    _, argmax = ops.MaxPoolWithArgmaxV2(2, 2)(x) if not plane_offsets else \
+        ops.MaxPoolWithArgmax(2, 2)(x)
+    op = ops.MaxPoolGradWithArgmax(plane_offsets)
+    check_grad(lambda d: op(x, d, argmax), [RNG.standard_normal((2, 3, 3, 3))])
+
+
 X = Tensor(np.array([0.5, -1.0], np.float32))
 C = Tensor(np.array([1.0, 3.0], np.float32))
 

@@ -9,7 +9,9 @@ from minispore.ops import sharding_nn as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_dtype, check_tensor, contiguous,
                                             shapes_equal)
+from minispore.ops.operations.array_ops import Reshape
 from minispore.ops.operations.conv_ops import _check_4d, _pair, _Pool2D
+from minispore.ops.operations.scatter_ops import GatherD
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["MaxPoolWithArgmax", "MaxPoolWithArgmaxV2", "MaxPoolGradWithArgmax"]
@@ -141,10 +143,19 @@ class MaxPoolGradWithArgmax(Primitive):
     """``MaxPoolGradWithArgmax(plane_offsets)(x, dout, argmax) -> dx``: dx zero but for
     dout[n, c, y, x] added at argmax[n, c, y, x], an index into the (H, W) plane of (n, c), or
     with plane_offsets into sample n's (C, H, W) (MaxPoolWithArgmax's indices)."""
-    no_bprop_reason = "a second-order gradient through this backward operator is not implemented"
-
     float16_in_float32 = True
     sharding_rule = rules.pool_argmax
+
+    def bprop(self, inputs, out, dout):
+        # linear in dout: its transpose reads the cotangent at each argmax (a GatherD over the
+        # rows the kernel scattered into); x only gives the shape, argmax is an index
+        x, d, argmax = inputs
+        n, c, h, w = x.shape
+        rows = (n, c * h * w) if self.plane_offsets else (n * c, h * w)
+        flat = cached_op(Reshape)(dout, rows)
+        index = cached_op(Reshape)(argmax, (rows[0], -1))
+        picked = cached_op(GatherD)(flat, 1, index)
+        return None, cached_op(Reshape)(picked, tuple(d.shape)), None
 
     def __init__(self, plane_offsets):
         super().__init__()
