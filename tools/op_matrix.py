@@ -282,7 +282,9 @@ def rows():
         if not has_bprop_or_opt_out(cls):
             bprop = "MISSING"
         else:
-            bprop = "y" if overrides(cls, "bprop") else "n/a"
+            # "none": differentiable but without a bprop (no_bprop_reason); a gradient raises
+            bprop = ("y" if overrides(cls, "bprop") else
+                     "n/a" if cls.differentiable is False else "none")
         sharding = sharding_status(cls)
         tested = "y" if is_tested(name, functional.get(name, ()), text) else "n"
         yield name, cpu, cuda, bprop, sharding, tested
