@@ -1,7 +1,7 @@
 """Run under real MindSpore 2.7.2 (the oracle venv, from /tmp) to print the values that
 tests/nn/test_product_cells.py records (nn.Jvp, nn.Vjp, nn.ParameterUpdate)."""
 import numpy as np, mindspore as ms
-from mindspore import nn, Tensor, ops
+from mindspore import nn, Tensor
 class Net(nn.Cell):
     def construct(self, x, y):
         return x**3 + y
