@@ -335,8 +335,8 @@ def batch_norm(level, prim, args):
     saved_rstd) in NCHW: every slice's channels side by side ((B, N, C, ...) -> (N, B·C,
     ...)) and the per-channel inputs (B·C,), so each slice keeps its own statistics in
     training and its own parameters where they are mapped; the per-channel outputs come back
-    (B, C). The moving statistics a training BatchNorm writes are Parameter writes, which
-    vmap refuses (parameter_write)."""
+    (B, C). The moving statistics a training BatchNorm writes land in their Parameters when
+    those are mapped inputs of vmap (assign); shared ones are refused (parameter_write)."""
     n_full = 2 if isinstance(prim, norm_ops.BatchNormGrad) else 1   # per-example inputs
     x = args[n_full - 1]
     if prim.data_format != "NCHW" or x.ndim < 2:
