@@ -67,8 +67,9 @@ def _output_size(name, sizes, output_size, output_ratio):
 def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio,  # noqa: A002
                          return_indices, samples):
     if not isinstance(input, Tensor) or input.ndim not in (nd + 1, nd + 2):
+        got = tuple(input.shape) if isinstance(input, Tensor) else repr(input)
         raise ValueError(f"For '{name}', the input must be a {nd + 1}-D or {nd + 2}-D Tensor, "
-                         f"but got {tuple(input.shape) if isinstance(input, Tensor) else input!r}.")
+                         f"but got {got}.")
     x = input if input.ndim == nd + 2 else A.expand_dims(input, 0)
     n, c, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
     kernel = _tuple(name, "kernel_size", kernel_size, int, nd)

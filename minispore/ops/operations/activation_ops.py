@@ -15,7 +15,7 @@ from minispore.ops.operations._base import (HALF_FLOATS, cached_op, check_dtype,
                                             check_same_dtype, check_same_shape, check_tensor,
                                             contiguous, dims_equal)
 from minispore.ops.operations.array_ops import Reshape
-from minispore.ops.operations.math_ops import Add, Exp, Mul, Sub, broadcast_to
+from minispore.ops.operations.math_ops import Add, Exp, Mul, Sub, broadcast_to, product
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["ReLU", "ReluGrad", "Sigmoid", "SigmoidGrad", "Tanh", "TanhGrad", "GeLU", "GeLUGrad", "BiasAdd", "BiasAddReLU", "BiasAddGrad"]
@@ -101,8 +101,8 @@ class SigmoidGrad(_ActivationGrad):
     def bprop(self, inputs, out, dout):
         # d/dy = dy (1 - 2 y), d/d(dy) = y (1 - y)
         y, dy = inputs
-        one_minus_2y = _sub(1, _mul(y, 2))
-        return _mul(dout, dy, one_minus_2y), self(y, dout)
+        one_minus_2y = _sub(1, product(y, 2))
+        return product(dout, dy, one_minus_2y), self(y, dout)
 
 
 class Tanh(_Activation):
@@ -120,7 +120,7 @@ class TanhGrad(_ActivationGrad):
     def bprop(self, inputs, out, dout):
         # d/dy = -2 y dy, d/d(dy) = 1 - y^2
         y, dy = inputs
-        return _mul(dout, dy, y, -2), self(y, dout)
+        return product(dout, dy, y, -2), self(y, dout)
 
 
 def _check_approximate(name, approximate):
@@ -160,7 +160,7 @@ class GeLUGrad(_ActivationGrad):
     def bprop(self, inputs, out, dout):
         # linear in dy; d/dx = dy gelu''(x)
         dy, x = inputs
-        return self(dout, x), _mul(dout, dy, _gelu_second_derivative(x, self.approximate))
+        return self(dout, x), product(dout, dy, _gelu_second_derivative(x, self.approximate))
 
 
 def _gelu_second_derivative(x, approximate):
@@ -168,20 +168,13 @@ def _gelu_second_derivative(x, approximate):
     t = tanh(u), u = c (x + a x^3): (1 - t^2) (u' + x u'' / 2 - x t u'^2)."""
     x2 = cached_op(Mul)(x, x)
     if approximate == "none":
-        phi = _mul(cached_op(Exp)(_mul(x2, -0.5)), 1 / math.sqrt(2 * math.pi))
-        return _mul(phi, _sub(2, x2))
+        phi = product(cached_op(Exp)(product(x2, -0.5)), 1 / math.sqrt(2 * math.pi))
+        return product(phi, _sub(2, x2))
     c, a = math.sqrt(2 / math.pi), 0.044715
-    t = cached_op(Tanh)(_mul(_add(x, _mul(x2, x, a)), c))
-    du = _mul(_add(_mul(x2, 3 * a), 1), c)
-    terms = _sub(_add(du, _mul(x, 3 * a * c, x)), _mul(x, t, du, du))
-    return _mul(_sub(1, cached_op(Mul)(t, t)), terms)
-
-
-def _mul(*xs):
-    out = xs[0]
-    for x in xs[1:]:
-        out = cached_op(Mul)(out, x)
-    return out
+    t = cached_op(Tanh)(product(_add(x, product(x2, x, a)), c))
+    du = product(_add(product(x2, 3 * a), 1), c)
+    terms = _sub(_add(du, product(x, 3 * a * c, x)), product(x, t, du, du))
+    return product(_sub(1, cached_op(Mul)(t, t)), terms)
 
 
 def _add(x, y):

@@ -195,7 +195,8 @@ class Geqrf(Primitive):
     y's diagonal, the reflectors' essential parts below, tau (..., min(m, n)) their
     coefficients, so Q = H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^T with v_i = (0, .., 1,
     y[i+1:, i]). Eigen's/LAPACK's reflector signs (see kernels/householder.py).
-    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient through it raises).
+    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient
+    through it raises).
 
     >>> import numpy as np, minispore as ms
     >>> y, tau = ms.ops.Geqrf()(ms.Tensor(np.array([[3., 1.], [4., 2.]])))
@@ -227,7 +228,8 @@ class Qr(Primitive):
     columns (..., m, p), r upper triangular (..., p, n), p = min(m, n); with full_matrices q is
     (..., m, m) and r (..., m, n). Eigen's HouseholderQR, as MindSpore's CPU kernel, so r's
     diagonal has LAPACK's signs (negative for a positive leading entry).
-    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient through it raises).
+    x: float16 (through float32)/float32/float64. No gradient (as MindSpore's: a gradient
+    through it raises).
 
     >>> import numpy as np, minispore as ms
     >>> q, r = ms.ops.Qr()(ms.Tensor(np.array([[3., 1.], [4., 2.]])))

@@ -565,7 +565,8 @@ class DynamicBroadcastTo(BroadcastTo):
 # -- second-order gradients of the fused backward kernels that need the arithmetic above -----
 # (_math_grad_ops holds the kernels and is imported here, so their bprops live here; the
 # others, SquareGrad, AbsGrad, Maximum/MinimumGrad, close over themselves and live there.)
-def _mul(*xs):
+def product(*xs):
+    """xs[0] * xs[1] * ... as Mul operators (the second-order bprops' products)."""
     out = xs[0]
     for x in xs[1:]:
         out = cached_op(Mul)(out, x)
@@ -578,16 +579,16 @@ def _pow_grad_x_bprop(self, inputs, out, dout):
     # constant exponent, whose term would take the log of a negative base)
     x, y, d = inputs
     y_1 = cached_op(Sub)(y, 1)
-    return (lambda: sum_to_shape(G.pow_grad_x(x, y_1, _mul(dout, d, y)), x.shape),
-            lambda: sum_to_shape(_mul(dout, d, cached_op(Pow)(x, y_1),
-                                      cached_op(Add)(_mul(y, cached_op(Log)(x)), 1)), y.shape),
+    return (lambda: sum_to_shape(G.pow_grad_x(x, y_1, product(dout, d, y)), x.shape),
+            lambda: sum_to_shape(product(dout, d, cached_op(Pow)(x, y_1),
+                                      cached_op(Add)(product(y, cached_op(Log)(x)), 1)), y.shape),
             lambda: sum_to_shape(G.pow_grad_x(x, y, dout), d.shape))
 
 
 def _pow_grad_y_bprop(self, inputs, out, dout):
     # f = d * p * ln x (0 where x == 0), p = x^y: df/dx = d * p / x, df/dp = d * ln x
     x, p, d = inputs
-    return (lambda: sum_to_shape(cached_op(RealDiv)(_mul(dout, d, p), x), x.shape),
+    return (lambda: sum_to_shape(cached_op(RealDiv)(product(dout, d, p), x), x.shape),
             lambda: sum_to_shape(G.pow_grad_y(x, d, dout), p.shape),
             lambda: sum_to_shape(G.pow_grad_y(x, p, dout), d.shape))
 
@@ -595,13 +596,13 @@ def _pow_grad_y_bprop(self, inputs, out, dout):
 def _sqrt_grad_bprop(self, inputs, out, dout):
     # f = d / (2 s): df/ds = -d / (2 s^2) = -f / s, df/dd = 1 / (2 s)
     s, d = inputs
-    return (cached_op(Neg)(cached_op(RealDiv)(_mul(out, dout), s)), G.sqrt_grad(s, dout))
+    return (cached_op(Neg)(cached_op(RealDiv)(product(out, dout), s)), G.sqrt_grad(s, dout))
 
 
 def _rsqrt_grad_bprop(self, inputs, out, dout):
     # f = -d r^3 / 2: df/dr = -3 d r^2 / 2, df/dd = -r^3 / 2
     r, d = inputs
-    return (_mul(dout, d, r, r, -1.5), G.rsqrt_grad(r, dout))
+    return (product(dout, d, r, r, -1.5), G.rsqrt_grad(r, dout))
 
 
 G.PowGradX.bprop = _pow_grad_x_bprop
