@@ -176,6 +176,11 @@ def destroy(name):
 
 # -- fault behaviour -----------------------------------------------------------------------
 def _report_and_abort(exc_type, exc, tb, where=""):
+    failed = _failed_mpi_call(exc)
+    if failed and STATE.cluster is not None:
+        # MPI saw a peer's connection break; the scheduler's word says which worker and host
+        # was lost (MPI's own error names neither), so it gets the first say.
+        STATE.cluster[1].await_reason(failed)
     rank = STATE.world.rank if STATE.world else "?"
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     prefix = f"[rank {rank}{where}] "
@@ -191,6 +196,25 @@ def _report_and_abort(exc_type, exc, tb, where=""):
     # is torn down; without a pause the traceback was sometimes lost (seen in CI).
     time.sleep(0.5)
     STATE.abort(1)
+
+
+def _failed_mpi_call(exc):
+    """'MPI <call> failed (<MPI's error class>)' when `exc` is, or was raised while handling
+    or from, an MPI error (mpi4py raises them: its communicators return errors rather than
+    abort); None otherwise."""
+    error_type = mpi().Exception
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, error_type):
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            call = tb.tb_frame.f_code.co_name.rsplit(".", 1)[-1] if tb else "call"
+            reason = exc.Get_error_string().split(",", 1)[0].splitlines()[0]
+            return f"MPI {call} failed ({reason})"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def install_abort_hooks():

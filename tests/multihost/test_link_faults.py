@@ -5,9 +5,15 @@ taken down mid-step ends the job, the watchdog naming the rank that vanished and
 (minispore/communication/watch/beacon.py) well before MS_COMM_TIMEOUT; a host whose processes are
 all killed ends the job, the report naming that host.
 
+A survivor's MPI layer may see the dead peer (a broken connection) before the scheduler's word
+arrives: the survivor then waits for that word (communication/cluster/cluster_worker.py) instead
+of MPICH's default fatal handler ending it without a reason.
+
 Each test puts the link back as it was, pass or fail (the hosts are shared by the session).
 """
+import os
 import re
+import signal
 import subprocess
 import time
 
@@ -138,3 +144,55 @@ def test_a_hosts_processes_killed_end_the_job_naming_the_host(hosts, job_folder)
                      r"script", logs["scheduler"])
     assert lost, logs["scheduler"]
     assert f"the job is aborting: worker (rank {lost.group(1)}, host node1" in logs["node0"]
+
+
+def _process_tree(pid):
+    """pid and every process descended from it."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    tree, todo = [], [pid]
+    while todo:
+        tree.append(todo.pop())
+        todo.extend(children.get(tree[-1], []))
+    return tree
+
+
+def _signal_tree(pid, number):
+    for member in _process_tree(pid):
+        try:
+            os.kill(member, number)
+        except ProcessLookupError:
+            pass
+
+
+def test_an_mpi_error_seen_before_the_schedulers_word_still_ends_naming_the_host(
+        hosts, job_folder):
+    """The race a killed host starts, forced: the scheduler is stopped (SIGSTOP) while node1's
+    processes die, so the survivor's MPI call fails (the connection to node1 broke) long before
+    the scheduler can say why. The survivor must wait for the scheduler's reason, not be ended
+    by MPICH (status 143, no reason: seen in CI when the two raced)."""
+    job = SteadyJob(hosts, job_folder, "ms_role")
+    job.wait_for_steps(3)
+    scheduler = job.procs["scheduler"].pid
+    _signal_tree(scheduler, signal.SIGSTOP)
+    try:
+        hosts[1].kill_all(keep_anchor=True)
+        give_up = time.monotonic() + HARD_TIMEOUT_S
+        while "waiting for the scheduler's reason" not in job.logs()["node0"]:
+            assert job.procs["node0"].poll() is None, job.report()
+            assert time.monotonic() < give_up, job.report()
+            time.sleep(0.1)
+    finally:
+        _signal_tree(scheduler, signal.SIGCONT)
+    status = job.wait(["scheduler", "node0"])
+    assert status == {"scheduler": 1, "node0": 1}, f"{status}{job.report()}"
+    node0 = job.logs()["node0"]
+    assert re.search(r"MPI \w+ failed \(.+\); waiting for the scheduler's reason", node0), node0
+    assert "the job is aborting: worker (rank " in node0 and ", host node1" in node0, node0

@@ -33,6 +33,9 @@ from minispore.communication.state import STATE, mpi
 
 RETRY_INTERVAL = 0.2        # between attempts to reach a scheduler that is not up yet
 HANDSHAKE_TIMEOUT = 30.0    # a scheduler answers hello at once; silence means something else
+# How long a worker whose MPI call failed waits for the scheduler's word on a lost peer: the
+# scheduler sees a dead worker's connection close at once, a silent host within its heartbeat.
+REASON_GRACE_S = 10.0
 ABORT_STATUS = 1
 
 
@@ -165,6 +168,16 @@ class SchedulerLink:
         sys.stderr.flush()
         sys.stdout.flush()
         os._exit(ABORT_STATUS)
+
+    def await_reason(self, what):
+        """`what` happened (an MPI call failed: its connection to a peer broke), usually the
+        first sign of a worker the scheduler is about to report lost. Give the scheduler's
+        abort, which names that worker and its host, REASON_GRACE_S to arrive (the watcher
+        thread then ends the process) before the caller reports `what` itself."""
+        sys.stderr.write(f"[{self.who()}] minispore dynamic cluster: {what}; waiting for the "
+                         f"scheduler's reason (up to {REASON_GRACE_S:g} s).\n")
+        sys.stderr.flush()
+        time.sleep(REASON_GRACE_S)
 
     def expect(self, kind):
         """The next message from the scheduler (it must be `kind`)."""
