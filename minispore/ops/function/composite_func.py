@@ -1,6 +1,6 @@
 """Everyday functional operators that are compositions of existing primitives (each of which
 has its CPU and CUDA kernels, bprop and sharding rule): stack, where, clamp/clip, permute,
-swapaxes, argmin, masked_fill, stop_gradient, arange; and ``ops.Stack``."""
+swapaxes, argmin, masked_fill, stop_gradient, depend, arange; and ``ops.Stack``."""
 import numbers
 
 import numpy as np
@@ -10,10 +10,11 @@ from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
 from minispore.ops.operations.array_ops import StopGradient
+from minispore.ops.operations.grad_hook_ops import Depend
 from minispore.ops.operations.math_ops import Select
 
 __all__ = ["stack", "Stack", "where", "clamp", "clip", "permute", "swapaxes", "argmin",
-           "masked_fill", "stop_gradient", "arange"]
+           "masked_fill", "stop_gradient", "depend", "arange"]
 
 
 def _check_tensor(name, arg, x):
@@ -130,6 +131,12 @@ def masked_fill(input_x, mask, value):
 def stop_gradient(x):
     """x, with no gradient flowing back through it."""
     return StopGradient()(x)
+
+
+def depend(value, expr):
+    """`value` once `expr` is computed (ops.Depend): minispore keeps side effects in program
+    order, so this is `value` itself."""
+    return Depend()(value, expr)
 
 
 def arange(start=0, end=None, step=1, dtype=None):

@@ -1,9 +1,9 @@
-"""Identity primitives that act on the backward pass: InsertGradientOf (the gradient passes
-through a user function) and Reusing (MindSpore's marker for a reused cell's inputs, an
-identity here: minispore compiles each call site's graph on its own)."""
+"""Identity primitives: InsertGradientOf (the gradient passes through a user function),
+Reusing (MindSpore's marker for a reused cell's inputs, an identity here: minispore compiles
+each call site's graph on its own) and Depend (MindSpore's ordering edge)."""
 from minispore.ops.operations.array_ops import Identity
 
-__all__ = ["InsertGradientOf", "Reusing"]
+__all__ = ["InsertGradientOf", "Reusing", "Depend"]
 
 
 class InsertGradientOf(Identity):
@@ -23,3 +23,13 @@ class InsertGradientOf(Identity):
 
 class Reusing(Identity):
     """``Reusing()(x)``: x unchanged, the gradient passes through."""
+
+
+class Depend(Identity):
+    """``Depend()(value, expr)``: `value` itself, once `expr` has been computed. MindSpore
+    needs the edge to order a side effect (an Assign) before a read in its graphs; minispore
+    runs and traces side effects in program order, so `expr` is already done and `value`
+    comes back as it is (its gradient untouched, `expr` gets none)."""
+
+    def __call__(self, value, expr):
+        return value
