@@ -10,8 +10,9 @@ from minispore.common.parameter import Parameter, ParameterTuple
 from minispore.common.ps_context import is_role_sched
 from minispore.common.tensor import Tensor
 from minispore.graph.autograph import convert
-from minispore.graph.jit import note_inline_under_tape
+from minispore.graph.jit import note_inline_under_tape, tracing
 from minispore.nn.cell_hooks import HOOK_TABLES, CellHooks
+from minispore.ops.operations.array_ops import Assign
 from minispore.ops.primitive import Primitive, check_place_args
 
 logger = logging.getLogger("minispore")
@@ -80,6 +81,10 @@ class Cell(CellHooks):
         if name in self._cells and value is not None and not isinstance(value, Cell):
             raise TypeError(f"For 'Cell', the type of {name} should be cell, but got "
                             f"{'function' if callable(value) else type(value).__name__}.")
+        if name in self._params and isinstance(value, Tensor) and \
+                not isinstance(value, Parameter):
+            self._write_parameter(name, value)
+            return
         self._unregister(name)
         if isinstance(value, (Parameter, Cell, ParameterTuple)) and name in self.__dict__:
             object.__delattr__(self, name)
@@ -98,6 +103,15 @@ class Cell(CellHooks):
                 value.set_prim_instance_name(name)
                 self._primitives[name] = value
             object.__setattr__(self, name, value)
+
+    def _write_parameter(self, name, value):
+        """MindSpore's ``self.param = tensor``: a new value for the Parameter (an Assign in a
+        compiled construct, set_data otherwise); the attribute stays the Parameter."""
+        param = self._params[name]
+        if tracing():
+            Assign()(param, value)
+        else:
+            param.set_data(value)
 
     def _unregister(self, name):
         self._params.pop(name, None)
@@ -349,7 +363,11 @@ class Cell(CellHooks):
 
         def call(*a):
             return fn(*a[:n], **dict(zip(names, a[n:])))
-        return cache.call(call, args + tuple(kwargs.values()), (names, self.training),
+        # MindSpore keys a cell's graphs by its `phase` too: a script that changes a flag
+        # construct reads sets another phase to get the other graph (THOR's ModelThor).
+        phase = self.__dict__.get("phase")
+        return cache.call(call, args + tuple(kwargs.values()),
+                          (names, self.training, phase if isinstance(phase, str) else None),
                           self.get_inputs(), prepare)
 
     def _compile_target(self):
