@@ -211,7 +211,7 @@ _ALIASES = {
 }
 
 
-def _check_shape(shape):
+def check_shape(shape):
     if shape is None:
         raise ValueError("For 'initializer', 'shape' must be given unless 'init' is a Tensor.")
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
@@ -232,7 +232,20 @@ def init_array(init, shape, dtype=mstype.float32):
     'he_uniform', 'he_normal', 'truncatedNormal', camelCase forms such as 'heUniform' too) or a
     number (a constant)."""
     dtype = mstype.to_type(dtype)
-    shape = _check_shape(shape)
+    shape = check_shape(shape)
+    init = resolve_initializer(init)
+    arr = np.empty(shape, np.float64)
+    init(arr)
+    return device.asarray(arr.astype(dtype.np_dtype))
+
+
+def resolve_initializer(init):
+    """The Initializer instance `init` names (see init_array).
+
+    Raises:
+        ValueError: an unknown alias string.
+        TypeError: `init` is none of the accepted kinds.
+    """
     if isinstance(init, str):
         cls = _ALIASES.get(init.lower())
         if cls is None:
@@ -248,6 +261,4 @@ def init_array(init, shape, dtype=mstype.float32):
     if not isinstance(init, Initializer):
         raise TypeError(f"For 'initializer', 'init' must be a Tensor, str, number or "
                         f"Initializer, but got {type(init).__name__}.")
-    arr = np.empty(shape, np.float64)
-    init(arr)
-    return device.asarray(arr.astype(dtype.np_dtype))
+    return init

@@ -4,6 +4,7 @@ import numpy as np
 from minispore import device
 from minispore.common import dtype as mstype
 from minispore.common.context import context
+from minispore.common.deferred_init import DeferredTensor, materialize
 from minispore.common.tensor import Tensor
 
 _CTX = context()
@@ -33,10 +34,16 @@ class Parameter(Tensor):
     pipeline_owner = None
     _comm_fusion = 1
     is_param_ps = False     # set_param_ps: this parameter lives on the parameter servers
+    deferred = False        # DeferredParameter: left undrawn by no_init_parameters
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
-        if isinstance(default_input, Tensor):
+        if isinstance(default_input, DeferredTensor):
+            # no_init_parameters: this Parameter stays undrawn too (DeferredParameter)
+            self._dtype, self._placeholder_dims = default_input.dtype, None
+            self._deferred_init = default_input._deferred_init
+            self.__class__ = DeferredParameter
+        elif isinstance(default_input, Tensor):
             if default_input.is_placeholder:
                 raise ValueError(f"For 'Parameter' {name!r}, default_input must have data, "
                                  f"not be a placeholder of shape {list(default_input.shape)}.")
@@ -59,6 +66,11 @@ class Parameter(Tensor):
     @property
     def data(self):
         return self
+
+    @property
+    def has_init(self):
+        """True while no_init_parameters has left the values undrawn."""
+        return self.deferred
 
     @property
     def comm_fusion(self):
@@ -88,13 +100,17 @@ class Parameter(Tensor):
         return super().asnumpy()
 
     def set_data(self, data):
-        """Replace the value (same shape); a Tensor, numpy array or number."""
+        """Replace the value (same shape); a Tensor, numpy array or number. A Parameter left
+        undrawn by no_init_parameters takes it without ever being drawn."""
         arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
         if arr.shape != self.shape and arr.size != 1:
             raise ValueError(f"For Parameter '{self.name}', set_data got shape {arr.shape}, "
                              f"but the parameter's shape is {self.shape}.")
         self._data = device.asarray(np.array(np.broadcast_to(arr, self.shape),
                                              dtype=self._dtype.np_dtype))
+        if self.deferred:
+            del self._deferred_init
+            self.__class__ = Parameter
         return self
 
     def assign_value(self, value):
@@ -123,6 +139,27 @@ class Parameter(Tensor):
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__
+
+
+class DeferredParameter(Parameter):
+    """A Parameter made inside no_init_parameters from initializer(): shape and dtype known,
+    values drawn when first read (or replaced by set_data, a loaded checkpoint, undrawn);
+    it is then a plain Parameter again (common/deferred_init.py)."""
+    deferred = True
+    materialized = Parameter
+
+    @property
+    def shape(self):
+        return self._deferred_init[1]
+
+    def init_data(self):
+        materialize(self)
+        return self
+
+    def __getattr__(self, name):
+        if name == "_data":
+            return materialize(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 class ParameterTuple(tuple):

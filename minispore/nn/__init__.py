@@ -14,5 +14,6 @@ from minispore.nn.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore,  # noq
                                   TopKCategoricalAccuracy, auc, get_metric_fn, get_metrics, names,
                                   rearrange_inputs)
 from minispore.nn.optim import *  # noqa: F401,F403
+from minispore.nn.utils import no_init_parameters  # noqa: F401
 from minispore.nn.wrap import *  # noqa: F401,F403
 from minispore.ops.grad import GradOperation  # noqa: F401

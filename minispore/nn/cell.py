@@ -213,6 +213,15 @@ class Cell(CellHooks):
     def untrainable_params(self, recurse=True):
         return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
 
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """Draw every parameter no_init_parameters left undrawn; {parameter: parameter} for all
+        of them (MindSpore maps each to its replacement; minispore draws in place)."""
+        params = list(self.get_parameters())
+        for param in params:
+            if param.deferred:
+                param.init_data()
+        return {param: param for param in params}
+
     def parameters_dict(self, recurse=True):
         return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
