@@ -42,8 +42,8 @@ from minispore.ops.grad import grad, value_and_grad
 from minispore.ops.jacobian import jacfwd, jacrev
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard
-from minispore.train import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
-                             Model, Profiler, export, load, load_checkpoint,
+from minispore.train import (ConvertModelUtils, ConvertNetUtils, DynamicLossScaleManager,
+                             FixedLossScaleManager, LossScaleManager, Model, Profiler, export, load, load_checkpoint,
                              load_distributed_checkpoint, load_param_into_net,
                              merge_sliced_parameter, save_checkpoint, transform_checkpoints)
 from minispore import amp  # noqa: E402,F401

@@ -22,6 +22,7 @@ from minispore.train.sharded_checkpoints import (load_distributed_checkpoint,
                                                  merge_sharded_checkpoints)
 from minispore.train.transform import transform_checkpoints
 from minispore.parallel.checkpoint import merge_sliced_parameter
+from minispore.train.train_thor import ConvertModelUtils, ConvertNetUtils
 
 __all__ = ["export", "load", "Model", "Callback", "RunContext", "CheckpointConfig", "ModelCheckpoint",
            "EarlyStopping", "History", "LambdaCallback", "LossMonitor", "ProgressBar",
@@ -33,4 +34,5 @@ __all__ = ["export", "load", "Model", "Callback", "RunContext", "CheckpointConfi
            "rearrange_inputs", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
            "load_distributed_checkpoint", "transform_checkpoints", "Profiler",
-           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+           "ConvertNetUtils", "ConvertModelUtils"]

@@ -334,7 +334,7 @@ class Model:
                         element = [_as_tensor(x) for x in element]
                         cb_params.train_dataset_element = element
                         list_callback.on_train_step_begin(run_context)
-                        cb_params.net_outputs = self._train_network(*element)
+                        cb_params.net_outputs = self._train_step(element)
                         list_callback.on_train_step_end(run_context)
                         if run_context.get_stop_requested():
                             break
@@ -353,6 +353,10 @@ class Model:
                 stop = getattr(iterator, "stop", None)
                 if callable(stop):
                     stop()
+
+    def _train_step(self, element):
+        """One training step on a batch (ModelThor switches THOR's flags around it)."""
+        return self._train_network(*element)
 
     # -- evaluation and prediction -----------------------------------------------------------
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):

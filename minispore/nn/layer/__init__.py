@@ -18,3 +18,4 @@ from minispore.nn.layer.pooling_compose import *  # noqa: F401,F403
 from minispore.nn.layer.function_cells import *  # noqa: F401,F403
 from minispore.nn.layer.math_cells import *  # noqa: F401,F403
 from minispore.nn.layer.sparse import *  # noqa: F401,F403
+from minispore.nn.layer.thor_layer import *  # noqa: F401,F403

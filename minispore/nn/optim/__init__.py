@@ -15,3 +15,4 @@ from minispore.nn.optim.optimizer import *  # noqa: F401,F403
 from minispore.nn.optim.rmsprop import *  # noqa: F401,F403
 from minispore.nn.optim.rprop import *  # noqa: F401,F403
 from minispore.nn.optim.sgd import *  # noqa: F401,F403
+from minispore.nn.optim.thor import *  # noqa: F401,F403
