@@ -2,7 +2,6 @@
 import numpy as np
 
 from minispore import device
-from minispore.common import dtype as mstype
 from minispore.common.context import context
 from minispore.common.deferred_init import DeferredTensor, materialize
 from minispore.common.tensor import Tensor
@@ -13,6 +12,12 @@ _CTX = context()
 class TraceError(RuntimeError):
     """A traced program asked for a tensor's value, which does not exist until the graph runs
     (raised by graph's TracedTensor and by a Parameter read while tracing)."""
+
+
+class DataDependentShape(RuntimeError):
+    """A traced operator's output shape depends on its input values (MaskedSelect, Unique,
+    bincount): the graph cannot be built; the compiled call then runs op by op instead
+    (graph/jit.py CompileCache), where MindSpore compiles a dynamic shape."""
 
 
 class Parameter(Tensor):

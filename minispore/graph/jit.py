@@ -12,7 +12,7 @@ import time
 
 from minispore.common.context import context
 from minispore.common.jit_config import note_jit_config
-from minispore.common.parameter import Parameter
+from minispore.common.parameter import DataDependentShape, Parameter
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.graph import dynamic as dynamic_shapes
@@ -38,6 +38,16 @@ def note_inline_under_tape(name):
                        "gradient is recorded: "
                        "it runs eagerly on the gradient's tape (the same values, not compiled) "
                        "so that its operators are differentiated.", name)
+
+
+def note_runs_op_by_op(name, error):
+    """Warn once per function or Cell `name` that it runs op by op: `error` (DataDependentShape)
+    says which operator's output shape depends on values."""
+    if ("op by op", name) not in _INLINE_WARNED:
+        _INLINE_WARNED.add(("op by op", name))
+        logger.warning("'%s' runs op by op (as in PYNATIVE_MODE, the same values) instead of "
+                       "compiled, for this input signature: %s MindSpore compiles such an "
+                       "operator with a dynamic output shape.", name, error)
 
 
 def current_pass_context():
@@ -89,6 +99,9 @@ def _arg_key(a, tensor_key):
     return _static_key(a)
 
 
+_OP_BY_OP = "op by op"   # a signature's entry when its graph cannot be built (see call)
+
+
 class CompileCache:
     """Compiled graphs of one function (or one Cell's construct), keyed by input signature:
     concrete (shape, dtype) of each Tensor argument plus the value of every other argument,
@@ -105,11 +118,14 @@ class CompileCache:
     def info(self):
         return {"compiles": self.compiles, "hits": self.hits, "entries": len(self.entries)}
 
-    def call(self, fn, args, extra_key=(), placeholders=None, prepare=None):
+    def call(self, fn, args, extra_key=(), placeholders=None, prepare=None, eager=None):
         """Run ``fn(*args)`` through its compiled graph (compiling it on a cache miss).
 
         ``prepare(program)`` may add requests (TrainOneStepCell asks for the gradient and the
-        optimizer update) before the passes run.
+        optimizer update) before the passes run. ``eager()`` runs the call op by op: taken,
+        with a warning, for a signature whose graph cannot be built because an operator's
+        output shape depends on values (DataDependentShape), except under operator
+        parallelism, which needs the graph (the error is raised there).
         """
         dynamic = placeholders is not None
         # A graph's constants and kernels belong to one device and one parallel layout: the
@@ -130,6 +146,8 @@ class CompileCache:
                                              else _static_key(a) for a in args)
             bindings = None
         executable = self.entries.get(key)
+        if executable is _OP_BY_OP:
+            return eager()
         if executable is None:
             if dynamic:
                 avals = dynamic_shapes.input_avals(_leaves(placeholders))
@@ -137,7 +155,14 @@ class CompileCache:
                 avals = [Aval(a.shape, a.dtype) for a in logical_args(args, ctx)]
             else:
                 avals = None
-            executable = self._compile(fn, args, avals, prepare, ctx, nested)
+            try:
+                executable = self._compile(fn, args, avals, prepare, ctx, nested)
+            except DataDependentShape as error:
+                if eager is None or sharded:
+                    raise
+                note_runs_op_by_op(self.name, error)
+                self.entries[key] = _OP_BY_OP
+                return eager()
             self.entries[key] = executable
             self.compiles += 1
             if self._totals is not None:
@@ -246,6 +271,9 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
 
         def call(*a):
             return convert(function)(*a[:n], **dict(zip(names, a[n:])))
+
+        def eager():
+            return function(*args, **kwargs)
         placeholders = None
         if input_signature is not None:
             placeholders = tuple(input_signature)
@@ -254,8 +282,9 @@ def jit(function=None, mode="PSJit", input_signature=None, hash_args=None, jit_c
                 lead = flat[:len(flat) - len(placeholders)]
                 return cache.call(lambda *t: call(*lead, *t), flat[len(lead):],
                                   extra_key=(names,) + tuple(id(x) for x in lead),
-                                  placeholders=placeholders)
-        return cache.call(call, flat, extra_key=(names,), placeholders=placeholders)
+                                  placeholders=placeholders, eager=eager)
+        return cache.call(call, flat, extra_key=(names,), placeholders=placeholders,
+                          eager=eager)
 
     wrapper.compile_cache_info = cache.info
     return wrapper

@@ -2,7 +2,8 @@
 from contextlib import contextmanager
 
 from minispore.common.context import Interpreter, context
-from minispore.common.parameter import Parameter, TraceError  # noqa: F401 (re-exported)
+from minispore.common.parameter import (DataDependentShape, Parameter,  # noqa: F401
+                                        TraceError)  # (TraceError re-exported)
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
 from minispore.graph.program import TracedGradient
@@ -179,9 +180,8 @@ class Tracer(Interpreter):
         if prim.values_decide_shape is not None:
             raise prim.error(
                 f"the output length depends on the values of '{prim.values_decide_shape}', "
-                f"which are not known while compiling in GRAPH_MODE or under ms.jit; keep "
-                f"shapes static there (ops.select keeps the shape), or run this code in "
-                f"PYNATIVE_MODE.", RuntimeError)
+                f"which are not known while compiling in GRAPH_MODE or under ms.jit (ops.select "
+                f"keeps the shape static).", DataDependentShape)
         out_aval = prim.infer(*[self._logical(a) for a in args])
         leaf = prim.instance_name or prim.name
         scope = f"{self.scope_override}.{leaf}" if self.scope_override else \

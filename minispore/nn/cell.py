@@ -377,7 +377,8 @@ class Cell(CellHooks):
         phase = self.__dict__.get("phase")
         return cache.call(call, args + tuple(kwargs.values()),
                           (names, self.training, phase if isinstance(phase, str) else None),
-                          self.get_inputs(), prepare)
+                          self.get_inputs(), prepare,
+                          eager=lambda: self._run_construct(*args, **kwargs))
 
     def _compile_target(self):
         """(function to trace, prepare(graph, tracer) or None) for GRAPH mode: by default the

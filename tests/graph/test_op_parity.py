@@ -52,8 +52,8 @@ ELSEWHERE = {
                    "Parameter equals the reference; each reduction checked eagerly)",
     "Shift": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
     "Rolling": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
-    "MaskedSelect": "PYNATIVE only (its length depends on the data): tests/ops/test_setitem.py "
-                    "checks that compiling it raises",
+    "MaskedSelect": "its length depends on the data, so a compiled call holding it runs op by "
+                    "op: tests/graph/test_data_dependent_shapes.py",
 }
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.

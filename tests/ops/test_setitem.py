@@ -276,14 +276,18 @@ def test_masked_select_broadcasts():
         ops.masked_select(Tensor(x), Tensor(mask.astype(np.int32)))
 
 
-def test_getitem_bool_mask_refused_in_graph_mode():
+def test_getitem_bool_mask_runs_op_by_op_in_graph_mode():
+    """Its length depends on the mask's values: the net runs op by op (PYNATIVE's values);
+    tests/graph/test_data_dependent_shapes.py checks the warning and the cache."""
     ms.set_context(mode=ms.GRAPH_MODE)
 
     class Net(nn.Cell):
         def construct(self, x):
             return x[x > 1.0]
-    with pytest.raises(RuntimeError, match="depends on the values of 'mask'"):
-        Net()(Tensor(A.astype(np.float32)))
+    x = A.astype(np.float32)
+    net = Net()
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x[x > 1.0])
+    assert net.compile_cache_info()["compiles"] == 0
 
 
 class _RecomputedWriter(nn.Cell):

@@ -4,6 +4,7 @@ so it runs eagerly (PYNATIVE) only, as an operator whose output shape depends on
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.parameter import DataDependentShape
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -61,10 +62,10 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002 - MindSpore's argu
         raise ValueError(f"For '{name}', 'weights' must be a Tensor of the input's shape "
                          f"{tuple(input.shape)}, but got {getattr(weights, 'shape', weights)}.")
     if input.traced:
-        raise RuntimeError(f"For '{name}', the output length depends on the values of 'input', "
-                           f"which are not known while compiling in GRAPH_MODE or under ms.jit; "
-                           f"use ops.histc (a fixed number of bins) there, or run this code in "
-                           f"PYNATIVE_MODE.")
+        raise DataDependentShape(
+            f"For '{name}', the output length depends on the values of 'input', which are not "
+            f"known while compiling in GRAPH_MODE or under ms.jit (ops.histc has a fixed number "
+            f"of bins).")
     data = input.asnumpy()
     length = max(int(data.max()) + 1 if data.size else 0, minlength)
     counted = M.greater_equal(input, 0)
