@@ -53,3 +53,32 @@ def _batch_matmul(gemm, a, b, transpose_a, transpose_b, out):
 matmul_into = functools.partial(_matmul_into, blas.GEMM)
 matmul = functools.partial(_matmul, blas.GEMM)
 batch_matmul = functools.partial(_batch_matmul, blas.GEMM)
+
+
+@njit(cache=True)
+def int_batch_matmul(a, b, transpose_a, transpose_b, out):
+    """`batch_matmul` for integer dtypes, which BLAS lacks: each product sums in the element
+    type and wraps as it overflows, as MindSpore's integer MatMul does (numpy's matmul too).
+    The sum runs in Numba's widened integer and is stored into `out`'s dtype, which keeps it
+    modulo 2**bits: the same value as wrapping every step."""
+    ba = a.shape[0]
+    bb = b.shape[0]
+    m, n = out.shape[1], out.shape[2]
+    k_dim = a.shape[1] if transpose_a else a.shape[2]
+    for z in range(out.shape[0]):
+        x = a[z % ba].T if transpose_a else a[z % ba]
+        y = b[z % bb].T if transpose_b else b[z % bb]
+        for i in range(m):
+            for j in range(n):
+                acc = out[z, i, j] * 0
+                for k in range(k_dim):
+                    acc += x[i, k] * y[k, j]
+                out[z, i, j] = acc
+    return out
+
+
+def int_matmul_into(a, b, transpose_a, transpose_b, out):
+    """`matmul_into` for integer dtypes (see int_batch_matmul)."""
+    int_batch_matmul(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape),
+                     transpose_a, transpose_b, out.reshape((1,) + out.shape))
+    return out

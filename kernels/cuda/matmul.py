@@ -185,3 +185,9 @@ def batch_matmul(a, b, transpose_a, transpose_b, out):
     batch dims). One launch: the batch is the grid's z dimension.
     """
     gemm3(a, b, out, transpose_a, transpose_b)
+
+
+# Integer dtypes run the same GEMM: its register accumulator has the element type, so each
+# multiply-add is stored back modulo 2**bits and the product wraps as MindSpore's does.
+int_matmul_into = matmul_into
+int_batch_matmul = batch_matmul

@@ -687,6 +687,12 @@ SIGNATURES = {
     "matmul:_gemm_kernel(np.dtype('float64'), True, True, False, (16, 16, 16, 4, 4))": (
         'float64[:, :, ::1], float64[:, :, ::1], float64[:, :, ::1]',
     ),
+    "matmul:_gemm_kernel(np.dtype('int32'), False, False, False, (16, 16, 16, 4, 4))": (
+        'int32[:, :, ::1], int32[:, :, ::1], int32[:, :, ::1]',
+    ),
+    "matmul:_gemm_kernel(np.dtype('int8'), False, False, False, (16, 16, 16, 4, 4))": (
+        'int8[:, :, ::1], int8[:, :, ::1], int8[:, :, ::1]',
+    ),
     'norm:_batch_norm_grad_kernel': (
         'float32[:, :, ::1], float32[:, :, ::1], float32[::1], float32[::1], float32[::1], boolean, float32[:, :, ::1], float32[::1], float32[::1]',
         'float64[:, :, ::1], float64[:, :, ::1], float64[::1], float64[::1], float64[::1], boolean, float64[:, :, ::1], float64[::1], float64[::1]',

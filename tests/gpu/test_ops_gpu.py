@@ -101,6 +101,12 @@ CASES = {
     "mask_getitem_grad": (lambda x: x[Tensor(MASK)] * x[Tensor(MASK)], [f32(3, 4)], True),
     "batch_norm_infer": (lambda x, g, b: ops.BatchNorm()(x, g, b, g * 0.5, b * b + 1.0)[0],
                          [f32(3, 2), pos32(2), f32(2)], True),
+    # integer products wrap in their type (int8: 200 ones sum to -56), as on the CPU
+    "int8_batch_matmul_wraps": (lambda x, y: ops.bmm(x, y),
+                                [np.ones((2, 3, 200), np.int8), np.ones((2, 200, 2), np.int8)],
+                                False),
+    "int32_matmul": (lambda x, y: ops.matmul(x, y.T),
+                     [IDX * 1000000, np.array([[7, -3], [2, 5]], np.int32) * 1000], False),
 }
 
 

@@ -14,11 +14,17 @@ from minispore.ops.primitive import Aval, Primitive
 __all__ = ["MatMul", "BatchMatMul"]
 
 
+# The integer dtypes MindSpore 2.7.2's CPU kernels take (others raise TypeError there too);
+# an integer product wraps in its type (kernels' int_* GEMMs).
+_MATMUL_INTS = (mstype.int8, mstype.int16, mstype.int32, mstype.int64, mstype.uint8)
+
+
 class _MatMulBase(Primitive):
     """Shared attributes and bprop of MatMul and BatchMatMul (`_product`: the same operator
 with other transpose flags)."""
     float16_in_float32 = True
     sharding_rule = rules.matmul
+    dtypes = mstype.float_types + _MATMUL_INTS
 
     def __init__(self, transpose_a=False, transpose_b=False):
         super().__init__()
@@ -37,7 +43,7 @@ with other transpose flags)."""
         if x.ndim < min_rank or y.ndim < min_rank:
             raise self.error(f"the inputs must be at least {min_rank}-D, but got x.shape "
                              f"{tuple(x.shape)} and y.shape {tuple(y.shape)}.")
-        check_dtype(self, "x", x, mstype.float_types)
+        check_dtype(self, "x", x, self.dtypes)
         check_same_dtype(self, ("x", "y"), (x, y))
         m, k = (x.shape[-1], x.shape[-2]) if self.transpose_a else x.shape[-2:]
         k2, n = (y.shape[-1], y.shape[-2]) if self.transpose_b else y.shape[-2:]
@@ -74,7 +80,8 @@ class MatMul(_MatMulBase):
     """out = op(x) @ op(y) for 2-D x, y, where op transposes when transpose_a / transpose_b.
 
     Shapes: x (M, K) (or (K, M) with transpose_a), y (K, N) (or (N, K)); out (M, N).
-    Raises ValueError when the contracted dims differ, TypeError for non-float or mixed dtypes.
+    Raises ValueError when the contracted dims differ, TypeError for mixed dtypes or one
+    MindSpore's MatMul refuses (uint16, uint32, uint64, bool); integer products wrap.
 
     >>> import numpy as np, minispore as ms
     >>> ms.ops.MatMul()(ms.Tensor(np.ones((2, 3), np.float32)),
@@ -95,7 +102,8 @@ class MatMul(_MatMulBase):
             m = x.shape[1] if self.transpose_a else x.shape[0]
             n = y.shape[0] if self.transpose_b else y.shape[1]
             out = device.empty((m, n), x.dtype)
-        return kernel("matmul", "matmul_into")(x, y, self.transpose_a, self.transpose_b, out)
+        name = "int_matmul_into" if x.dtype.kind in "iu" else "matmul_into"
+        return kernel("matmul", name)(x, y, self.transpose_a, self.transpose_b, out)
 
     def _product(self, a, b, transpose_a, transpose_b):
         return cached_op(MatMul, transpose_a, transpose_b)(a, b)
@@ -109,7 +117,8 @@ class BatchMatMul(_MatMulBase):
     -> (2, 5, 3, 6). x and y have equal ranks >= 3 (MindSpore's rule; ops.matmul pads ranks).
     The gradient of a broadcast batch dim is summed over the batches it fed.
     Raises ValueError for unequal ranks, batch dims that do not broadcast or unequal
-    contracted dims; TypeError for non-float or mixed dtypes.
+    contracted dims; TypeError for mixed dtypes or one MindSpore's BatchMatMul refuses (uint16,
+    bool); integer products wrap.
 
     >>> import numpy as np, minispore as ms
     >>> ms.ops.BatchMatMul()(ms.Tensor(np.ones((5, 2, 3), np.float32)),
@@ -119,6 +128,8 @@ class BatchMatMul(_MatMulBase):
     ...                                      ms.Tensor(np.ones((1, 5, 6, 4), np.float32))).shape
     (2, 5, 3, 6)
     """
+
+    dtypes = _MatMulBase.dtypes + (mstype.uint32, mstype.uint64)
 
     def infer(self, x, y):
         m, n = self._check_operands(x, y, 3)
@@ -141,7 +152,8 @@ class BatchMatMul(_MatMulBase):
         n = y.shape[-2] if self.transpose_b else y.shape[-1]
         out = device.empty((shape_size(batch), m, n), x.dtype)
         if out.shape[0]:
-            kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
+            name = "int_batch_matmul" if x.dtype.kind in "iu" else "batch_matmul"
+            kernel("matmul", name)(a, b, self.transpose_a, self.transpose_b, out)
         return out.reshape(batch + (m, n))
 
     def _product(self, a, b, transpose_a, transpose_b):
