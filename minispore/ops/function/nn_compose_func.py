@@ -65,7 +65,16 @@ def celu(x, alpha=1.0):
 
 
 def selu(input_x):
-    """scale * elu(x, alpha) with SELU's fixed scale and alpha."""
+    """scale * elu(x, alpha) with SELU's fixed scale and alpha. An int8 or int32 x, which
+    MindSpore's SeLU also takes, gives max(x, 0), as MindSpore 2.7.2 computes it (in the
+    integer type: scale and alpha * scale truncate to 1, and expm1 of a negative integer, in
+    (-1, 0), to 0); its other integer types are refused, as MindSpore's are."""
+    _check_tensor("selu", "input_x", input_x)
+    if input_x.dtype in (mstype.int8, mstype.int32):
+        return M.maximum(input_x, 0)
+    if input_x.dtype not in mstype.float_types:
+        raise TypeError(f"For 'selu', 'input_x' must be a float, int8 or int32 Tensor, but got "
+                        f"{input_x.dtype}.")
     return M.mul(elu(input_x, _SELU_ALPHA), _SELU_SCALE)
 
 
