@@ -82,3 +82,17 @@ def bias_add_grad(dy, db):
             acc[c] += s
     for c in range(C):
         db[c] = acc[c]
+
+
+@njit(cache=True)
+def int_bias_add_grad(dy, db):
+    """`bias_add_grad` for integer dtypes: each channel's sum in the element type, wrapping
+    as it overflows, as MindSpore's does (600 threes of int8 give 88). db[c] takes every
+    partial sum back into its own type, which keeps it modulo 2**bits."""
+    N, C, K = dy.shape
+    for c in range(C):
+        db[c] = 0
+    for n in range(N):
+        for c in range(C):
+            for k in range(K):
+                db[c] += dy[n, c, k]

@@ -3,7 +3,10 @@ kernels/cpu/activation.py (same names and signatures, device arrays in, results 
 the caller's `out`). The elementwise activations are bodies of kernels/scalar.py, compiled by
 kernels/cuda/elementwise.py.
 """
-from numba import cuda, float64
+import functools
+
+import numpy as np
+from numba import cuda, float64, from_dtype
 
 from . import launch
 
@@ -67,3 +70,35 @@ def bias_add_grad(dy, db):
     if C:
         blocks, threads = launch.rows(C)
         _bias_add_grad[blocks, threads](launch.flat(dy), db, N, C, K)
+
+
+@functools.lru_cache(maxsize=None)
+def _int_bias_add_grad_kernel(np_dtype):
+    """`_bias_add_grad` for one integer dtype, its partial sums kept in that dtype (numba
+    widens each addition; the store back truncates): the sum wraps as MindSpore's does."""
+    elem = from_dtype(np_dtype)
+    zero = np_dtype.type(0)
+
+    @cuda.jit
+    def kernel(dy, db, N, C, K):
+        buf = cuda.shared.array(_THREADS, elem)
+        tid = cuda.threadIdx.x
+        for c in range(cuda.blockIdx.x, C, cuda.gridDim.x):
+            acc = zero
+            for j in range(tid, N * K, cuda.blockDim.x):
+                acc += dy[(j // K) * C * K + c * K + j % K]
+            buf[tid] = acc
+            launch.tree_sum(buf, tid)
+            if tid == 0:
+                db[c] = buf[0]
+            cuda.syncthreads()  # buf[0] is read before the next channel overwrites buf
+    return kernel
+
+
+def int_bias_add_grad(dy, db):
+    """`bias_add_grad` for integer dtypes (wrapping in their type); one block per channel."""
+    N, C, K = dy.shape
+    if C:
+        blocks, threads = launch.rows(C)
+        _int_bias_add_grad_kernel(np.dtype(dy.dtype))[blocks, threads](launch.flat(dy), db, N,
+                                                                        C, K)

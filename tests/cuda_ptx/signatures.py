@@ -7,10 +7,17 @@ SIGNATURES = {
     'activation:_bias_add': (
         'float32[::1], float32[::1], float32[::1], int64, int64, boolean',
         'float64[::1], float64[::1], float64[::1], int64, int64, boolean',
+        'int8[::1], int8[::1], int8[::1], int64, int64, boolean',
     ),
     'activation:_bias_add_grad': (
         'float32[::1], float32[::1], int64, int64, int64',
         'float64[::1], float64[::1], int64, int64, int64',
+    ),
+    "activation:_int_bias_add_grad_kernel(np.dtype('int8'))": (
+        'int8[::1], int8[::1], int64, int64, int64',
+    ),
+    "activation:_int_bias_add_grad_kernel(np.dtype('uint64'))": (
+        'uint64[::1], uint64[::1], int64, int64, int64',
     ),
     'array:_cast': (
         'boolean[::1], float32[::1]',

@@ -7,6 +7,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn, ops
+from minispore.ops.operations._grad_ops import BiasAddGrad
 from tests.gpu.conftest import on_both
 
 RNG = np.random.default_rng(0)
@@ -105,6 +106,11 @@ CASES = {
     "int8_batch_matmul_wraps": (lambda x, y: ops.bmm(x, y),
                                 [np.ones((2, 3, 200), np.int8), np.ones((2, 200, 2), np.int8)],
                                 False),
+    "int_bias_add_and_grad": (lambda x, b: (ops.bias_add(x, b), BiasAddGrad()(x)),
+                              [np.full((2, 3, 10, 10), 3, np.int8), np.full(3, 100, np.int8)],
+                              False),
+    "uint64_bias_add_grad": (lambda x: BiasAddGrad("NHWC")(x),
+                             [np.full((2, 5, 3), 2 ** 62, np.uint64)], False),
     "int32_matmul": (lambda x, y: ops.matmul(x, y.T),
                      [IDX * 1000000, np.array([[7, -3], [2, 5]], np.int32) * 1000], False),
 }

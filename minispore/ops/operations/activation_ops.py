@@ -194,6 +194,9 @@ _gelu_grads = {a: GeLUGrad(a) for a in ("tanh", "none")}
 
 # -- bias add ----------------------------------------------------------------------------
 _CHANNEL_LAST = {"NHWC"}
+# MindSpore 2.7.2 adds and sums biases of every number type; integers wrap in their type.
+_BIAS_DTYPES = mstype.float_types + mstype.int_types + (mstype.uint16, mstype.uint32,
+                                                        mstype.uint64)
 
 
 class _BiasAddBase(Primitive):
@@ -222,7 +225,7 @@ class _BiasAddBase(Primitive):
         return x.reshape(x.shape[0], x.shape[1], -1)
 
     def infer(self, x, bias):
-        check_float(self, "input_x", x)
+        check_dtype(self, "input_x", x, _BIAS_DTYPES)
         check_tensor(self, "bias", bias)
         check_same_dtype(self, ("input_x", "bias"), (x, bias))
         if x.ndim < 2 or (self.data_format == "NCDHW" and x.ndim != 5):
@@ -274,7 +277,7 @@ class BiasAddGrad(_BiasAddBase):
         return (broadcast_to(column, tuple(dy.shape)),)
 
     def infer(self, dy):
-        check_float(self, "dout", dy)
+        check_dtype(self, "dout", dy, _BIAS_DTYPES)
         if dy.ndim < 2:
             raise self.error(f"'dout' must have rank >= 2, but got shape {tuple(dy.shape)}.")
         return Aval((dy.shape[self._channel_axis(dy.ndim)],), dy.dtype)
@@ -284,7 +287,8 @@ class BiasAddGrad(_BiasAddBase):
     def impl(self, dy, out=None):
         v = self._view(dy)
         db = device.empty(v.shape[1], dy.dtype) if out is None else out
-        kernel("activation", "bias_add_grad")(v, db)
+        kernel("activation", "int_bias_add_grad" if dy.dtype.kind in "iu" else
+               "bias_add_grad")(v, db)
         return db
 
 
