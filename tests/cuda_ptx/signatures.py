@@ -882,6 +882,12 @@ SIGNATURES = {
         'float32[::1], float32[::1], int64, int64, float64',
         'float64[::1], float64[::1], int64, int64, float64',
     ),
+    'roi:_ps_roi_pool': (
+        'float32[:, :, :, ::1], float32[::1], float32, int64, float32, float32[:, :, :, ::1]',
+    ),
+    'roi:_ps_roi_pool_grad': (
+        'float32[:, :, :, ::1], float32[:, :, ::1], float32, int64, float32[:, :, :, ::1]',
+    ),
     'scatter:_first_bad_kernel': (
         'int32[::1], int64, int64[::1]',
         'int64[::1], int64, int64[::1]',

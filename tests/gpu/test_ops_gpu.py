@@ -7,6 +7,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn, ops
+from minispore.ops.operations import PSROIPooling
 from minispore.ops.operations._grad_ops import BiasAddGrad
 from tests.gpu.conftest import on_both
 
@@ -111,6 +112,8 @@ CASES = {
                               False),
     "uint64_bias_add_grad": (lambda x: BiasAddGrad("NHWC")(x),
                              [np.full((2, 5, 3), 2 ** 62, np.uint64)], False),
+    "ps_roi_pooling": (lambda x: PSROIPooling(1.0 / 16, 2, 2)(x, Tensor(np.array(
+        [[[0], [16.0], [20.0], [40.0], [70.0]]], np.float32))), [f32(1, 8, 6, 5)], True),
     "int32_matmul": (lambda x, y: ops.matmul(x, y.T),
                      [IDX * 1000000, np.array([[7, -3], [2, 5]], np.int32) * 1000], False),
 }

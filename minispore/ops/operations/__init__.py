@@ -10,6 +10,7 @@ from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
 from minispore.ops.operations.pool_argmax_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unique_ops import *  # noqa: F401,F403
 from minispore.ops.operations.grad_hook_ops import *  # noqa: F401,F403
+from minispore.ops.operations.roi_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unpool_ops import *  # noqa: F401,F403
 from minispore.ops.operations.debug_ops import *  # noqa: F401,F403
 from minispore.ops.operations.decomp_ops import *  # noqa: F401,F403

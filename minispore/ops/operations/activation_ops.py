@@ -287,8 +287,10 @@ class BiasAddGrad(_BiasAddBase):
     def impl(self, dy, out=None):
         v = self._view(dy)
         db = device.empty(v.shape[1], dy.dtype) if out is None else out
-        kernel("activation", "int_bias_add_grad" if dy.dtype.kind in "iu" else
-               "bias_add_grad")(v, db)
+        if dy.dtype.kind in "iu":
+            kernel("activation", "int_bias_add_grad")(v, db)
+        else:
+            kernel("activation", "bias_add_grad")(v, db)
         return db
 
 

@@ -102,8 +102,10 @@ class MatMul(_MatMulBase):
             m = x.shape[1] if self.transpose_a else x.shape[0]
             n = y.shape[0] if self.transpose_b else y.shape[1]
             out = device.empty((m, n), x.dtype)
-        name = "int_matmul_into" if x.dtype.kind in "iu" else "matmul_into"
-        return kernel("matmul", name)(x, y, self.transpose_a, self.transpose_b, out)
+        if x.dtype.kind in "iu":
+            return kernel("matmul", "int_matmul_into")(x, y, self.transpose_a,
+                                                       self.transpose_b, out)
+        return kernel("matmul", "matmul_into")(x, y, self.transpose_a, self.transpose_b, out)
 
     def _product(self, a, b, transpose_a, transpose_b):
         return cached_op(MatMul, transpose_a, transpose_b)(a, b)
@@ -151,9 +153,10 @@ class BatchMatMul(_MatMulBase):
         m = x.shape[-1] if self.transpose_a else x.shape[-2]
         n = y.shape[-2] if self.transpose_b else y.shape[-1]
         out = device.empty((shape_size(batch), m, n), x.dtype)
-        if out.shape[0]:
-            name = "int_batch_matmul" if x.dtype.kind in "iu" else "batch_matmul"
-            kernel("matmul", name)(a, b, self.transpose_a, self.transpose_b, out)
+        if out.shape[0] and x.dtype.kind in "iu":
+            kernel("matmul", "int_batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
+        elif out.shape[0]:
+            kernel("matmul", "batch_matmul")(a, b, self.transpose_a, self.transpose_b, out)
         return out.reshape(batch + (m, n))
 
     def _product(self, a, b, transpose_a, transpose_b):

@@ -20,7 +20,7 @@ GRADS = {"relu_grad": ("dy", "y"), "sigmoid_grad": ("y", "dy"), "tanh_grad": ("y
 
 
 def test_every_cpu_kernel_has_a_cuda_namesake():
-    assert {"bias_add", "bias_add_relu", "bias_add_grad"} == set(NAMES)
+    assert {"bias_add", "bias_add_relu", "bias_add_grad", "int_bias_add_grad"} == set(NAMES)
 
 
 def _saturating(rng, dtype):
@@ -74,3 +74,16 @@ def test_bias_add_grad(shape, dtype, rng):
     gpu.bias_add_grad(dev(dy), got)
     np.testing.assert_allclose(host(got), want, **tol(dtype))
     np.testing.assert_allclose(host(got), dy.astype(np.float64).sum(axis=(0, 2)), **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint64])
+def test_int_bias_add_grad_wraps_as_the_cpu_kernel(dtype, rng):
+    """Each channel of 3 * 5 * 40 values sums past the type's range: both wrap alike."""
+    dy = rng.integers(0, 100, (3, 5, 40)).astype(dtype) * dtype(1 if dtype == np.int8 else
+                                                              2 ** 58)
+    want = np.empty(5, dtype)
+    cpu.int_bias_add_grad(dy, want)
+    got = empty(5, dtype)
+    gpu.int_bias_add_grad(dev(dy), got)
+    np.testing.assert_array_equal(host(got), want)
+    np.testing.assert_array_equal(want, dy.sum(axis=(0, 2), dtype=dtype))
