@@ -4,8 +4,9 @@ same pixels. Plain Python that calls no other function of ours: numba compiles e
 target as it is.
 
 MindSpore's CPU kernels, rule by rule. Both: coordinates times spatial_scale round half away
-from zero (numba's own CUDA target refuses two-argument min/max, hence the conditionals); a roi is at least 0.1 wide and high; bin (ph, pw) spans rows from floor(ph * h / g)
-to ceil((ph + 1) * h / g) past the roi's first row (columns alike).
+from zero; a roi is at least 0.1 wide and high; bin (ph, pw) spans rows from floor(ph * h / g)
+to ceil((ph + 1) * h / g) past the roi's first row (columns alike). (Conditionals stand for
+two-argument min/max, which numba's own CUDA target refuses.)
 - The forward reads the rois buffer as rows of 5 (batch index, x1, y1, x2, y2), whatever its
   (batch, 5, rois_n) shape says, and clips a bin to [0, H - 1], so the last row and column
   are never pooled.
