@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from minispore import device
+from minispore.common import dtype as mstype
 from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (cached_op, check_dtype, check_tensor, contiguous,
@@ -15,6 +16,7 @@ from minispore.ops.primitive import Aval, Primitive
 __all__ = ["PSROIPooling", "PSROIPoolingGrad"]
 
 _WHOLE_PLANES = "each roi's bins read any sample's whole feature plane"
+_GRAD_DTYPES = (mstype.float16, mstype.float32)
 
 
 def _check_attrs(name, spatial_scale, group_size, output_dim):
@@ -121,11 +123,14 @@ class PSROIPoolingGrad(_PSROIBase):
         super().__init__()
         if isinstance(input_size, int) and not isinstance(input_size, bool):
             input_size = (input_size, input_size)
-        if not isinstance(input_size, (tuple, list)) or len(input_size) != 2 or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in input_size):
-            raise TypeError(f"For '{self.name}', 'input_size' must be a positive int or two "
-                            f"of them (height, width), but got {input_size!r}.")
-        self.input_size = tuple(input_size)
+        if not isinstance(input_size, tuple) or len(input_size) != 2 or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in input_size):
+            raise TypeError(f"For '{self.name}', 'input_size' must be an int or a tuple of "
+                            f"two ints (height, width), but got {input_size!r}.")
+        if min(input_size) <= 0:
+            raise ValueError(f"For '{self.name}', 'input_size' must be positive, but got "
+                             f"{input_size}.")
+        self.input_size = input_size
         self.spatial_scale, self.group_size, self.output_dim = _check_attrs(
             self.name, spatial_scale, group_size, output_dim)
         for key in ("input_size", "spatial_scale", "group_size", "output_dim"):
@@ -133,7 +138,8 @@ class PSROIPoolingGrad(_PSROIBase):
 
     def infer(self, dy, rois):
         check_tensor(self, "dy", dy)
-        check_dtype(self, "dy", dy, float_dtypes(self))
+        check_dtype(self, "dy", dy, _GRAD_DTYPES)   # MindSpore's gradient has no float64
+        check_dtype(self, "rois", rois, _GRAD_DTYPES)
         self._check_rois(rois)
         g = self.group_size
         if dy.ndim != 4 or tuple(dy.shape[2:]) != (g, g):
