@@ -98,8 +98,9 @@ def test_reflect_pad_gradient_sums_the_mirrored_cells():
     (lambda: _run(nn.Unflatten(1, (2, 2)), X), ValueError, "must equal the length 3"),
     (lambda: nn.Range(1, 5, 0), ValueError, "can not be zero"),
     (lambda: nn.MatMul(transpose_x1=1), TypeError, "'transpose_x1' must be bool"),
-    (lambda: nn.TimeDistributed(nn.ReLU(), 1, reshape_with_axis=0), NotImplementedError,
-     "reshape_with_axis"),
+    (lambda: nn.TimeDistributed(np.ones, 1), TypeError, "must be Cell or Primitive"),
+    (lambda: _run(nn.TimeDistributed(nn.ReLU(), 1), np.ones((2, 3), np.float32)), ValueError,
+     "at least 3D"),
 ])
 def test_function_cells_refuse_bad_arguments(make, err, words):
     with pytest.raises(err, match=words):

@@ -9,6 +9,7 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
+from minispore.ops.primitive import Primitive
 
 __all__ = ["Unflatten", "Pad", "CentralCrop", "PixelShuffle", "TimeDistributed", "MatMul",
            "OneHot", "Range", "ClipByNorm", "IGamma", "LBeta"]
@@ -139,31 +140,68 @@ class PixelShuffle(Cell):
 
 
 class TimeDistributed(Cell):
-    """Applies `layer` to every time step: the time axis is merged into the batch axis
-    (axis 0), the layer runs once, and the result is split back and the time axis restored
-    to its place."""
+    """``TimeDistributed(layer, time_axis, reshape_with_axis=None)``: `layer` (a Cell or a
+    Primitive) applied to every time step of an input of rank >= 3, as MindSpore computes it.
+    Without reshape_with_axis each step (the input unstacked along time_axis) goes through
+    the layer on its own and the results are stacked back there, so a BatchNorm keeps
+    per-step statistics; with it, the time axis is moved next to reshape_with_axis, merged
+    into it for one call of the layer, and split again."""
 
     def __init__(self, layer, time_axis, reshape_with_axis=None):
+        if not isinstance(layer, (Cell, Primitive)):
+            raise TypeError(f"For 'TimeDistributed', the 'layer' must be Cell or Primitive "
+                            f"instance, but got type: {type(layer).__name__}.")
         super().__init__()
-        if not isinstance(layer, Cell):
-            raise TypeError(f"For 'TimeDistributed', 'layer' must be a Cell, but got "
-                            f"{type(layer).__name__}.")
-        if reshape_with_axis is not None:
-            raise NotImplementedError("For 'TimeDistributed', 'reshape_with_axis' is not "
-                                      "implemented by minispore; leave it None (the time axis "
-                                      "is merged into the batch axis).")
-        self.layer, self.time_axis = layer, time_axis
+        for arg, value in (("time_axis", time_axis), ("reshape_with_axis", reshape_with_axis)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"For 'TimeDistributed', '{arg}' must be an int, but got "
+                                f"{type(value).__name__}.")
+        self.layer, self.time_axis, self.reshape_with_axis = layer, time_axis, reshape_with_axis
 
-    def construct(self, x):
-        axis = self.time_axis + x.ndim if self.time_axis < 0 else self.time_axis
-        if not 0 <= axis < x.ndim:
-            raise ValueError(f"For 'TimeDistributed', 'time_axis' {self.time_axis} is out of "
-                             f"range for a rank {x.ndim} input.")
-        x = F.moveaxis(x, axis, 1)
-        batch, steps = x.shape[0], x.shape[1]
-        y = self.layer(F.reshape(x, (batch * steps,) + tuple(x.shape[2:])))
-        y = F.reshape(y, (batch, steps) + tuple(y.shape[1:]))
-        return F.moveaxis(y, 1, axis)
+    def construct(self, inputs):
+        if not isinstance(inputs, Tensor):
+            raise TypeError("For 'TimeDistributed', the inputs and outputs must be a Tensor.")
+        rank = inputs.ndim
+        if rank < 3:
+            raise ValueError(f"For 'TimeDistributed', the inputs shape must be at least 3D, but "
+                             f"got {rank}.")
+        time_axis = self.time_axis % rank
+        if self.reshape_with_axis is not None:
+            return self._reshaped(inputs, time_axis, self.reshape_with_axis % rank)
+        steps = []
+        for step in F.unstack(inputs, time_axis):
+            out = self.layer(step)
+            if not isinstance(out, Tensor):
+                raise TypeError("For 'TimeDistributed', the inputs and outputs must be a "
+                                "Tensor.")
+            if time_axis > out.ndim:
+                raise ValueError(f"For 'TimeDistributed', the value of 'time_axis' must be in "
+                                 f"range of [{-out.ndim - 1}, {out.ndim}], but got "
+                                 f"{time_axis}.")
+            steps.append(out)
+        return F.stack(steps, time_axis)
+
+    def _reshaped(self, inputs, time_axis, with_axis):
+        rank = inputs.ndim
+        moved = rank - 2 if with_axis == rank - 1 else \
+            (with_axis + 1 if time_axis > with_axis else with_axis - 1)
+        pos = min(moved, with_axis)
+        low, high = sorted((moved, time_axis))
+        perm = tuple(range(rank))
+        inputs = F.transpose(inputs, perm[:low] + (perm[high],) + perm[low:high]
+                             + perm[high + 1:])
+        shape = tuple(inputs.shape)
+        merged = F.reshape(inputs, shape[:pos] + (-1,) + shape[pos + 2:])
+        out = self.layer(merged)
+        if not isinstance(out, Tensor):
+            raise TypeError("For 'TimeDistributed', the inputs and outputs must be a Tensor.")
+        if pos >= out.ndim or merged.shape[pos] != out.shape[pos]:
+            raise ValueError(f"For 'TimeDistributed', the 'reshape_with_axis' is invalid in the "
+                             f"input and output: 'reshape_pos' {pos}, 'inputs_shape' "
+                             f"{tuple(merged.shape)}, 'outputs_shape' {tuple(out.shape)}; try "
+                             f"it without 'reshape_with_axis'.")
+        split = tuple(out.shape[:pos]) + shape[pos:pos + 2] + tuple(out.shape[pos + 1:])
+        return F.reshape(out, (-1,) + split[1:])
 
 
 class MatMul(Cell):
