@@ -13,7 +13,7 @@ from minispore.common.registry import REGISTRY
 from minispore.common.init_array import init_array
 from minispore.common.tensor import Tensor
 
-__all__ = ["no_init_parameters", "deferring", "DeferredTensor", "materialize"]
+__all__ = ["no_init_parameters", "deferring", "Deferred", "DeferredTensor", "materialize"]
 
 _DEPTH = REGISTRY.owned("common.no_init_parameters", lambda: [0])   # nesting depth
 
@@ -45,16 +45,9 @@ def materialize(t):
     return data
 
 
-class DeferredTensor(Tensor):
-    """``initializer(init, shape, dtype)`` inside no_init_parameters: shape and dtype known,
-    values drawn when first read."""
-    deferred = True
-    materialized = Tensor
-
-    def __init__(self, init, shape, dtype):   # noqa: super().__init__ would draw the values
-        self._dtype = dtype
-        self._placeholder_dims = None
-        self._deferred_init = (init, shape)
+class Deferred:
+    """What a deferred Tensor or Parameter answers before its values exist: its shape (from
+    the initializer's), has_init, init_data(), and ``_data``, which draws them."""
 
     @property
     def shape(self):
@@ -72,3 +65,15 @@ class DeferredTensor(Tensor):
         if name == "_data":
             return materialize(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+class DeferredTensor(Deferred, Tensor):
+    """``initializer(init, shape, dtype)`` inside no_init_parameters: shape and dtype known,
+    values drawn when first read."""
+    deferred = True
+    materialized = Tensor
+
+    def __init__(self, init, shape, dtype):   # noqa: super().__init__ would draw the values
+        self._dtype = dtype
+        self._placeholder_dims = None
+        self._deferred_init = (init, shape)

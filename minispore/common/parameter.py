@@ -3,7 +3,7 @@ import numpy as np
 
 from minispore import device
 from minispore.common.context import context
-from minispore.common.deferred_init import DeferredTensor, materialize
+from minispore.common.deferred_init import Deferred, DeferredTensor
 from minispore.common.tensor import Tensor
 
 _CTX = context()
@@ -146,25 +146,12 @@ class Parameter(Tensor):
     __str__ = __repr__
 
 
-class DeferredParameter(Parameter):
+class DeferredParameter(Deferred, Parameter):
     """A Parameter made inside no_init_parameters from initializer(): shape and dtype known,
     values drawn when first read (or replaced by set_data, a loaded checkpoint, undrawn);
     it is then a plain Parameter again (common/deferred_init.py)."""
     deferred = True
     materialized = Parameter
-
-    @property
-    def shape(self):
-        return self._deferred_init[1]
-
-    def init_data(self):
-        materialize(self)
-        return self
-
-    def __getattr__(self, name):
-        if name == "_data":
-            return materialize(self)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 class ParameterTuple(tuple):
