@@ -9,9 +9,11 @@ from minispore.common import dtype as mstype
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
+from minispore.ops.function.composite_func import stop_gradient
 from minispore.ops.function.composite_func import where as _where
 
-__all__ = ["absolute", "negative", "positive", "subtract", "multiply", "divide", "true_divide",
+__all__ = ["absolute", "negative", "positive", "subtract", "multiply", "div", "divide",
+           "true_divide",
            "inv", "acosh", "arccosh", "asinh", "arcsinh", "atanh", "arctanh", "deg2rad", "rad2deg",
            "exp2", "log2", "log10", "logaddexp", "logaddexp2", "trunc", "fix", "frac", "round",
            "rint", "sgn", "signbit", "isneginf", "isposinf", "isreal", "heaviside", "lerp",
@@ -67,14 +69,23 @@ def multiply(input, other):  # noqa: A002
 
 def divide(input, other, *, rounding_mode=None):  # noqa: A002
     """input / other; rounding_mode 'trunc' rounds toward 0, 'floor' down."""
+    return _rounded_divide("divide", input, other, rounding_mode)
+
+
+def _rounded_divide(name, input, other, rounding_mode):  # noqa: A002
     if rounding_mode is None:
         return M.div(input, other)
     if rounding_mode == "floor":
         return M.floor_div(input, other)
     if rounding_mode == "trunc":
         return truncate_div(input, other)
-    raise ValueError(f"For 'divide', 'rounding_mode' must be None, 'floor' or 'trunc', but got "
+    raise ValueError(f"For '{name}', 'rounding_mode' must be None, 'floor' or 'trunc', but got "
                      f"{rounding_mode!r}.")
+
+
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """ops.div: MindSpore's divide, keyword rounding_mode included (see divide)."""
+    return _rounded_divide("div", input, other, rounding_mode)
 
 
 def true_divide(dividend, divisor):
@@ -331,7 +342,9 @@ def truncate_div(input_x, input_y):
         # floor and trunc differ by one where the remainder is nonzero and the signs differ
         fix_up = M.logical_and(M.not_equal(r, 0), M.less(M.mul(input_x, input_y), 0))
         return M.add(q, A.cast(fix_up, q.dtype))
-    return trunc(M.div(input_x, input_y))
+    # piecewise constant: its gradient is 0, as MindSpore's TruncateDiv's is (differentiating
+    # trunc(x / y) would give 0 * inf = NaN where y is 0)
+    return stop_gradient(trunc(M.div(input_x, input_y)))
 
 
 def truncate_mod(x, y):
