@@ -132,3 +132,13 @@ def test_bench_gpu_says_it_needs_a_gpu_and_exits_cleanly():
                          capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0
     assert "bench-gpu needs a CUDA GPU: NUMBA_ENABLE_CUDASIM is set" in run.stdout
+
+
+def test_adam_offload_on_the_gpu_says_the_update_stays_on_the_device(gpu, caplog):
+    """MindSpore's use_offload runs Adam's update on the host; minispore's stays where the
+    parameters are, with the same values, and says so."""
+    import logging
+    from minispore import nn
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        nn.Adam(nn.Dense(2, 2).trainable_params(), use_offload=True)
+    assert "Adam(use_offload=True)" in caplog.text

@@ -1,7 +1,10 @@
 """nn.Adam and nn.AdamWeightDecay, each one fused kernel per parameter."""
+import logging
+
 import numpy as np
 
 from minispore.common import dtype as mstype
+from minispore.common.context import get_context
 from minispore.common.parameter import Parameter
 from minispore.common.tensor import Tensor
 from minispore.nn.optim.optimizer import Optimizer, _check_number
@@ -23,17 +26,36 @@ def _check_betas(name, beta1, beta2, eps):
 
 class Adam(Optimizer):
     """``Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0,
-    use_nesterov=False, loss_scale=1.0)``.
+    use_nesterov=False, loss_scale=1.0, use_lazy=False, use_offload=False)``.
 
     m = beta1 m + (1 - beta1) g; v = beta2 v + (1 - beta2) g^2;
     p -= lr sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + eps), with
     g = (grad + weight_decay * p) / loss_scale (L2 decay, as MindSpore's nn.Adam).
     State: 'moment1.<name>', 'moment2.<name>', 'beta1_power', 'beta2_power'.
+
+    use_lazy (update only the rows a sparse RowTensor gradient touches) and use_offload (run
+    the update on the host) change nothing in MindSpore for dense gradients on a CPU, and
+    minispore's gradients are always dense (it has no RowTensor): they are checked as
+    MindSpore checks them, and the update is the one above.
     """
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
+                 use_lazy=False, use_offload=False):
+        for arg, value in (("use_lazy", use_lazy), ("use_offload", use_offload)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'Adam', the type of '{arg}' should be 'bool', but got "
+                                f"type '{type(value).__name__}'.")
+        if use_lazy and use_offload:
+            raise ValueError(f"For 'Adam', 'use_lazy' and 'use_offload' can not both be True. "
+                             f"But got use_lazy={use_lazy}, use_offload={use_offload}.")
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.use_lazy, self.use_offload = use_lazy, use_offload
+        if use_offload and get_context("device_target") == "GPU":
+            logging.getLogger("minispore").warning(
+                "Adam(use_offload=True): minispore updates the parameters on the GPU, where "
+                "they live; MindSpore would run the update on the host (the same values, "
+                "without its device-memory saving).")
         self.beta1, self.beta2, self.eps = _check_betas("Adam", beta1, beta2, eps)
         if not isinstance(use_nesterov, bool):
             raise TypeError(f"For 'Adam', 'use_nesterov' must be bool, but got "
