@@ -78,6 +78,16 @@ def test_permutations_and_without_replacement():
         ops.multinomial(Tensor(np.ones(3, np.float32)), 4, replacement=False)
 
 
+
+def test_shuffling_a_scalar_gives_it_back():
+    """MindSpore 2.7.2 prints 5.0 and 5 for RandomShuffle / ops.shuffle of a 0-d Tensor."""
+    assert ops.RandomShuffle(seed=1)(Tensor(np.array(5.0, np.float32))).asnumpy() == 5.0
+    out = ops.shuffle(Tensor(np.array(5, np.int32)))
+    assert out.shape == () and out.asnumpy() == 5
+    with pytest.raises(TypeError, match="'x' must be a Tensor, but got ndarray"):
+        ops.shuffle(np.ones(3))
+
+
 def test_reproducible_by_global_and_operator_seeds():
     ms.set_seed(7)
     first = ops.standard_normal((5,)).asnumpy()

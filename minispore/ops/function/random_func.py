@@ -171,9 +171,12 @@ def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
 
 
 def shuffle(x, seed=None):
-    """x with its first axis in a random order."""
-    if not isinstance(x, Tensor) or x.ndim == 0:
-        raise TypeError("For 'shuffle', 'x' must be a Tensor of at least one dimension.")
+    """x with its first axis in a random order; a 0-d x comes back as it is (a copy), as
+    MindSpore's RandomShuffle returns it."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For 'shuffle', 'x' must be a Tensor, but got {type(x).__name__}.")
+    if x.ndim == 0:
+        return A.identity(x)
     return A.gather(x, randperm(x.shape[0], seed=seed or 0), 0)
 
 
