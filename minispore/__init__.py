@@ -43,9 +43,10 @@ from minispore.ops.jacobian import jacfwd, jacrev
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard
 from minispore.train import (ConvertModelUtils, ConvertNetUtils, DynamicLossScaleManager,
-                             FixedLossScaleManager, LossScaleManager, Model, Profiler, export, load, load_checkpoint,
-                             load_distributed_checkpoint, load_param_into_net,
-                             merge_sliced_parameter, save_checkpoint, transform_checkpoints)
+                             FixedLossScaleManager, LossScaleManager, Model, Profiler, export,
+                             load, load_checkpoint, load_distributed_checkpoint,
+                             load_param_into_net, merge_sliced_parameter, save_checkpoint,
+                             transform_checkpoints)
 from minispore import amp  # noqa: E402,F401
 from minispore import numpy  # noqa: E402,F401  (mindspore.numpy after `import mindspore`)
 from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)
