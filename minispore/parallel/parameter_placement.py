@@ -10,7 +10,8 @@ the consumers' layout through the redistribution planner -- an AllGather, whose 
 ReduceScatters the gradient, so each rank receives the summed gradient of its own slice.
 
 A parameter still replicated over devices reads through a `_MirrorOperator`, whose bprop
-all-reduces its gradient over the replicas.
+all-reduces its gradient over the replicas -- only those of its server when an AdaSum wrap cell
+(minispore/nn/optim/adasum.py) combines the servers' results itself.
 """
 import logging
 import math
@@ -18,7 +19,7 @@ import math
 from minispore.common.layout import TensorLayout, group_ranks
 from minispore.parallel.param_slicing import fixed_layout, global_shape_of, slice_parameter
 
-__all__ = ["place_parameter", "parameter_read_ops", "optimizer_shard_layout"]
+__all__ = ["place_parameter", "parameter_read_ops", "optimizer_shard_layout", "mark_adasum"]
 
 logger = logging.getLogger("minispore")
 
@@ -137,6 +138,9 @@ def parameter_read_ops(param, settings):
     layout = param.layout
     ops = []
     replicas = group_ranks(layout.dev_matrix, settings.rank, layout.replica_axes())
+    server = getattr(param, "adasum_server_size", None)
+    if server is not None:
+        replicas = _adasum_mirror_group(param, sorted(replicas), settings, server)
     if len(replicas) > 1:
         ops.append(_MirrorOperator(group_name(settings.world_group(replicas)), len(replicas),
                                    settings.gradients_mean))
@@ -144,3 +148,28 @@ def parameter_read_ops(param, settings):
     if k > 1 and settings.gradients_mean:
         ops.append(ScaleGrad(1.0 / k))
     return ops
+
+
+def mark_adasum(param, server_size):
+    """An AdaSum wrap cell combines `param`'s gradient or update over the servers (of
+    `server_size` devices) itself: its mirror then sums within its server only."""
+    param.adasum_server_size = server_size
+
+
+def _adasum_mirror_group(param, replicas, settings, server):
+    """The replicas of `param` in this rank's server, as MindSpore's HandleMirrorInAdaSum cuts
+    the mirror group: replicas `step` apart form groups of server / step. AdaSum then exchanges
+    with the ranks a multiple of `server` away, which must hold the same block: a parameter
+    whose replicas do not span every server at a spacing dividing `server` is refused."""
+    step = (replicas[-1] - replicas[0]) // (len(replicas) - 1) if len(replicas) > 1 else 0
+    regular = replicas == list(range(replicas[0], replicas[-1] + 1, step or 1))
+    if not (0 < step < server and server % step == 0 and regular and
+            len(replicas) * step == settings.device_num):
+        raise NotImplementedError(
+            f"AdaSum over parameter {param.name!r}: its replicas are positions {replicas} of "
+            f"{settings.device_num} devices; minispore's AdaSum needs every parameter "
+            f"replicated across all servers of {server} devices at a spacing dividing {server} "
+            f"(MindSpore also handles a parameter sliced across servers).")
+    size = server // step
+    start = replicas.index(settings.rank) // size * size
+    return replicas[start:start + size]

@@ -6,6 +6,7 @@ from minispore.nn.optim.adadelta import *  # noqa: F401,F403
 from minispore.nn.optim.adafactor import *  # noqa: F401,F403
 from minispore.nn.optim.adam import *  # noqa: F401,F403
 from minispore.nn.optim.adamax import *  # noqa: F401,F403
+from minispore.nn.optim.adasum import *  # noqa: F401,F403
 from minispore.nn.optim.asgd import *  # noqa: F401,F403
 from minispore.nn.optim.ftrl import *  # noqa: F401,F403
 from minispore.nn.optim.lamb import *  # noqa: F401,F403

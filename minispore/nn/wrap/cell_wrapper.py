@@ -3,6 +3,7 @@ from minispore.common import dtype as mstype
 from minispore.common.auto_parallel_context import get_auto_parallel_context
 from minispore.graph.program import GradRequest
 from minispore.nn.cell import Cell
+from minispore.nn.optim.adasum import SERVER_SIZE, AdaSumWrapCell
 from minispore.nn.optim.optimizer import Optimizer
 from minispore.nn.wrap.grad_reducer import (DistributedGradReducer, broadcast_parameters,
                                             is_data_parallel)
@@ -15,7 +16,8 @@ __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "VirtualDatasetCe
 
 def _check_cell(name, arg_name, value, cls=Cell):
     if not isinstance(value, cls):
-        raise TypeError(f"For '{name}', '{arg_name}' must be a {cls.__name__}, but got "
+        names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise TypeError(f"For '{name}', '{arg_name}' must be a {names}, but got "
                         f"{type(value).__name__}.")
 
 
@@ -67,7 +69,7 @@ class TrainOneStepCell(Cell):
     def __init__(self, network, optimizer, sens=1.0):
         super().__init__(auto_prefix=False)
         _check_cell("TrainOneStepCell", "network", network)
-        _check_cell("TrainOneStepCell", "optimizer", optimizer, Optimizer)
+        _check_cell("TrainOneStepCell", "optimizer", optimizer, (Optimizer, AdaSumWrapCell))
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer
@@ -83,7 +85,10 @@ class TrainOneStepCell(Cell):
         if self.reducer_flag:
             broadcast_parameters(network.get_parameters())
         if self.reducer_flag and not self._sharded_optimizer:
-            self.grad_reducer = DistributedGradReducer(self.weights)
+            # AdaSum combines the servers itself: the reducer averages within the server.
+            group = getattr(optimizer, "server_group", None)
+            self.grad_reducer = DistributedGradReducer(self.weights) if group is None else \
+                DistributedGradReducer(self.weights, degree=SERVER_SIZE, group=group)
 
     def forward_and_grads(self, *inputs):
         """(loss, gradients of sens * loss w.r.t. self.weights)."""

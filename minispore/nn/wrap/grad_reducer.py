@@ -143,6 +143,7 @@ class DistributedGradReducer(Cell):
         self.fusion_type = fusion_type
         self._parameters = tuple(parameters)
         self._reduce = AllReduce(ReduceOp.SUM, group)
+        self._reduce.add_prim_attr("gradient_bucket", True)     # the overlap pass starts it early
         self._start = AllReduceStart(ReduceOp.SUM, group, 1, in_place=True)
         self._plan = None
         self._plan_buckets()

@@ -26,16 +26,20 @@ __all__ = ["overlap_communication"]
 
 
 def _worth_overlapping(node):
-    """A gradient bucket: a FusedCollective of all-reduces, or an AllReduce of the update (data
-    parallel's bucket, traced after the backward). A forward all-reduce completes a partial
-    sum that the next operator reads, and a lone gradient's costs more started and waited
-    than run at once (measured: tools/bench_comm_graph.py)."""
+    """A gradient bucket: a FusedCollective of all-reduces, or data parallel's bucket (an
+    AllReduce the reducer marks `gradient_bucket`, traced in the update after the backward).
+    A forward all-reduce completes a partial sum that the next operator reads, and a lone
+    gradient's costs more started and waited than run at once (measured:
+    tools/bench_comm_graph.py). Other all-reduces of the update stay where they are: hoisting
+    moves each to its own inputs, so ranks whose graphs differ (AdaSum's left and right ranks)
+    would start them in different orders, and MPI matches collectives by order."""
     prim = node.prim
     if node.side_effect:
         return False
     if isinstance(prim, FusedCollective):
         return prim.kind == "AllReduce"
-    return type(prim) is AllReduce and node.phase == UPDATE
+    return type(prim) is AllReduce and node.phase == UPDATE and \
+        bool(prim.attrs.get("gradient_bucket"))
 
 
 def overlap_communication(program, ctx):
