@@ -42,11 +42,11 @@ from minispore.ops.grad import grad, value_and_grad
 from minispore.ops.jacobian import jacfwd, jacrev
 from minispore.parallel.layout_api import Layout
 from minispore.parallel.shard import shard
-from minispore.train import (ConvertModelUtils, ConvertNetUtils, DynamicLossScaleManager,
-                             FixedLossScaleManager, LossScaleManager, Model, Profiler, export,
-                             load, load_checkpoint, load_distributed_checkpoint,
-                             load_param_into_net, merge_sliced_parameter, save_checkpoint,
-                             transform_checkpoints)
+from minispore.train import (ConvertModelUtils, ConvertNetUtils, DatasetHelper,
+                             DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
+                             Model, Profiler, connect_network_with_dataset, export, load,
+                             load_checkpoint, load_distributed_checkpoint, load_param_into_net,
+                             merge_sliced_parameter, save_checkpoint, transform_checkpoints)
 from minispore import amp  # noqa: E402,F401
 from minispore import numpy  # noqa: E402,F401  (mindspore.numpy after `import mindspore`)
 from minispore import ps  # noqa: E402,F401  (installs the parameter server's hooks)

@@ -47,6 +47,7 @@ KERNEL_FREE.update({
     "AllReduceStart": "a non-blocking MPI all-reduce (minispore.communication.collectives)",
     "AllReduceWait": "completes an AllReduceStart's all-reduce; returns views of its buffer",
     "BucketView": "a numpy view of a reduced gradient bucket",
+    "GetNext": "pops a batch of a host data queue and copies it to the active device",
 })
 
 

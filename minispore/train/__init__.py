@@ -13,6 +13,7 @@ from minispore.train.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore, Con
                                      get_metric_fn, get_metrics, names, rearrange_inputs)
 from minispore.train.amp import (DynamicLossScaleManager, FixedLossScaleManager,
                                  LossScaleManager)
+from minispore.train.dataset_helper import DatasetHelper, connect_network_with_dataset
 from minispore.train.export import export, load
 from minispore.train.model import Model
 from minispore.train.profiler import Profiler
@@ -35,4 +36,5 @@ __all__ = ["export", "load", "Model", "Callback", "RunContext", "CheckpointConfi
            "CheckpointError", "merge_sliced_parameter", "merge_sharded_checkpoints",
            "load_distributed_checkpoint", "transform_checkpoints", "Profiler",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
-           "ConvertNetUtils", "ConvertModelUtils"]
+           "ConvertNetUtils", "ConvertModelUtils", "DatasetHelper",
+           "connect_network_with_dataset"]

@@ -56,6 +56,8 @@ ELSEWHERE = {
     "Rolling": "tests/ops/test_window_ops.py (a GRAPH-mode Cell equals the reference)",
     "MaskedSelect": "its length depends on the data, so a compiled call holding it runs op by "
                     "op: tests/graph/test_data_dependent_shapes.py",
+    "GetNext": "tests/train/test_dataset_helper.py (a GRAPH-mode sink network, compiled once, "
+               "takes one batch per step and trains as the float64 reference)",
 }
 # Collectives trace like any primitive, but their kernels need an MPI world; graph runs of
 # them belong with the parallel passes (tests/parallel), not this single-process suite.

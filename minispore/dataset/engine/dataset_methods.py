@@ -6,6 +6,7 @@ from minispore.dataset.engine.batch import BatchDataset
 from minispore.dataset.engine.datasets import Dataset
 from minispore.dataset.engine.iterators import DictIterator, TupleIterator
 from minispore.dataset.engine.mindrecord import save_dataset
+from minispore.dataset.engine.transfer import TransferDataset
 from minispore.dataset.engine.operations import (ConcatDataset, MapDataset, ProjectDataset,
                                                  RenameDataset, RepeatDataset, ShuffleDataset,
                                                  SkipDataset, TakeDataset, ZipDataset,
@@ -93,6 +94,11 @@ class _DatasetMethods:
         save_dataset(self, file_name, num_files, file_type)
 
     # -- iteration ------------------------------------------------------------------------
+    def device_que(self, send_epoch_end=True, create_data_info_queue=False, queue_name=""):
+        """This dataset bound to the data queue `queue_name` (a new name when empty) that
+        ops.GetNext reads; ``send()`` fills it (engine/transfer.py)."""
+        return TransferDataset(self, send_epoch_end, create_data_info_queue, queue_name)
+
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
                               do_copy=True):
         """An iterator over rows as lists of Tensors (numpy arrays with output_numpy=True)."""

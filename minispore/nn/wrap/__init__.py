@@ -7,4 +7,5 @@ from minispore.nn.wrap.loss_scale import (DynamicLossScaleUpdateCell,  # noqa: F
 from minispore.nn.wrap.micro_batch import (GradAccumulationCell, MicroBatchInterleaved,  # noqa: F401
                                            PipelineCell, PipelineGradReducer)
 from minispore.nn.wrap.grad_wrappers import ForwardValueAndGrad, WithGradCell  # noqa: F401
-from minispore.nn.wrap.product_cells import Jvp, ParameterUpdate, Vjp  # noqa: F401
+from minispore.nn.wrap.product_cells import (GetNextSingleOp, Jvp, ParameterUpdate,  # noqa: F401
+                                             Vjp)

@@ -1,5 +1,6 @@
-"""nn.Jvp and nn.Vjp (Jacobian-vector and vector-Jacobian products of a function, as Cells) and
-nn.ParameterUpdate (a Cell whose call assigns its input to a Parameter).
+"""nn.Jvp and nn.Vjp (Jacobian-vector and vector-Jacobian products of a function, as Cells),
+nn.ParameterUpdate (a Cell whose call assigns its input to a Parameter) and nn.GetNextSingleOp
+(a Cell whose call is one GetNext of a data queue).
 
 Vjp is GradOperation(get_all=True, sens_param=True) of `fn`, the vector as the sensitivity,
 as MindSpore builds it. Jvp is MindSpore's double-backward construction: the vjp u -> J^T u
@@ -10,8 +11,9 @@ from minispore.common.tensor import Tensor
 from minispore.nn.cell import Cell
 from minispore.ops import functional as F
 from minispore.ops.grad import GradOperation
+from minispore.ops.operations.data_queue_ops import GetNext
 
-__all__ = ["Jvp", "Vjp", "ParameterUpdate"]
+__all__ = ["Jvp", "Vjp", "ParameterUpdate", "GetNextSingleOp"]
 
 
 def _check_fn(name, fn):
@@ -85,3 +87,15 @@ class ParameterUpdate(Cell):
                             f"{type(x).__name__}.")
         F.assign(self._param, x)
         return x
+
+
+class GetNextSingleOp(Cell):
+    """``GetNextSingleOp(dataset_types, dataset_shapes, queue_name)()``: the next batch of the
+    data queue `queue_name` (ops.GetNext with one output per type)."""
+
+    def __init__(self, dataset_types, dataset_shapes, queue_name):
+        super().__init__()
+        self.get_next = GetNext(dataset_types, dataset_shapes, len(dataset_types), queue_name)
+
+    def construct(self):
+        return self.get_next()

@@ -7,6 +7,7 @@ from minispore.ops.operations.bitwise_ops import *  # noqa: F401,F403
 from minispore.ops.operations.combine_ops import *  # noqa: F401,F403
 from minispore.ops.operations.comm_ops import *  # noqa: F401,F403
 from minispore.ops.operations.conv_ops import *  # noqa: F401,F403
+from minispore.ops.operations.data_queue_ops import *  # noqa: F401,F403
 from minispore.ops.operations.pool_argmax_ops import *  # noqa: F401,F403
 from minispore.ops.operations.unique_ops import *  # noqa: F401,F403
 from minispore.ops.operations.grad_hook_ops import *  # noqa: F401,F403
