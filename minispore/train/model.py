@@ -6,6 +6,7 @@ import numpy as np
 
 from minispore import nn
 from minispore.common.auto_parallel_context import get_auto_parallel_context
+from minispore.common.context import context
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.parallel.settings import get_device_num
@@ -190,12 +191,24 @@ class Model:
 
     @staticmethod
     def _check_sink(value, arg, api):
+        """Whether `api` really sinks its dataset: training on the GPU target, as MindSpore
+        does (its CPU build trains unsunk, and so does minispore there, with a warning)."""
         if not isinstance(value, bool):
             raise TypeError(f"For 'Model.{api}', the argument '{arg}' must be a bool, but got "
                             f"{type(value).__name__}.")
-        if value:
-            logger.warning("Model.%s: dataset sink mode is not supported by minispore (CPU / "
-                           "PyNative); running with dataset_sink_mode=False.", api)
+        if not value:
+            return False
+        if arg == "dataset_sink_mode" and api in ("train", "fit") and \
+                context().get("device_target") == "GPU":
+            return True
+        if context().get("device_target") != "GPU":
+            logger.warning("Model.%s: %s has no effect on the CPU target (MindSpore's CPU "
+                           "build also runs with the dataset not sunk).", api, arg)
+        else:
+            logger.warning("Model.%s: %s is not implemented for evaluation in minispore; "
+                           "it runs with the dataset not sunk (same results, one step "
+                           "callback per batch).", api, arg)
+        return False
 
     def _clear_metrics(self):
         for metric in self._metric_fns.values():
@@ -252,9 +265,10 @@ class Model:
         """Run ``epoch - initial_epoch`` epochs over ``train_dataset``, feeding each row's
         columns to the train network, with callbacks (cb_params.cur_step_num is global and
         1-based, batch_num is the steps per epoch)."""
-        self._check_sink(dataset_sink_mode, "dataset_sink_mode", "train")
+        sink = self._check_sink(dataset_sink_mode, "dataset_sink_mode", "train")
         size = self._check_train_args(epoch, train_dataset, sink_size, initial_epoch, "train")
-        self._train(epoch, train_dataset, size, callbacks, initial_epoch)
+        self._train(epoch, train_dataset, size, callbacks, initial_epoch,
+                    sink=(dataset_sink_mode, sink, sink_size))
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1,
@@ -262,7 +276,7 @@ class Model:
         """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (an int, or a
         list of 1-based epoch numbers). Results reach callbacks as cb_params.metrics and
         cb_params.eval_results (which also holds 'eval_loss')."""
-        self._check_sink(dataset_sink_mode, "dataset_sink_mode", "fit")
+        sink = self._check_sink(dataset_sink_mode, "dataset_sink_mode", "fit")
         self._check_sink(valid_dataset_sink_mode, "valid_dataset_sink_mode", "fit")
         size = self._check_train_args(epoch, train_dataset, sink_size, initial_epoch, "fit")
         if valid_dataset is not None:
@@ -279,7 +293,8 @@ class Model:
                 raise ValueError(f"For 'Model.fit', 'valid_frequency' must be a positive int or "
                                  f"a list of positive ints, but got {valid_frequency!r}.")
         self._train(epoch, train_dataset, size, callbacks, initial_epoch,
-                    valid=(valid_dataset, valid_frequency) if valid_dataset is not None else None)
+                    valid=(valid_dataset, valid_frequency) if valid_dataset is not None else None,
+                    sink=(dataset_sink_mode, sink, sink_size))
 
     @staticmethod
     def _should_eval(epoch_num, frequency):
@@ -297,9 +312,16 @@ class Model:
             return 0, 0
         return divmod(max(hook.resume_step() - initial_epoch * size, 0), size)
 
-    def _train(self, epoch, dataset, size, callbacks, initial_epoch, valid=None):
+    def _train(self, epoch, dataset, size, callbacks, initial_epoch, valid=None,
+               sink=(False, False, -1)):
+        """`sink`: (dataset_sink_mode as asked, whether it really sinks, sink_size)."""
+        asked, sunk, sink_size = sink
+        sink_size = size if sink_size == -1 else sink_size
         epochs_done, skip = self._steps_done_by_servers(initial_epoch, size)
         if epochs_done or skip:
+            if sunk:
+                raise NotImplementedError("Model.train: resuming from the parameter servers' "
+                                          "step with dataset_sink_mode=True.")
             logger.info("Model.train: the parameter servers resumed at step %d; skipping the "
                         "%d batch(es) already trained, from epoch %d.",
                         (initial_epoch + epochs_done) * size + skip,
@@ -308,10 +330,12 @@ class Model:
         if initial_epoch >= epoch:
             return
         with CallbackManager(callbacks) as list_callback:
-            cb_params = self._base_cb_params(list_callback, "train", False)
+            cb_params = self._base_cb_params(list_callback, "train", sunk)
             cb_params.train_network = self._train_network
             cb_params.epoch_num = epoch
-            cb_params.batch_num = size
+            # MindSpore counts sink_size steps per epoch whenever sink mode is asked for, also
+            # where its CPU build then trains unsunk
+            cb_params.batch_num = sink_size if asked else size
             cb_params.train_dataset = dataset
             cb_params.initial_epoch = initial_epoch
             cb_params.cur_epoch_num = initial_epoch
@@ -319,22 +343,23 @@ class Model:
             cb_params.train_dataset_element = None
             run_context = RunContext(cb_params)
             self._train_network.set_train(True)
-            iterator = dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch,
-                                                     do_copy=True)
+            if sunk:
+                feed = _SinkFeed(self, dataset, epoch - initial_epoch, sink_size, size)
+            else:
+                feed = _HostFeed(self, dataset, epoch - initial_epoch)
             try:
                 list_callback.on_train_begin(run_context)
                 for epoch_index in range(initial_epoch, epoch):
                     cb_params.cur_epoch_num = epoch_index + 1
                     list_callback.on_train_epoch_begin(run_context)
-                    for element in iterator:
-                        cb_params.cur_step_num += 1
+                    for steps, element, run in feed.epoch():
+                        cb_params.cur_step_num += steps
                         if skip:          # trained before the restart (the servers hold it)
                             skip -= 1
                             continue
-                        element = [_as_tensor(x) for x in element]
                         cb_params.train_dataset_element = element
                         list_callback.on_train_step_begin(run_context)
-                        cb_params.net_outputs = self._train_step(element)
+                        cb_params.net_outputs = run()
                         list_callback.on_train_step_end(run_context)
                         if run_context.get_stop_requested():
                             break
@@ -350,9 +375,7 @@ class Model:
                         break
                 list_callback.on_train_end(run_context)
             finally:
-                stop = getattr(iterator, "stop", None)
-                if callable(stop):
-                    stop()
+                feed.close()
 
     def _train_step(self, element):
         """One training step on a batch (ModelThor switches THOR's flags around it)."""
@@ -418,3 +441,50 @@ class Model:
                                 f"or number, but got {type(x).__name__}.")
         self._predict_network.set_train(False)
         return self._predict_network(*[_as_tensor(x) for x in predict_data])
+
+
+class _HostFeed:
+    """Each step's batch read on the host and passed to the train network."""
+
+    def __init__(self, model, dataset, epochs):
+        self.model = model
+        self.iterator = dataset.create_tuple_iterator(num_epochs=epochs, do_copy=True)
+
+    def epoch(self):
+        """(steps, the batch, run) per step of one epoch."""
+        for element in self.iterator:
+            element = [_as_tensor(x) for x in element]
+            yield 1, element, lambda e=element: self.model._train_step(e)
+
+    def close(self):
+        stop = getattr(self.iterator, "stop", None)     # a custom dataset's may have none
+        if callable(stop):
+            stop()
+
+
+class _SinkFeed:
+    """Sink mode (GPU target): the dataset goes into a data queue read by GetNext inside the
+    train network (minispore/train/dataset_helper.py). An epoch is `sink_size` steps; under
+    GRAPH_MODE one call runs them all and the step callbacks run once per sink, as MindSpore's
+    (its cur_step_num then advances by sink_size)."""
+
+    def __init__(self, model, dataset, epochs, sink_size, size):
+        from minispore.train.dataset_helper import DatasetHelper, connect_network_with_dataset
+        if type(model)._train_step is not Model._train_step:
+            raise NotImplementedError(f"{type(model).__name__}.train with "
+                                      f"dataset_sink_mode=True on the GPU target.")
+        if size % sink_size:
+            logger.info("In dataset sink mode the dataset size (%d) should be a multiple of "
+                        "sink_size (%d).", size, sink_size)
+        self.helper = DatasetHelper(dataset, True, sink_size,
+                                    epoch_num=-(-epochs * sink_size // size))
+        self.network = connect_network_with_dataset(model._train_network, self.helper)
+
+    def epoch(self):
+        steps = self.helper.sink_size()
+        for inputs in self.helper:
+            yield steps, inputs, self.network
+
+    def close(self):
+        self.helper.stop_send()
+        self.helper.release()

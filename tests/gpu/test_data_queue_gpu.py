@@ -1,6 +1,7 @@
 """Dataset sink mode with device_target='GPU': GetNext puts each batch on the device, and a
 network connected to the queue trains as on the CPU (minispore/train/dataset_helper.py)."""
 import numpy as np
+import pytest
 
 import minispore as ms
 from minispore import Tensor, device, nn
@@ -39,3 +40,38 @@ def _sink_train(target):
 
 def test_sink_training_on_gpu_equals_cpu(gpu):
     np.testing.assert_allclose(_sink_train("GPU"), _sink_train("CPU"), rtol=1e-5, atol=1e-6)
+
+
+class _Steps(ms.train.Callback):
+    def __init__(self):
+        self.seen = []
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        self.seen.append((cb.cur_epoch_num, cb.cur_step_num))
+
+
+def _reference(steps, lr=0.1, batch=4):
+    """The weight after `steps` SGD steps over the batches in order (float64)."""
+    w, b = W.astype(np.float64), 0.0
+    for k in range(steps):
+        i = k * batch % len(X)
+        xb, yb = X[i:i + batch].astype(np.float64), Y[i:i + batch].astype(np.float64)
+        d = 2 * (xb @ w.T + b - yb) / batch
+        w, b = w - lr * d.T @ xb, b - lr * d.sum()
+    return w
+
+
+@pytest.mark.parametrize("mode", ["graph", "pynative"])
+def test_model_sinks_on_gpu_an_epoch_of_sink_size_steps(gpu, mode):
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    net = nn.Dense(4, 1, weight_init=Tensor(W), bias_init="zeros")
+    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    steps = _Steps()
+    # 2 batches a dataset epoch, 3 steps a sink: 3 epochs take 9 steps over 4.5 dataset epochs
+    model.train(3, _data(), callbacks=[steps], dataset_sink_mode=True, sink_size=3)
+    if mode == "graph":      # one call a sink, its callbacks once
+        assert steps.seen == [(1, 3), (2, 6), (3, 9)]
+    else:
+        assert steps.seen == [(1 + k // 3, k + 1) for k in range(9)]
+    np.testing.assert_allclose(net.weight.asnumpy(), _reference(9), rtol=1e-5, atol=1e-6)

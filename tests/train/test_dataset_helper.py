@@ -175,3 +175,26 @@ def test_sink_mode_under_operator_parallel_is_refused():
     finally:
         ms.reset_auto_parallel_context()
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class _Steps(ms.train.Callback):
+    def __init__(self):
+        self.seen = []
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        self.seen.append((cb.cur_epoch_num, cb.cur_step_num, cb.batch_num))
+
+
+def test_model_sink_mode_on_cpu_trains_unsunk_counting_sink_size_as_mindspore(caplog):
+    # MindSpore 2.7.2 on CPU, Model.train(2, <10 batches>, dataset_sink_mode=True, sink_size=3):
+    # every batch trains, step_end per batch with cur_step_num 1..20, batch_num 3
+    data = ds.NumpySlicesDataset({"x": np.repeat(X, 5, 0)[:20], "y": np.repeat(Y, 5, 0)[:20]},
+                                 shuffle=False).batch(2)
+    net = nn.Dense(4, 1)
+    model = ms.train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.01))
+    steps = _Steps()
+    model.train(2, data, callbacks=[steps], dataset_sink_mode=True, sink_size=3)
+    assert [s[:2] for s in steps.seen] == [(1 + k // 10, k + 1) for k in range(20)]
+    assert {s[2] for s in steps.seen} == {3}
+    assert "has no effect on the CPU target" in caplog.text
