@@ -77,6 +77,26 @@ def test_reductions_and_predicates():
     assert ops.Rank()(x) == 2 and ops.Shape()(x) == (2, 3) and ops.Size()(x) == 6
 
 
+# MindSpore 2.7.2 raises these types (its st tests test_rank_op / test_square_sum_all)
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: ops.Rank()(1), TypeError, "For 'Rank', 'input_x' must be a Tensor, but got int"),
+    (lambda: ops.SquareSumAll()(Tensor(np.float16([1])), Tensor(np.float32([1]))), TypeError,
+     "same dtype"),
+    (lambda: ops.SquareSumAll()(Tensor(np.float64([1])), Tensor(np.float64([1]))), TypeError,
+     "Float16 or Float32, but got Float64"),
+    (lambda: ops.SquareSumAll()(Tensor(np.float32([1, 2])), Tensor(np.float32([1]))),
+     ValueError, r"same shape, but got \(2,\) and \(1,\)"),
+])
+def test_rank_and_square_sum_all_refuse_what_mindspore_refuses(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_square_sum_all_values():
+    a, b = Tensor(np.float32([1, 2, 4])), Tensor(np.float32([0, 1, -1]))
+    assert [t.asnumpy().item() for t in ops.SquareSumAll()(a, b)] == [21.0, 2.0]
+
+
 def test_splits_and_stacks():
     x = np.arange(14.0).reshape(2, 7)
     for got, want in [(ops.tensor_split(Tensor(x), 3, 1), np.array_split(x, 3, 1)),

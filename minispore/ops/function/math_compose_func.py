@@ -451,6 +451,7 @@ size = numel
 
 
 def rank(input_x):
+    _check_tensor("Rank", "input_x", input_x)
     return len(input_x.shape)
 
 

@@ -4,6 +4,7 @@ and the clip_by_value/norm/global_norm family."""
 import numbers
 
 from minispore.common import dtype as mstype
+from minispore.common.symbolic import is_symbolic
 from minispore.common.tensor import Tensor
 from minispore.ops.function import array_func as A
 from minispore.ops.function import math_func as M
@@ -185,7 +186,20 @@ def dist(input, other, p=2):  # noqa: A002
 
 
 def square_sum_all(input_x1, input_x2):
-    """(sum(x1^2), sum(x2^2))."""
+    """(sum(x1^2), sum(x2^2)) of two float16 or float32 tensors of one dtype and shape."""
+    for arg_name, x in (("x", input_x1), ("y", input_x2)):
+        _check_tensor("SquareSumAll", arg_name, x)
+        if x.dtype not in (mstype.float16, mstype.float32):
+            raise TypeError(f"For 'SquareSumAll', the input '{arg_name}' must be a Tensor of "
+                            f"Float16 or Float32, but got {x.dtype}.")
+    if input_x1.dtype != input_x2.dtype:
+        raise TypeError(f"For 'SquareSumAll', the inputs must have the same dtype, but got "
+                        f"{input_x1.dtype} and {input_x2.dtype}.")
+    # dynamic dims are only known when the graph runs
+    static = not (is_symbolic(input_x1.shape) or is_symbolic(input_x2.shape))
+    if static and tuple(input_x1.shape) != tuple(input_x2.shape):
+        raise ValueError(f"For 'SquareSumAll', the inputs must have the same shape, but got "
+                         f"{tuple(input_x1.shape)} and {tuple(input_x2.shape)}.")
     return M.reduce_sum(M.square(input_x1)), M.reduce_sum(M.square(input_x2))
 
 
