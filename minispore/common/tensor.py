@@ -43,12 +43,17 @@ def _as_array(data):
                         f"element.") from None
 
 
+# The shape MindSpore gives a placeholder of unknown rank
+DYNAMIC_RANK = (-2,)
+
+
 class Tensor:
     """An n-dimensional array with an ms dtype.
 
     ``Tensor(input_data, dtype=None)`` wraps numpy arrays, lists and scalars (float scalars and
     lists default to float32, like MindSpore). ``Tensor(shape=[None, 3], dtype=ms.float32)``
     is a data-less placeholder for ``Cell.set_inputs``; its dims may be ints, None or Symbol.
+    ``Tensor(dtype=ms.float32)`` is one of any rank (shape (-2,)).
 
     >>> Tensor(np.ones((2, 2), np.float32)).shape
     (2, 2)
@@ -72,11 +77,16 @@ class Tensor:
         if dtype is not None:
             dtype = mstype.to_type(dtype)
         if input_data is None:
-            if shape is None:
+            if shape is None and dtype is None:
                 # MindSpore 2.7.2 reports Tensor(None) as a wrong input type.
                 raise TypeError("For 'Tensor', the type of 'input_data' should be one of "
                                 "'['Tensor', 'ndarray', 'list', 'tuple', 'float', 'int', "
                                 "'bool', 'complex']', but got type 'NoneType'.")
+            if shape is None or tuple(shape) == DYNAMIC_RANK:
+                # Tensor(dtype=...): a placeholder of any rank (MindSpore's shape (-2,))
+                self._dtype, self._data = dtype, None
+                self._placeholder_dims = DYNAMIC_RANK
+                return
             if isinstance(shape, int):
                 shape = (shape,)
             dims = tuple(shape)
@@ -153,6 +163,11 @@ class Tensor:
     @property
     def nbytes(self):
         return self.size * self.itemsize
+
+    @property
+    def is_dynamic_rank(self):
+        """A placeholder of any rank: ``Tensor(dtype=...)``, shape (-2,)."""
+        return self._placeholder_dims == DYNAMIC_RANK
 
     @property
     def is_placeholder(self):

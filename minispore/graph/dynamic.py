@@ -8,6 +8,8 @@ only the constraints (mindspore_semantics.md §1.2). The compiled graph refers t
 variables (SymDims); `bind_and_check` maps them to the actual sizes of a call and raises
 before anything runs when a size breaks a rule.
 """
+import logging
+
 from minispore.common.parameter import Parameter
 from minispore.common.registry import REGISTRY
 from minispore.common.symbol import Symbol
@@ -15,11 +17,14 @@ from minispore.common.symbolic import SymDim, SymVar
 from minispore.common.tensor import Tensor
 from minispore.ops.primitive import Aval
 
-__all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text"]
+__all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text", "with_ranks"]
 
 # Specs are cached by the identity of the placeholder objects, so the variables a graph was
 # traced with are the ones its calls bind (links made while tracing live on them).
 _SPECS = REGISTRY.owned("graph.placeholder_specs", dict)
+logger = logging.getLogger("minispore")
+# (id of a placeholder of any rank, a shape) -> (it, the placeholder of that shape)
+_RANKED = REGISTRY.owned("graph.ranked_placeholders", dict)
 
 
 def symbol_text(sym):
@@ -67,6 +72,30 @@ def _spec(placeholders):
     if hit is None:
         hit = _SPECS[key] = _Spec(tuple(placeholders))
     return hit
+
+
+def with_ranks(placeholders, args, cell_name):
+    """`placeholders` with each one of any rank (``Tensor(dtype=...)``) replaced by a
+    placeholder of its argument's shape: minispore compiles a graph per input shape there
+    (MindSpore compiles one graph for every shape; a dim of unknown rank cannot be matched
+    against the network's static dims here), and says so once per placeholder."""
+    out = []
+    for p, arg in zip(placeholders, args):
+        if isinstance(p, Tensor) and p.is_dynamic_rank and isinstance(arg, Tensor):
+            key = (id(p), tuple(arg.shape))
+            found = _RANKED.get(key)
+            if found is None or found[0] is not p:
+                if not any(k[0] == id(p) and v[0] is p for k, v in _RANKED.items()):
+                    logger.warning("For '%s', set_inputs has a placeholder of any rank "
+                                   "(Tensor(dtype=%s)): minispore compiles a graph for each "
+                                   "input shape it meets there.", cell_name, p.dtype)
+                shaped = Tensor.__new__(Tensor)
+                shaped._data, shaped._dtype = None, p.dtype
+                shaped._placeholder_dims = tuple(arg.shape)
+                found = _RANKED[key] = (p, shaped)
+            p = found[1]
+        out.append(p)
+    return out + list(placeholders[len(out):])
 
 
 def signature_of(placeholders):

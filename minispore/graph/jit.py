@@ -136,10 +136,11 @@ class CompileCache:
         # operator parallelism, whose input layouts are given per top-level argument.
         nested = not sharded
         if dynamic:
-            key = (dynamic_shapes.signature_of(_leaves(placeholders)), extra_key, ctx,
-                   tuple(_arg_key(a, lambda t: None) for a in args))
             bound = logical_args(args, ctx) if sharded else _leaves(args)
-            bindings = dynamic_shapes.bind_and_check(_leaves(placeholders), bound, self.name)
+            placeholders = dynamic_shapes.with_ranks(_leaves(placeholders), bound, self.name)
+            key = (dynamic_shapes.signature_of(placeholders), extra_key, ctx,
+                   tuple(_arg_key(a, lambda t: None) for a in args))
+            bindings = dynamic_shapes.bind_and_check(placeholders, bound, self.name)
         else:
             key = (extra_key, ctx) + tuple(_arg_key(a, lambda t: (t.shape, t.dtype)) if nested
                                              else (a.shape, a.dtype) if isinstance(a, Tensor)
@@ -150,7 +151,7 @@ class CompileCache:
             return eager()
         if executable is None:
             if dynamic:
-                avals = dynamic_shapes.input_avals(_leaves(placeholders))
+                avals = dynamic_shapes.input_avals(placeholders)
             elif sharded:
                 avals = [Aval(a.shape, a.dtype) for a in logical_args(args, ctx)]
             else:

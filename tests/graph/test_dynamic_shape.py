@@ -81,6 +81,24 @@ def test_without_set_inputs_each_shape_compiles_and_stays_cached(graph_mode):
     assert net.compile_cache_info() == {"compiles": 2, "hits": 2, "entries": 2}
 
 
+def test_a_placeholder_of_any_rank_compiles_per_shape_and_says_so(graph_mode, caplog):
+    # MindSpore 2.7.2: Tensor(dtype=...) is a placeholder of shape (-2,), any rank
+    placeholder = Tensor(dtype=ms.float32)
+    assert placeholder.shape == (-2,) and placeholder.is_dynamic_rank
+    net = nn.Dense(3, 2)
+    net.set_inputs(placeholder)
+    shapes = [(4, 3), (5, 3), (4, 3), (2, 4, 3)]
+    for shape in shapes:
+        x = Tensor(np.ones(shape, np.float32))
+        np.testing.assert_allclose(net(x).asnumpy(), eager(net, x).asnumpy(), rtol=1e-6)
+    assert net.compile_cache_info() == {"compiles": 3, "hits": 1, "entries": 3}
+    assert caplog.text.count("placeholder of any rank") == 1
+    with pytest.raises(ValueError, match="the dtype Int32 must be Float32"):
+        net(Tensor(np.ones((4, 3), np.int32)))
+    with pytest.raises(TypeError, match="'input_data' should be one of"):
+        Tensor(None)
+
+
 def test_violation_raises_before_any_kernel_runs(graph_mode, monkeypatch):
     calls = []
     impl = MatMul.impl
