@@ -8,6 +8,7 @@ from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
 from minispore.graph.program import TracedGradient
 from minispore.ops.autodiff import swapped
+from minispore.ops.primitive import infer_inputs
 
 _CTX = context()
 
@@ -182,7 +183,7 @@ class Tracer(Interpreter):
                 f"the output length depends on the values of '{prim.values_decide_shape}', "
                 f"which are not known while compiling in GRAPH_MODE or under ms.jit (ops.select "
                 f"keeps the shape static).", DataDependentShape)
-        out_aval = prim.infer(*[self._logical(a) for a in args])
+        out_aval = infer_inputs(prim, [self._logical(a) for a in args])
         leaf = prim.instance_name or prim.name
         scope = f"{self.scope_override}.{leaf}" if self.scope_override else \
             (prim.scope or _CTX.scope_name(leaf))

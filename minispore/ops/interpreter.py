@@ -13,6 +13,7 @@ from minispore.common import profiling
 from minispore.common.context import BASE, context
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor, tensor_of
+from minispore.ops.primitive import infer_inputs
 
 _CTX = context()
 _THREAD = _CTX._local
@@ -67,7 +68,7 @@ def eager_apply(prim, args, impl=None):
     """Run `prim` on `args` eagerly (PYNATIVE). Tensors go to the kernel as arrays; every other
     argument (axes, shapes, Python scalars the op accepts) goes through unchanged. `impl`
     (default: the primitive's) runs the kernel on the arrays."""
-    out_aval = prim.infer(*args)
+    out_aval = infer_inputs(prim, args)
     settings = _SETTINGS if _SETTINGS[0] == REGISTRY.version else _settings()
     gpu = settings[1]
     arrays = []

@@ -253,6 +253,24 @@ class Primitive:
         return f"Prim[{self.name}]" + (f"<{body}>" if body else "")
 
 
+def infer_inputs(prim, args):
+    """``prim.infer(*args)``; a call with the wrong number of inputs raises a TypeError naming
+    the operator and its inputs (Python's own would name the class defining infer, often a
+    shared base such as UnaryElementwise)."""
+    try:
+        return prim.infer(*args)
+    except TypeError as error:
+        import inspect
+        signature = inspect.signature(prim.infer)
+        try:
+            signature.bind(*args)
+        except TypeError:
+            names = ", ".join(str(p) for p in signature.parameters.values())
+            raise prim.error(f"its inputs are ({names}), but it was called with {len(args)} "
+                             f"input(s).", TypeError) from None
+        raise error
+
+
 def check_strategy_for_inputs(op_name, strategy, input_shapes):
     """One strategy tuple per input and one number per dim: checked once inputs are known."""
     if len(strategy) != len(input_shapes):

@@ -112,3 +112,23 @@ def test_watched_calls_are_seen(generic_calls):
 
     np.testing.assert_array_equal(f(x, y).asnumpy(), (x.asnumpy() + y.asnumpy()) * y.asnumpy())
     assert generic_calls == []                   # traced into a graph, not run eagerly
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("make, inputs, message", [
+    (ops.Add, 1, r"For 'Add'.*its inputs are \(x, y\), but it was called with 1 input"),
+    (ops.Add, 3, r"For 'Add'.*its inputs are \(x, y\), but it was called with 3 input"),
+    (ops.ReLU, 2, r"For 'ReLU'.*its inputs are \(x\), but it was called with 2 input"),
+    (ops.MatMul, 1, r"For 'MatMul'.*its inputs are \(x, y\), but it was called with 1 input"),
+])
+def test_a_wrong_input_count_names_the_operator(mode, make, inputs, message):
+    # MindSpore 2.7.2 raises TypeError too (naming the class's __call__ parameters)
+    ms.set_context(mode=mode)
+    try:
+        op = make()
+        x = Tensor(np.ones((2, 2), np.float32))
+        with pytest.raises(TypeError, match=message):
+            ms.jit(lambda t: op(*[t] * inputs))(x) if mode == ms.GRAPH_MODE else \
+                op(*[x] * inputs)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -1,7 +1,7 @@
 """The AdaSum job test_adasum.py launches: ``python -m minispore.run -n N -m
-tests.parallel.adasum_job OUT`` (N >= 16, a power of 2). Each rank trains the two-layer net of
-CASES with each AdaSum wrap cell and writes, per case, its weights after STEPS steps and the
-collectives of the last step to OUT/<case>_rank<r>.npz.
+tests.parallel.adasum_job OUT [CASE ...]`` (N >= 16, a power of 2; default every case). Each
+rank trains the two-layer net of each case of CASES and writes its weights after STEPS steps
+and the collectives of the last step to OUT/<case>_rank<r>.npz.
 """
 import sys
 
@@ -70,12 +70,12 @@ def train(case, rank, n):
     return dict({p.name: p.asnumpy() for p in params}, **counts)
 
 
-def main(out):
+def main(out, cases):
     init()
     rank, n = get_rank(), get_group_size()
-    for case in CASES:
+    for case in cases:
         np.savez(f"{out}/{case}_rank{rank}.npz", **train(case, rank, n))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:] or list(CASES))

@@ -15,6 +15,7 @@ from minispore.ops.operations.array_ops import Cast
 from minispore.ops.primitive import Aval, Primitive
 
 _ndarray = np.ndarray
+_NO_INPUT = object()      # an input not given (None is a value the checks name)
 
 
 class UnaryElementwise(Primitive):
@@ -79,7 +80,11 @@ class BinaryElementwise(Primitive):
     def __init__(self):
         super().__init__()
 
-    def __call__(self, x, y):
+    def __call__(self, x=_NO_INPUT, y=_NO_INPUT, *more):
+        if y is _NO_INPUT or more:
+            count = (x is not _NO_INPUT) + (y is not _NO_INPUT) + len(more)
+            raise self.error(f"its inputs are (x, y), but it was called with {count} "
+                             f"input(s).", TypeError)
         # The plain eager call -- two host tensors of one dtype and one shape, nothing watching
         # (no tracer or shard region, tape, profiler, GPU or pynative_synchronize: see
         # plain_host_eager) -- goes to the kernel's ufunc directly. What infer, the dtype
