@@ -44,7 +44,17 @@ def test_seeded_draws_repeat_and_graphs_compile():
     (lambda: ops.RandomChoiceWithMask(count=0)(Tensor(X)), ValueError, "must > 0"),
     (lambda: ops.RandomChoiceWithMask()(Tensor(np.ones((1,) * 6, bool))), ValueError,
      "between 1 and 5"),
+    # MindSpore 2.7.2: RuntimeError "output size exceed INT_MAX" (count x rank > 2^31 - 1)
+    (lambda: ops.RandomChoiceWithMask(count=2051328285)(Tensor(X)), RuntimeError,
+     "exceed INT_MAX"),
 ])
 def test_errors(make, err, words):
     with pytest.raises(err, match=words):
         make()
+
+
+def test_negative_seeds_are_taken_as_mindspore_takes_them():
+    # MindSpore's own test builds RandomChoiceWithMask(seed=0, seed2=-1024)
+    op = ops.RandomChoiceWithMask(count=3, seed=0, seed2=-1024)
+    a, b = op(Tensor(X))[0].asnumpy(), ops.RandomChoiceWithMask(3, 0, -1024)(Tensor(X))[0]
+    np.testing.assert_array_equal(a, b.asnumpy())
