@@ -17,7 +17,8 @@ from minispore.common.symbolic import SymDim, SymVar
 from minispore.common.tensor import Tensor
 from minispore.ops.primitive import Aval
 
-__all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text", "with_ranks"]
+__all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text", "with_ranks",
+           "tensor_inputs"]
 
 # Specs are cached by the identity of the placeholder objects, so the variables a graph was
 # traced with are the ones its calls bind (links made while tracing live on them).
@@ -72,6 +73,22 @@ def _spec(placeholders):
     if hit is None:
         hit = _SPECS[key] = _Spec(tuple(placeholders))
     return hit
+
+
+def tensor_inputs(placeholders, args, cell_name):
+    """(placeholders, args) without the positions set_inputs gave a constant (an int, float,
+    bool or a tuple of them, as MindSpore takes): those arguments are constants of the graph,
+    compiled for each value like any non-Tensor argument (the compile key holds them)."""
+    kept_p, kept_a = [], []
+    for i, (p, arg) in enumerate(zip(placeholders, args)):
+        if isinstance(p, Tensor):
+            kept_p.append(p)
+            kept_a.append(arg)
+        elif isinstance(arg, Tensor):
+            raise TypeError(f"For '{cell_name}' input {i}: set_inputs declared the constant "
+                            f"{p!r}, but got a Tensor.")
+    n = min(len(placeholders), len(args))
+    return kept_p + list(placeholders[n:]), kept_a + list(args[n:])
 
 
 def with_ranks(placeholders, args, cell_name):

@@ -137,7 +137,9 @@ class CompileCache:
         nested = not sharded
         if dynamic:
             bound = logical_args(args, ctx) if sharded else _leaves(args)
-            placeholders = dynamic_shapes.with_ranks(_leaves(placeholders), bound, self.name)
+            placeholders, bound = dynamic_shapes.tensor_inputs(_leaves(placeholders), bound,
+                                                               self.name)
+            placeholders = dynamic_shapes.with_ranks(placeholders, bound, self.name)
             key = (dynamic_shapes.signature_of(placeholders), extra_key, ctx,
                    tuple(_arg_key(a, lambda t: None) for a in args))
             bindings = dynamic_shapes.bind_and_check(placeholders, bound, self.name)

@@ -422,10 +422,15 @@ class Cell(CellHooks):
         def is_placeholder(x):   # a Tensor, or a tuple/list of them (mutable((x, y)))
             return isinstance(x, Tensor) or (isinstance(x, (tuple, list)) and x and
                                              all(is_placeholder(y) for y in x))
+
+        def is_constant(x):      # a number, or a tuple/list of them (a shape, a seed)
+            return isinstance(x, (bool, int, float)) or (
+                isinstance(x, (tuple, list)) and all(is_constant(y) for y in x))
         for i, x in enumerate(list(inputs) + list(kwargs.values())):
-            if not is_placeholder(x):
+            if not (is_placeholder(x) or is_constant(x)):
                 raise TypeError(f"For 'set_inputs' of {type(self).__name__}, input {i + 1} must "
-                                f"be a Tensor (placeholder) or a tuple/list of them, but got "
+                                f"be a Tensor (placeholder), a tuple/list of them, or a "
+                                f"constant (a number or a tuple of numbers), but got "
                                 f"{type(x).__name__}.")
         self._inputs = inputs if inputs else None
         self._kw_inputs = kwargs if kwargs else None

@@ -14,12 +14,23 @@ __all__ = ["argwhere", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"
            "polysub", "polyder", "polyint", "polymul", "convolve", "correlate", "cov",
            "corrcoef", "hamming", "hanning", "bartlett", "blackman", "diag_indices", "ix_",
            "choose", "rand", "randn", "randint", "promote_types", "result_type",
-           "apply_along_axis", "apply_over_axes", "unravel_index", "unwrap", "digitize"]
+           "apply_along_axis", "apply_over_axes", "unravel_index", "unwrap", "digitize",
+           "unique"]
 
 
 def argwhere(a):
     """The indices of the nonzero elements, one row each (int64, as MindSpore 2.7.2)."""
     return cast(F.nonzero(to_tensor(a, "argwhere")), mstype.int64)
+
+
+def unique(x, return_inverse=False):
+    """The distinct elements of `x` (flattened) in order of first appearance, as MindSpore's
+    (numpy sorts them); with return_inverse also each element's index into them."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For mindspore.numpy.unique, the input must be a Tensor, but got "
+                        f"{type(x).__name__}.")
+    values, inverse = F.unique(array_ops.ravel(x) if x.ndim > 1 else x)
+    return (values, inverse) if return_inverse else values
 
 
 def _ints(fname, *xs):

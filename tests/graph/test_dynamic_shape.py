@@ -99,6 +99,26 @@ def test_a_placeholder_of_any_rank_compiles_per_shape_and_says_so(graph_mode, ca
         Tensor(None)
 
 
+class _TileScaled(nn.Cell):
+    def construct(self, x, k, multiples):
+        return ops.tile(x, multiples) * k
+
+
+def test_set_inputs_takes_constants_compiled_per_value(graph_mode):
+    # MindSpore's set_inputs takes numbers and tuples of them beside placeholders
+    net = _TileScaled()
+    net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32), 3, (2, 1))
+    for rows, k, multiples in [(3, 3, (2, 1)), (5, 3, (2, 1)), (4, 2, (1, 2))]:
+        x = np.arange(rows * 2, dtype=np.float32).reshape(rows, 2)
+        np.testing.assert_array_equal(net(Tensor(x), k, multiples).asnumpy(),
+                                      np.tile(x, multiples) * k)
+    assert net.compile_cache_info() == {"compiles": 2, "hits": 1, "entries": 2}
+    with pytest.raises(TypeError, match="set_inputs declared the constant 3, but got a Tensor"):
+        net(Tensor(np.ones((2, 2), np.float32)), Tensor(3.0), (2, 1))
+    with pytest.raises(TypeError, match="or a constant .* but got str"):
+        net.set_inputs(Tensor(shape=[None, 2], dtype=ms.float32), "3", (2, 1))
+
+
 def test_violation_raises_before_any_kernel_runs(graph_mode, monkeypatch):
     calls = []
     impl = MatMul.impl

@@ -236,3 +236,14 @@ def test_refusals_name_the_argument():
 def test_gradients_match_finite_differences(fn, shapes):
     arrays = [RNG.uniform(0.2, 1.5, s) for s in shapes]
     check_grad(fn, arrays, rtol=1e-5, atol=1e-7)
+
+
+def test_unique_keeps_first_appearance_order_as_mindspore():
+    # MindSpore 2.7.2: mnp.unique([3, 1, 2, 3, 1]) -> [3 1 2], inverse [0 1 2 0 1];
+    # a 2-D input is flattened first: [[2., 1.], [2., 5.]] -> [2. 1. 5.]
+    x = Tensor(np.array([3, 1, 2, 3, 1], np.int32))
+    assert mnp.unique(x).asnumpy().tolist() == [3, 1, 2]
+    values, inverse = mnp.unique(x, return_inverse=True)
+    assert inverse.asnumpy().tolist() == [0, 1, 2, 0, 1] and inverse.dtype == ms.int32
+    got = mnp.unique(Tensor(np.array([[2., 1.], [2., 5.]], np.float32)))
+    assert got.asnumpy().tolist() == [2.0, 1.0, 5.0]
