@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore import Tensor, nn
+from minispore import Tensor, nn, ops
 from tests.ops.harness import check_forward, check_grad, rand
 
 
@@ -153,3 +153,34 @@ def test_losses_and_layers_graph_equals_pynative():
 def test_errors(make, exc, match):
     with pytest.raises(exc, match=match):
         make()
+
+
+# MindSpore 2.7.2's P.NLLLoss on these inputs: loss per reduction, and the total weight 0.75
+# (0.55 with ignore_index=0 under 'mean', loss 2.2862728)
+NLL_X = np.array([[-1.3739, -2.2700, -3.2333, -2.4589, -0.6566],
+                  [-1.2156, -2.6026, -1.2200, -1.8731, -1.7119],
+                  [-0.7130, -3.3672, -1.5368, -1.8289, -2.3058]], np.float32)
+NLL_T = np.array([1, 0, 4], np.int32)
+NLL_W = np.array([0.2, 0.3, 0.1, 0.15, 0.25], np.float32)
+
+
+@pytest.mark.parametrize("reduction, loss, total, ignore", [
+    ("none", [0.681, 0.24312, 0.57645], 0.75, -100), ("sum", 1.50057, 0.75, -100),
+    ("mean", 2.00076, 0.75, -100), ("mean", 2.2862728, 0.55, 0),
+])
+def test_nll_loss_primitive_gives_mindspores_loss_and_total_weight(reduction, loss, total,
+                                                                   ignore):
+    out, weight = ops.NLLLoss(reduction, ignore)(Tensor(NLL_X), Tensor(NLL_T), Tensor(NLL_W))
+    np.testing.assert_allclose(out.asnumpy(), loss, rtol=1e-5)
+    np.testing.assert_allclose(weight.asnumpy(), total, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call, exc", [
+    (lambda: ops.NLLLoss("bad"), ValueError),
+    (lambda: ops.NLLLoss()(Tensor(NLL_X), Tensor(NLL_T.astype(np.float32)), Tensor(NLL_W)),
+     TypeError),
+    (lambda: ops.NLLLoss()(Tensor(NLL_X[0]), Tensor(NLL_T[:1]), Tensor(NLL_W)), RuntimeError),
+])
+def test_nll_loss_primitive_errors_are_mindspores_types(call, exc):
+    with pytest.raises(exc, match="NLLLoss"):
+        call()
