@@ -20,6 +20,14 @@ class DataDependentShape(RuntimeError):
     (graph/jit.py CompileCache), where MindSpore compiles a dynamic shape."""
 
 
+class TensorValueNeeded(TraceError, DataDependentShape):
+    """Traced code read a tensor's value (an int(), asnumpy() or bool() of it, e.g. a Tensor
+    given as an operator's shape, size or diagonal argument), which exists only when the graph
+    runs. A compiled call then runs op by op, as for DataDependentShape (MindSpore compiles it
+    with a dynamic shape); where nothing can run it so (graph.trace itself, control flow the
+    conversion could not handle) it is the TraceError it always was."""
+
+
 class Parameter(Tensor):
     """``Parameter(default_input, name=None, requires_grad=True)``.
 

@@ -12,7 +12,7 @@ import time
 
 from minispore.common.context import context
 from minispore.common.jit_config import note_jit_config
-from minispore.common.parameter import DataDependentShape, Parameter
+from minispore.common.parameter import DataDependentShape, Parameter, TensorValueNeeded
 from minispore.common.registry import REGISTRY
 from minispore.common.tensor import Tensor
 from minispore.graph import dynamic as dynamic_shapes
@@ -45,9 +45,13 @@ def note_runs_op_by_op(name, error):
     says which operator's output shape depends on values."""
     if ("op by op", name) not in _INLINE_WARNED:
         _INLINE_WARNED.add(("op by op", name))
+        if isinstance(error, TensorValueNeeded):
+            error = ("its code reads the value of a Tensor computed or passed in the call (an "
+                     "int(), asnumpy() or bool() of it, such as a Tensor given as an operator's "
+                     "shape or size), which a graph knows only when it runs.")
         logger.warning("'%s' runs op by op (as in PYNATIVE_MODE, the same values) instead of "
-                       "compiled, for this input signature: %s MindSpore compiles such an "
-                       "operator with a dynamic output shape.", name, error)
+                       "compiled, for this input signature: %s MindSpore compiles such code "
+                       "with a dynamic output shape.", name, error)
 
 
 def current_pass_context():

@@ -3,6 +3,7 @@ from contextlib import contextmanager
 
 from minispore.common.context import Interpreter, context
 from minispore.common.parameter import (DataDependentShape, Parameter,  # noqa: F401
+                                        TensorValueNeeded,
                                         TraceError)  # (TraceError re-exported)
 from minispore.common.tensor import Tensor
 from minispore.graph.ir import BACKWARD, FORWARD, UPDATE, Graph, Node, Value, annotations_of
@@ -30,7 +31,7 @@ class TracedTensor(Tensor):
         return self._value.aval.shape
 
     def _require_data(self):
-        raise TraceError(
+        raise TensorValueNeeded(
             f"The value of a Tensor (shape {list(self.shape)}, dtype {self._dtype}) is not "
             f"known while compiling in GRAPH_MODE or under ms.jit: a conversion that depends "
             f"on tensor data (bool(), item(), asnumpy(), float(), int()) cannot be traced, "

@@ -49,7 +49,8 @@ def test_set_inputs_with_a_mutable_tuple_of_placeholders():
         np.testing.assert_array_equal(gx.asnumpy(), want[0])
         np.testing.assert_array_equal(gy.asnumpy(), want[1])
     assert net.compile_cache_info()["compiles"] == 1
-    with pytest.raises(TypeError, match="a Tensor \\(placeholder\\) or a tuple/list of them"):
+    with pytest.raises(TypeError, match="a Tensor \\(placeholder\\), a tuple/list of them, or a "
+                                        "constant"):
         net.set_inputs((dyn, 3))
 
 
