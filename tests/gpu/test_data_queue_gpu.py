@@ -6,6 +6,7 @@ import pytest
 import minispore as ms
 from minispore import Tensor, device, nn
 from minispore import dataset as ds
+from tests.train.test_dataset_helper import sgd_reference
 
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal((8, 4)).astype(np.float32)
@@ -51,15 +52,8 @@ class _Steps(ms.train.Callback):
         self.seen.append((cb.cur_epoch_num, cb.cur_step_num))
 
 
-def _reference(steps, lr=0.1, batch=4):
-    """The weight after `steps` SGD steps over the batches in order (float64)."""
-    w, b = W.astype(np.float64), 0.0
-    for k in range(steps):
-        i = k * batch % len(X)
-        xb, yb = X[i:i + batch].astype(np.float64), Y[i:i + batch].astype(np.float64)
-        d = 2 * (xb @ w.T + b - yb) / batch
-        w, b = w - lr * d.T @ xb, b - lr * d.sum()
-    return w
+def _reference(steps):
+    return sgd_reference(W, X, Y, steps, lr=0.1, batch=4)
 
 
 @pytest.mark.parametrize("mode", ["graph", "pynative"])

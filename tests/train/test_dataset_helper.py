@@ -30,15 +30,20 @@ def _train_step():
     return net, step
 
 
-def _reference(steps):
-    """The weight after `steps` SGD steps over the batches in order (epochs repeat), float64."""
-    w, b = W.astype(np.float64), 0.0
+def sgd_reference(w, x, y, steps, lr, batch):
+    """The weight of Dense(weight `w`, zero bias) under the mean squared error after `steps`
+    SGD steps over the batches of (x, y) in order (epochs repeat), in float64."""
+    w, b = w.astype(np.float64), 0.0
     for k in range(steps):
-        i = k * BATCH % len(X)
-        xb, yb = X[i:i + BATCH].astype(np.float64), Y[i:i + BATCH].astype(np.float64)
-        d = 2 * (xb @ w.T + b - yb) / BATCH
-        w, b = w - LR * d.T @ xb, b - LR * d.sum()
+        i = k * batch % len(x)
+        xb, yb = x[i:i + batch].astype(np.float64), y[i:i + batch].astype(np.float64)
+        d = 2 * (xb @ w.T + b - yb) / batch
+        w, b = w - lr * d.T @ xb, b - lr * d.sum()
     return w
+
+
+def _reference(steps):
+    return sgd_reference(W, X, Y, steps, LR, BATCH)
 
 
 @pytest.fixture(params=["graph", "pynative"])
