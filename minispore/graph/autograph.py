@@ -16,7 +16,8 @@ jitted function), not to the functions they call. Rewrites, before the conversio
 
 A function without control flow is used as it is. One whose source is unavailable, or that
 uses what the conversion does not handle (``global``/``nonlocal``, generators), runs as
-written: a tensor condition there raises the tracer's TraceError, with a sentence why.
+written: a tensor condition there raises the tracer's TensorValueNeeded, with a sentence why,
+so a compiled call runs op by op (graph/jit.py) saying so.
 """
 import ast
 import copy
@@ -26,7 +27,7 @@ import textwrap
 import types
 import weakref
 
-from minispore.common.parameter import TraceError
+from minispore.common.parameter import TensorValueNeeded, TraceError
 from minispore.common.registry import REGISTRY
 from minispore.graph import staging
 
@@ -111,8 +112,12 @@ def _unconverted(fn, reason):
             if "is not known while compiling" not in str(exc) or \
                     "could not be converted" in str(exc):
                 raise
-            raise TraceError(f"{exc} Control flow on Tensor values in '{fn.__qualname__}' "
-                             f"could not be converted for GRAPH_MODE: {reason}.") from None
+            # still a TensorValueNeeded: a compiled call runs op by op, naming the reason
+            error = TensorValueNeeded(f"{exc} Control flow on Tensor values in "
+                                      f"'{fn.__qualname__}' could not be converted for "
+                                      f"GRAPH_MODE: {reason}.")
+            error.reason = f"control flow in '{fn.__qualname__}' could not be converted: {reason}"
+            raise error from None
     return run
 
 

@@ -46,9 +46,11 @@ def note_runs_op_by_op(name, error):
     if ("op by op", name) not in _INLINE_WARNED:
         _INLINE_WARNED.add(("op by op", name))
         if isinstance(error, TensorValueNeeded):
+            why = getattr(error, "reason", None)
             error = ("its code reads the value of a Tensor computed or passed in the call (an "
                      "int(), asnumpy() or bool() of it, such as a Tensor given as an operator's "
-                     "shape or size), which a graph knows only when it runs.")
+                     "shape or size), which a graph knows only when it runs" +
+                     (f" ({why})." if why else "."))
         logger.warning("'%s' runs op by op (as in PYNATIVE_MODE, the same values) instead of "
                        "compiled, for this input signature: %s MindSpore compiles such code "
                        "with a dynamic output shape.", name, error)

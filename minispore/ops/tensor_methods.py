@@ -93,8 +93,8 @@ class _TensorMethods:
     @property
     def T(self): return self.transpose()
     def reshape(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor)):
+            shape = shape[0]
         return F.reshape(self, shape)
     def view(self, *shape): return self.reshape(*shape)
     def split(self, split_size_or_sections, axis=0):

@@ -255,13 +255,19 @@ def test_attribute_assignment_in_a_tensor_branch_is_refused(graph_mode):
         Sets()(Tensor(np.ones(2, np.float32)))
 
 
-def test_code_without_source_keeps_the_trace_error_with_the_reason():
+def test_code_without_source_runs_op_by_op_naming_the_reason(caplog):
     namespace = {}
     exec("def f(x):\n    if x.sum() > 0:\n        x = x + 1\n    return x\n", namespace)
+    out = ms.jit(namespace["f"])(Tensor(np.ones(2, np.float32)))
+    assert out.asnumpy().tolist() == [2.0, 2.0]
+    assert "runs op by op" in caplog.text and "its source code is not available" in caplog.text
+    # what the tracer alone says
     with pytest.raises(ms.common.parameter.TraceError,
                        match="could not be converted for GRAPH_MODE: its source code is not "
                              "available"):
-        ms.jit(namespace["f"])(Tensor(np.ones(2, np.float32)))
+        from minispore.graph.autograph import convert
+        from minispore.graph.tracer import trace
+        trace(convert(namespace["f"]), [Tensor(np.ones(2, np.float32))], "f")
 
 
 def test_python_conditions_are_unrolled_as_before():

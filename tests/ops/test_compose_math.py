@@ -157,3 +157,25 @@ def test_erfinv_in_place_inverts_erf():
     t = Tensor(np.array([-0.5, 0.1, 0.9]))
     t.erfinv_()
     np.testing.assert_allclose(ops.erf(t).asnumpy(), [-0.5, 0.1, 0.9], rtol=1e-12)
+
+
+def test_a_shape_or_axis_given_as_a_tensor_as_mindspore_takes_it():
+    # MindSpore 2.7.2: Reshape(x, Tensor([2, 3])) is (2, 3); ReduceSum(ones(2, 3), Tensor([1]))
+    # and ReduceSum(..., Tensor(1)) are [3. 3.]
+    import minispore as ms
+    x = Tensor(np.arange(6, dtype=np.float32))
+    assert ops.Reshape()(x, Tensor(np.array([2, 3], np.int64))).shape == (2, 3)
+    assert x.reshape(Tensor(np.array([3, 2], np.int32))).shape == (3, 2)
+    ones = Tensor(np.ones((2, 3), np.float32))
+    for axis in (Tensor(np.array([1], np.int64)), Tensor(1)):
+        assert ops.ReduceSum()(ones, axis).asnumpy().tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="'shape' given as a Tensor must hold integers"):
+        ops.Reshape()(x, Tensor(np.array([2.0, 3.0], np.float32)))
+    # a graph input read as a shape: the compiled call runs op by op, with the same values
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        reshape = ms.jit(lambda t, shape: ops.reshape(t, shape) * 2)
+        out = reshape(x, Tensor(np.array([3, 2], np.int64)))
+        np.testing.assert_array_equal(out.asnumpy(), np.arange(6).reshape(3, 2) * 2)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

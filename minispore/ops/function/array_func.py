@@ -29,7 +29,7 @@ def scalar_to_tensor(input_x, dtype=mstype.float32):
 
 
 def reshape(x, shape):
-    return _reshape(x, tuple(shape))
+    return _reshape(x, shape if isinstance(shape, Tensor) else tuple(shape))
 
 
 def cast(x, dtype):

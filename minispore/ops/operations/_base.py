@@ -105,6 +105,19 @@ def broadcast_shape(prim, sx, sy, names=("x", "y")):
     return tuple(reversed(out))
 
 
+def tensor_ints(prim, arg_name, value):
+    """`value` with a Tensor of ints (MindSpore takes a shape or an axis as a Tensor) read as
+    an int (0-d) or a tuple of ints; anything else unchanged. Reading a traced Tensor raises
+    TensorValueNeeded: a compiled call then runs op by op (graph/jit.py)."""
+    if not isinstance(value, Tensor):
+        return value
+    if not value.dtype.is_int:
+        raise prim.error(f"'{arg_name}' given as a Tensor must hold integers, but got "
+                         f"{value.dtype}.", TypeError)
+    array = np.asarray(value.asnumpy())
+    return int(array) if array.ndim == 0 else tuple(int(v) for v in array.reshape(-1))
+
+
 def reduce_axes(prim, axis, ndim):
     """MindSpore's `axis` argument (None, (), int, tuple or list) -> sorted tuple of axes;
     None and () both mean every axis."""

@@ -14,7 +14,8 @@ from minispore.ops import sharding as rules
 from minispore.ops.kernel_registry import kernel
 from minispore.ops.casting import cast_array
 from minispore.ops.operations._base import (cached_op, check_tensor, contiguous, dims_equal,
-                                            normalize_axis, shape_size, shapes_equal)
+                                            normalize_axis, shape_size, shapes_equal,
+                                            tensor_ints)
 from minispore.ops.primitive import Aval, Primitive
 
 __all__ = ["Reshape", "Cast", "ZerosLike", "OnesLike", "Fill", "Identity", "StopGradient",
@@ -77,8 +78,12 @@ def check_dim_tuple(prim, arg_name, value):
 
 
 class Reshape(Primitive):
-    """out = x viewed with `shape`; one entry may be -1 (inferred). No data moves."""
+    """out = x viewed with `shape` (a tuple, or a Tensor of ints as MindSpore takes); one
+    entry may be -1 (inferred). No data moves."""
     sharding_rule = rules.reshape
+
+    def __call__(self, x, shape):
+        return super().__call__(x, tensor_ints(self, "shape", shape))
 
     def infer(self, x, shape):
         check_tensor(self, "x", x)

@@ -18,7 +18,8 @@ from minispore.ops.kernel_registry import kernel
 from minispore.ops.operations._base import (broadcast_shape, cached_op, check_dtype,
                                             check_same_dtype, check_tensor, is_tensor,
                                             normalize_axis, reduce_axes, reduced_shape,
-                                            run_middle_reduction, shape_size, shapes_equal)
+                                            run_middle_reduction, shape_size, shapes_equal,
+                                            tensor_ints)
 from minispore.ops.operations import _math_grad_ops as G
 from minispore.ops.operations.array_ops import (Cast, Reshape, ZerosLike, c_strides,
                                                 dim_scalar, is_dim, strided_copy)
@@ -359,7 +360,7 @@ class _Reduce(Primitive):
         self.add_prim_attr("keep_dims", keep_dims)
 
     def __call__(self, x, axis=()):
-        return super().__call__(x, axis)
+        return super().__call__(x, tensor_ints(self, "axis", axis))
 
     def infer(self, x, axis):
         check_tensor(self, "x", x)
