@@ -24,7 +24,7 @@ __all__ = ["signature_of", "input_avals", "bind_and_check", "symbol_text", "with
 # traced with are the ones its calls bind (links made while tracing live on them).
 _SPECS = REGISTRY.owned("graph.placeholder_specs", dict)
 logger = logging.getLogger("minispore")
-# (id of a placeholder of any rank, a shape) -> (it, the placeholder of that shape)
+# id of a placeholder of any rank -> (it, {shape: the placeholder of that shape})
 _RANKED = REGISTRY.owned("graph.ranked_placeholders", dict)
 
 
@@ -99,18 +99,18 @@ def with_ranks(placeholders, args, cell_name):
     out = []
     for p, arg in zip(placeholders, args):
         if isinstance(p, Tensor) and p.is_dynamic_rank and isinstance(arg, Tensor):
-            key = (id(p), tuple(arg.shape))
-            found = _RANKED.get(key)
-            if found is None or found[0] is not p:
-                if not any(k[0] == id(p) and v[0] is p for k, v in _RANKED.items()):
-                    logger.warning("For '%s', set_inputs has a placeholder of any rank "
-                                   "(Tensor(dtype=%s)): minispore compiles a graph for each "
-                                   "input shape it meets there.", cell_name, p.dtype)
+            entry = _RANKED.get(id(p))
+            if entry is None or entry[0] is not p:
+                logger.warning("For '%s', set_inputs has a placeholder of any rank "
+                               "(Tensor(dtype=%s)): minispore compiles a graph for each input "
+                               "shape it meets there.", cell_name, p.dtype)
+                entry = _RANKED[id(p)] = (p, {})
+            shape = tuple(arg.shape)
+            if shape not in entry[1]:
                 shaped = Tensor.__new__(Tensor)
-                shaped._data, shaped._dtype = None, p.dtype
-                shaped._placeholder_dims = tuple(arg.shape)
-                found = _RANKED[key] = (p, shaped)
-            p = found[1]
+                shaped._data, shaped._dtype, shaped._placeholder_dims = None, p.dtype, shape
+                entry[1][shape] = shaped
+            p = entry[1][shape]
         out.append(p)
     return out + list(placeholders[len(out):])
 

@@ -1,5 +1,6 @@
 """Primitive: the base of every operator; `__call__` hands it to the interpreter stack."""
 import functools
+import inspect
 import logging
 
 from minispore.common.auto_parallel_context import get_auto_parallel_context
@@ -260,7 +261,6 @@ def infer_inputs(prim, args):
     try:
         return prim.infer(*args)
     except TypeError as error:
-        import inspect
         signature = inspect.signature(prim.infer)
         try:
             signature.bind(*args)

@@ -189,5 +189,6 @@ def connect_network_with_dataset(network, dataset_helper):
         wrapper = dataset.__sink_network__ = _DataWrapper(
             network, sink.dataset_types, sink.dataset_shapes, sink.transfer.queue_name,
             sink.steps_per_sink)
+    wrapper.steps = sink.steps_per_sink      # this helper's sink size, reconnected or not
     wrapper.add_flags(sink_mode=True)
     return wrapper

@@ -13,6 +13,7 @@ from minispore.parallel.settings import get_device_num
 from minispore.train.callback._callback import (CallbackManager, InternalCallbackParam,
                                                 RunContext)
 from minispore.train.amp import build_train_network
+from minispore.train.dataset_helper import DatasetHelper, connect_network_with_dataset
 from minispore.train.metrics import Loss, get_metrics
 
 logger = logging.getLogger("minispore")
@@ -469,7 +470,6 @@ class _SinkFeed:
     (its cur_step_num then advances by sink_size)."""
 
     def __init__(self, model, dataset, epochs, sink_size, size):
-        from minispore.train.dataset_helper import DatasetHelper, connect_network_with_dataset
         if type(model)._train_step is not Model._train_step:
             raise NotImplementedError(f"{type(model).__name__}.train with "
                                       f"dataset_sink_mode=True on the GPU target.")

@@ -116,7 +116,6 @@ class _AdaSum(Cell):
         super().__init__()
         self.names = tuple(names)
         from minispore.parallel.redistribution import group_name
-        self.rank = rank
         self.steps = int(math.log2(servers))
         self.partners, self.left, self.groups = [], [], []
         for step in range(self.steps):

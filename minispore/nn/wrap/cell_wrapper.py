@@ -86,9 +86,9 @@ class TrainOneStepCell(Cell):
             broadcast_parameters(network.get_parameters())
         if self.reducer_flag and not self._sharded_optimizer:
             # AdaSum combines the servers itself: the reducer averages within the server.
-            group = getattr(optimizer, "server_group", None)
-            self.grad_reducer = DistributedGradReducer(self.weights) if group is None else \
-                DistributedGradReducer(self.weights, degree=SERVER_SIZE, group=group)
+            self.grad_reducer = DistributedGradReducer(
+                self.weights, degree=SERVER_SIZE, group=optimizer.server_group) \
+                if isinstance(optimizer, AdaSumWrapCell) else DistributedGradReducer(self.weights)
 
     def forward_and_grads(self, *inputs):
         """(loss, gradients of sens * loss w.r.t. self.weights)."""

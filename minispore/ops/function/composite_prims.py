@@ -232,37 +232,6 @@ ReduceAny = _composite("ReduceAny", _reduce_bool(MR.any), (("keep_dims", False),
 ReduceStd = _composite("ReduceStd", _reduce_std, (("axis", ()), ("unbiased", True),
                                                   ("keep_dims", False)))
 SquareSumAll = _composite("SquareSumAll", MR.square_sum_all)
-
-
-class NLLLoss:
-    """``ops.NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight)``: (nll_loss
-    of 2-D log-probabilities (N, C) at int labels (N,) with class weights (C,), the summed
-    weights of the labels counted), as MindSpore's primitive; differentiable through
-    nll_loss. Errors of the types MindSpore 2.7.2 raises."""
-
-    def __init__(self, reduction="mean", ignore_index=-100):
-        if reduction not in ("none", "sum", "mean"):
-            raise ValueError(f"Failed to convert the value {reduction!r} of input "
-                             f"'reduction' of 'NLLLoss' to enum: it must be 'none', 'sum' or "
-                             f"'mean'.")
-        self.reduction, self.ignore_index = reduction, ignore_index
-
-    def __call__(self, logits, labels, weight):
-        if not isinstance(logits, Tensor) or logits.ndim != 2:
-            got = logits.ndim if isinstance(logits, Tensor) else type(logits).__name__
-            raise RuntimeError(f"For 'NLLLoss', the dimension of 'logits' should be 2, but "
-                               f"got: {got}.")
-        if not isinstance(labels, Tensor) or labels.dtype not in (mstype.int32, mstype.int64):
-            got = labels.dtype if isinstance(labels, Tensor) else type(labels).__name__
-            raise TypeError(f"For 'NLLLoss', 'labels' must be an Int32 or Int64 Tensor, but "
-                            f"got {got}.")
-        loss = NC.nll_loss(logits, labels, weight, self.ignore_index, self.reduction)
-        kept = A.cast(M.not_equal(labels, self.ignore_index), weight.dtype)
-        safe = M.mul(labels, A.cast(kept, labels.dtype))
-        return loss, M.reduce_sum(M.mul(A.gather(weight, safe, 0), kept))
-
-    def __repr__(self):
-        return "Prim[NLLLoss]"
 Ones = _composite("Ones", _filled(1))
 Zeros = _composite("Zeros", _filled(0))
 Pack = _composite("Pack", _stack_attr, (("axis", 0),))
@@ -386,3 +355,34 @@ def _meshgrid(inputs, indexing):
 
 
 Meshgrid = _composite("Meshgrid", _meshgrid, (("indexing", "xy"),))
+
+
+class NLLLoss:
+    """``ops.NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight)``: (nll_loss
+    of 2-D log-probabilities (N, C) at int labels (N,) with class weights (C,), the summed
+    weights of the labels counted), as MindSpore's primitive; differentiable through
+    nll_loss. Errors of the types MindSpore 2.7.2 raises."""
+
+    def __init__(self, reduction="mean", ignore_index=-100):
+        if reduction not in ("none", "sum", "mean"):
+            raise ValueError(f"Failed to convert the value {reduction!r} of input "
+                             f"'reduction' of 'NLLLoss' to enum: it must be 'none', 'sum' or "
+                             f"'mean'.")
+        self.reduction, self.ignore_index = reduction, ignore_index
+
+    def __call__(self, logits, labels, weight):
+        if not isinstance(logits, Tensor) or logits.ndim != 2:
+            got = logits.ndim if isinstance(logits, Tensor) else type(logits).__name__
+            raise RuntimeError(f"For 'NLLLoss', the dimension of 'logits' should be 2, but "
+                               f"got: {got}.")
+        if not isinstance(labels, Tensor) or labels.dtype not in (mstype.int32, mstype.int64):
+            got = labels.dtype if isinstance(labels, Tensor) else type(labels).__name__
+            raise TypeError(f"For 'NLLLoss', 'labels' must be an Int32 or Int64 Tensor, but "
+                            f"got {got}.")
+        loss = NC.nll_loss(logits, labels, weight, self.ignore_index, self.reduction)
+        kept = A.cast(M.not_equal(labels, self.ignore_index), weight.dtype)
+        safe = M.mul(labels, A.cast(kept, labels.dtype))
+        return loss, M.reduce_sum(M.mul(A.gather(weight, safe, 0), kept))
+
+    def __repr__(self):
+        return "Prim[NLLLoss]"

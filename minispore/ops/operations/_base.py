@@ -106,11 +106,9 @@ def broadcast_shape(prim, sx, sy, names=("x", "y")):
 
 
 def tensor_ints(prim, arg_name, value):
-    """`value` with a Tensor of ints (MindSpore takes a shape or an axis as a Tensor) read as
-    an int (0-d) or a tuple of ints; anything else unchanged. Reading a traced Tensor raises
-    TensorValueNeeded: a compiled call then runs op by op (graph/jit.py)."""
-    if not isinstance(value, Tensor):
-        return value
+    """A Tensor of ints `value` (MindSpore takes a shape or an axis as a Tensor) read as an int
+    (0-d) or a tuple of ints. Reading a traced Tensor raises TensorValueNeeded: a compiled
+    call then runs op by op (graph/jit.py)."""
     if not value.dtype.is_int:
         raise prim.error(f"'{arg_name}' given as a Tensor must hold integers, but got "
                          f"{value.dtype}.", TypeError)

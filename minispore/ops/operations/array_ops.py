@@ -83,7 +83,9 @@ class Reshape(Primitive):
     sharding_rule = rules.reshape
 
     def __call__(self, x, shape):
-        return super().__call__(x, tensor_ints(self, "shape", shape))
+        if isinstance(shape, Tensor):
+            shape = tensor_ints(self, "shape", shape)
+        return super().__call__(x, shape)
 
     def infer(self, x, shape):
         check_tensor(self, "x", x)

@@ -360,7 +360,9 @@ class _Reduce(Primitive):
         self.add_prim_attr("keep_dims", keep_dims)
 
     def __call__(self, x, axis=()):
-        return super().__call__(x, tensor_ints(self, "axis", axis))
+        if isinstance(axis, Tensor):
+            axis = tensor_ints(self, "axis", axis)
+        return super().__call__(x, axis)
 
     def infer(self, x, axis):
         check_tensor(self, "x", x)
