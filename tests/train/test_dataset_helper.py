@@ -203,3 +203,16 @@ def test_model_sink_mode_on_cpu_trains_unsunk_counting_sink_size_as_mindspore(ca
     assert [s[:2] for s in steps.seen] == [(1 + k // 10, k + 1) for k in range(20)]
     assert {s[2] for s in steps.seen} == {3}
     assert "has no effect on the CPU target" in caplog.text
+
+
+def test_a_reconnected_network_runs_the_new_helpers_sink_size():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        data, (net, step) = _data(), _train_step()
+        first = ms.connect_network_with_dataset(step, ms.DatasetHelper(data, sink_size=2))
+        again = ms.connect_network_with_dataset(step, ms.DatasetHelper(data, sink_size=4))
+        assert again is first and again.steps == 4
+        again()
+        np.testing.assert_allclose(net.weight.asnumpy(), _reference(4), rtol=1e-5, atol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
